@@ -1,0 +1,35 @@
+import Koa from 'koa';
+import { apiRouter } from '../api/router.ts';
+import { healthRoutes } from '../api/health/routes.ts';
+import { authenticate } from '../http/middleware/authenticate.ts';
+import { jsonBodyParser } from '../http/middleware/bodyParser.ts';
+import { errorHandler } from '../http/middleware/errorHandler.ts';
+import { notFoundFallback } from '../http/middleware/notFound.ts';
+import { callerKey, rateLimit } from '../http/middleware/rateLimit.ts';
+import { requestId } from '../http/middleware/requestId.ts';
+import { requestLogger } from '../http/middleware/requestLogger.ts';
+import { isPublicRoute } from '../http/publicRoutes.ts';
+import type { Services } from './services.ts';
+
+/**
+ * The HTTP application: small middlewares in a fixed order. Credentials and rate limits are
+ * checked before a body is read, so an anonymous or throttled caller cannot make us parse it.
+ */
+export function createApp(s: Services): Koa {
+  const app = new Koa();
+  app.silent = true; // the error handler logs; Koa's default printer would duplicate it
+  const health = healthRoutes(s);
+  const api = apiRouter(s);
+  app
+    .use(requestId())
+    .use(requestLogger(s.logger))
+    .use(errorHandler(s.logger))
+    .use(notFoundFallback())
+    .use(health.routes())
+    .use(authenticate(s.authenticator, isPublicRoute))
+    .use(rateLimit(s.rateLimiter, callerKey))
+    .use(jsonBodyParser(s.settings.bodyLimitBytes))
+    .use(api.routes())
+    .use(api.allowedMethods());
+  return app;
+}

@@ -1,0 +1,46 @@
+import type { Db } from '../db/database.ts';
+import type { ConnectionRecord } from '../domain/connections/connectionRecord.ts';
+import type { UserStore } from '../domain/users/userStore.ts';
+import { hashAccessKey, looksLikeAccessKey } from './accessKeys.ts';
+import type { AccessTokens } from './accessTokens.ts';
+import type { Principal } from './principal.ts';
+
+/** last_used_at is informative; refreshing it at most once a minute keeps reads free of writes. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Turns a bearer credential (user JWT or access key) into a principal, or null when it is not valid. */
+export class Authenticator {
+  constructor(
+    private readonly db: Db,
+    private readonly users: UserStore,
+    private readonly tokens: AccessTokens,
+  ) {}
+
+  async authenticate(token: string): Promise<Principal | null> {
+    if (looksLikeAccessKey(token)) return this.byAccessKey(token);
+    const userId = await this.tokens.verify(token);
+    const user = userId ? this.users.findById(userId) : undefined;
+    return user ? { kind: 'user', id: user.id, user } : null;
+  }
+
+  private byAccessKey(key: string): Principal | null {
+    const connection = this.db
+      .prepare("SELECT * FROM connections WHERE key_hash = ? AND status = 'active'")
+      .get(hashAccessKey(key)) as ConnectionRecord | undefined;
+    if (!connection) return null;
+    const now = Date.now();
+    if (!connection.last_used_at || now - Date.parse(connection.last_used_at) > LAST_USED_RESOLUTION_MS) {
+      const stamp = new Date(now).toISOString();
+      this.db.prepare('UPDATE connections SET last_used_at = ? WHERE id = ?').run(stamp, connection.id);
+      connection.last_used_at = stamp;
+    }
+    return { kind: 'key', id: connection.id, connection };
+  }
+}
+
+/** The bearer token of an Authorization header, or null when absent or not a bearer header. */
+export function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}

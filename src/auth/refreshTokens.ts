@@ -1,0 +1,64 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../db/database.ts';
+import { newId, nowIso } from './ids.ts';
+
+const hash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export type RotateResult = { ok: true; userId: string; token: string } | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' };
+
+/**
+ * Refresh tokens rotate: each use issues a successor in the same family and retires the used
+ * one. Presenting a retired token again means it leaked, so the whole family is revoked.
+ * Only hashes are stored.
+ */
+export class RefreshTokens {
+  constructor(
+    private readonly db: Db,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  issue(userId: string, familyId = newId('rtf')): string {
+    const token = `cnsr_${randomBytes(32).toString('base64url')}`;
+    const now = new Date();
+    this.db
+      .prepare(
+        `INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, created_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(newId('rt'), userId, familyId, hash(token), now.toISOString(), new Date(now.getTime() + this.ttlSeconds * 1000).toISOString());
+    return token;
+  }
+
+  rotate(token: string): RotateResult {
+    return this.db
+      .transaction((): RotateResult => {
+        const row = this.db.prepare('SELECT * FROM refresh_tokens WHERE token_hash = ?').get(hash(token)) as
+          | { id: string; user_id: string; family_id: string; expires_at: string; rotated_at: string | null; revoked_at: string | null }
+          | undefined;
+        if (!row) return { ok: false, reason: 'unknown' };
+        if (row.revoked_at) return { ok: false, reason: 'revoked' };
+        if (row.rotated_at) {
+          this.revokeFamily(row.family_id);
+          return { ok: false, reason: 'reused' };
+        }
+        if (row.expires_at <= nowIso()) return { ok: false, reason: 'expired' };
+        this.db.prepare('UPDATE refresh_tokens SET rotated_at = ? WHERE id = ?').run(nowIso(), row.id);
+        return { ok: true, userId: row.user_id, token: this.issue(row.user_id, row.family_id) };
+      })
+      .immediate();
+  }
+
+  /** Logout: the presented token's whole family stops working. Returns false for an unknown token. */
+  revoke(token: string): boolean {
+    const row = this.db.prepare('SELECT family_id FROM refresh_tokens WHERE token_hash = ?').get(hash(token)) as
+      | { family_id: string }
+      | undefined;
+    if (!row) return false;
+    this.revokeFamily(row.family_id);
+    return true;
+  }
+
+  private revokeFamily(familyId: string): void {
+    this.db.prepare('UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE family_id = ?').run(nowIso(), familyId);
+  }
+}

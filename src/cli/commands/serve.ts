@@ -1,0 +1,68 @@
+import type { Command } from 'commander';
+import { startServer } from '../../app/server.ts';
+import { loadSettings, type Settings } from '../../config/settings.ts';
+
+interface ServeFlags {
+  port?: string;
+  host?: string;
+  dataDir?: string;
+  baseUrl?: string;
+  logLevel?: string;
+}
+
+/** Flags override the environment, which overrides the embedded defaults. */
+export function settingsFromFlags(flags: ServeFlags): Settings {
+  const env = { ...process.env };
+  if (flags.port) env.PORT = flags.port;
+  if (flags.host) env.HOST = flags.host;
+  if (flags.dataDir) env.CNS_DATA_DIR = flags.dataDir;
+  if (flags.baseUrl) env.CNS_BASE_URL = flags.baseUrl;
+  if (flags.logLevel) env.CNS_LOG_LEVEL = flags.logLevel;
+  return loadSettings(env);
+}
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('run the service (settings from flags and CNS_* environment variables; see README)')
+    .option('-p, --port <port>', 'port to listen on (PORT, default 8080)')
+    .option('--host <host>', 'address to bind (HOST, default 0.0.0.0)')
+    .option('-d, --data-dir <dir>', 'data folder for the database and repositories (CNS_DATA_DIR, default ./repos)')
+    .option('--base-url <url>', 'public address used in links (CNS_BASE_URL)')
+    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (CNS_LOG_LEVEL, default info)')
+    .action(async (flags: ServeFlags) => {
+      let settings: Settings;
+      try {
+        settings = settingsFromFlags(flags);
+      } catch (err) {
+        process.stderr.write(`cns: ${(err as Error).message}\n`);
+        process.exit(2);
+      }
+      const running = await startServer(settings);
+      const out = (line: string) => process.stdout.write(line + '\n');
+      const admin = running.bootstrap.createdAdmin;
+      if (admin) {
+        out(`cns: first start: initialized data folder ${settings.dataDir}`);
+        if (admin.generatedPassword) {
+          out(`cns: created administrator ${admin.email} with password: ${admin.generatedPassword}`);
+          out('cns: this password is shown only once; set CNS_ADMIN_EMAIL/CNS_ADMIN_PASSWORD to choose your own.');
+        } else {
+          out(`cns: created administrator ${admin.email} (password from CNS_ADMIN_PASSWORD)`);
+        }
+      }
+      out(`cns: listening on ${running.url} (API ${settings.baseUrl}/api/v1, data ${settings.dataDir})`);
+
+      const shutdown = (signal: string) => {
+        out(`cns: ${signal} received, finishing requests in flight`);
+        running.close().then(
+          () => process.exit(0),
+          (err) => {
+            process.stderr.write(`cns: shutdown failed: ${String(err)}\n`);
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      process.once('SIGINT', () => shutdown('SIGINT'));
+    });
+}

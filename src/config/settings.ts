@@ -1,0 +1,88 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every setting of the service, read from environment variables (flags of `cns serve`
+ * override them). The README's settings table documents each one; keep the two in step.
+ */
+export interface Settings {
+  host: string;
+  port: number;
+  dataDir: string;
+  baseUrl: string;
+  adminEmail: string | undefined;
+  adminPassword: string | undefined;
+  logLevel: string;
+  signupOpen: boolean;
+  bodyLimitBytes: number;
+  maxContentBytes: number;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  rateLimitMax: number;
+  rateLimitWindowMs: number;
+  loginRateLimitMax: number;
+  loginRateLimitWindowMs: number;
+  fsync: boolean;
+  repackEvery: number;
+}
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+const int = (min: number) => z.coerce.number().int().min(min);
+
+const envSchema = z.object({
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PORT: int(0).max(65535).default(8080),
+  CNS_DATA_DIR: z.string().min(1).default('./repos'),
+  CNS_BASE_URL: z.string().url().optional(),
+  CNS_ADMIN_EMAIL: z.string().email().optional(),
+  CNS_ADMIN_PASSWORD: z.string().min(8).optional(),
+  CNS_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  CNS_SIGNUP_OPEN: bool.default(false),
+  CNS_BODY_LIMIT_BYTES: int(1024).default(32 * 1024 * 1024),
+  CNS_MAX_CONTENT_BYTES: int(1).default(10 * 1024 * 1024),
+  CNS_ACCESS_TOKEN_TTL: int(60).default(3600),
+  CNS_REFRESH_TOKEN_TTL: int(60).default(30 * 24 * 3600),
+  CNS_RATE_LIMIT_MAX: int(0).default(3000),
+  CNS_RATE_LIMIT_WINDOW_MS: int(1).default(60_000),
+  CNS_LOGIN_RATE_LIMIT_MAX: int(0).default(10),
+  CNS_LOGIN_RATE_LIMIT_WINDOW_MS: int(1).default(60_000),
+  CNS_FSYNC: bool.default(false),
+  CNS_REPACK_EVERY: int(0).default(2000),
+});
+
+export type EnvInput = Record<string, string | undefined>;
+
+/** Builds the settings from an environment (blank values count as unset). Throws with every invalid variable named. */
+export function loadSettings(env: EnvInput = process.env, overrides: Partial<Settings> = {}): Settings {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid settings: ${problems}`);
+  }
+  const e = parsed.data;
+  const port = overrides.port ?? e.PORT;
+  const settings: Settings = {
+    host: e.HOST,
+    port,
+    dataDir: resolve(e.CNS_DATA_DIR),
+    baseUrl: (e.CNS_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    adminEmail: e.CNS_ADMIN_EMAIL,
+    adminPassword: e.CNS_ADMIN_PASSWORD,
+    logLevel: e.CNS_LOG_LEVEL,
+    signupOpen: e.CNS_SIGNUP_OPEN,
+    bodyLimitBytes: e.CNS_BODY_LIMIT_BYTES,
+    maxContentBytes: e.CNS_MAX_CONTENT_BYTES,
+    accessTokenTtlSeconds: e.CNS_ACCESS_TOKEN_TTL,
+    refreshTokenTtlSeconds: e.CNS_REFRESH_TOKEN_TTL,
+    rateLimitMax: e.CNS_RATE_LIMIT_MAX,
+    rateLimitWindowMs: e.CNS_RATE_LIMIT_WINDOW_MS,
+    loginRateLimitMax: e.CNS_LOGIN_RATE_LIMIT_MAX,
+    loginRateLimitWindowMs: e.CNS_LOGIN_RATE_LIMIT_WINDOW_MS,
+    fsync: e.CNS_FSYNC,
+    repackEvery: e.CNS_REPACK_EVERY,
+  };
+  return { ...settings, ...overrides, dataDir: resolve(overrides.dataDir ?? settings.dataDir) };
+}

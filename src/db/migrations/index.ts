@@ -1,0 +1,5 @@
+import type { Migration } from '../migrate.ts';
+import { accountsMigration } from './001_accounts.ts';
+
+/** Every schema migration, in order. Each area of the service adds its own file here. */
+export const migrations: Migration[] = [accountsMigration];

@@ -1,0 +1,79 @@
+import type { Db } from '../../db/database.ts';
+import { newId, nowIso } from '../../auth/ids.ts';
+import { hashPassword } from '../../auth/passwords.ts';
+
+export interface UserRecord {
+  id: string;
+  email: string;
+  password_hash: string;
+  display_name: string;
+  is_admin: number;
+  initialized_at: string | null;
+  onboarding_completed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export class EmailTakenError extends Error {
+  readonly code = 'CONFLICT';
+  constructor(email: string) {
+    super(`A user with the email ${email} already exists.`);
+  }
+}
+
+/** Users: creation with a hashed password, and the look-ups authentication needs. */
+export class UserStore {
+  constructor(private readonly db: Db) {}
+
+  async create(input: { email: string; password: string; displayName?: string; isAdmin?: boolean }): Promise<UserRecord> {
+    if (this.findByEmail(input.email)) throw new EmailTakenError(input.email);
+    const now = nowIso();
+    const user: UserRecord = {
+      id: newId('usr'),
+      email: input.email.trim(),
+      password_hash: await hashPassword(input.password),
+      display_name: input.displayName ?? input.email.split('@')[0] ?? '',
+      is_admin: input.isAdmin ? 1 : 0,
+      initialized_at: null,
+      onboarding_completed_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      this.db
+        .prepare(
+          `INSERT INTO users (id, email, password_hash, display_name, is_admin, created_at, updated_at)
+           VALUES (@id, @email, @password_hash, @display_name, @is_admin, @created_at, @updated_at)`,
+        )
+        .run(user);
+    } catch (err) {
+      if (String(err).includes('UNIQUE')) throw new EmailTakenError(input.email);
+      throw err;
+    }
+    return user;
+  }
+
+  findById(id: string): UserRecord | undefined {
+    return this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRecord | undefined;
+  }
+
+  findByEmail(email: string): UserRecord | undefined {
+    return this.db.prepare('SELECT * FROM users WHERE email = ? COLLATE NOCASE').get(email.trim()) as UserRecord | undefined;
+  }
+
+  count(): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n;
+  }
+
+  setOnboardingCompleted(userId: string, completed: boolean): UserRecord {
+    const now = nowIso();
+    this.db
+      .prepare('UPDATE users SET onboarding_completed_at = ?, updated_at = ? WHERE id = ?')
+      .run(completed ? now : null, now, userId);
+    return this.findById(userId)!;
+  }
+
+  markInitialized(userId: string): void {
+    this.db.prepare('UPDATE users SET initialized_at = COALESCE(initialized_at, ?) WHERE id = ?').run(nowIso(), userId);
+  }
+}

@@ -1,0 +1,30 @@
+import type { Middleware } from 'koa';
+import type { Logger } from '../../logging/logger.ts';
+
+/** Logs each request as one structured line once the response is finished (or aborted). */
+export function requestLogger(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const log = () => {
+        const principal = ctx.state.principal as { kind: string; id: string } | undefined;
+        logger.info(
+          {
+            request_id: ctx.state.requestId,
+            method: ctx.method,
+            path: ctx.path,
+            status: ctx.status,
+            duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+            principal: principal ? `${principal.kind}:${principal.id}` : undefined,
+          },
+          'request',
+        );
+      };
+      // Streamed bodies finish later than the middleware chain; log when the socket is done.
+      if (ctx.res.writableFinished || !ctx.respond) log();
+      else ctx.res.once('close', log);
+    }
+  };
+}

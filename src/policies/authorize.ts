@@ -1,0 +1,82 @@
+import type { Db } from '../db/database.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { ProjectRecord } from '../domain/projects/projectRecord.ts';
+import { forbidden, notFound } from '../http/errors.ts';
+import {
+  effectiveProjectRole,
+  keyModeAllows,
+  orgRoleAllows,
+  projectRoleAllows,
+  type OrgAction,
+  type OrgRole,
+  type ProjectAction,
+  type ProjectRole,
+} from './permissions.ts';
+import { pathInScope } from './scope.ts';
+
+export interface ProjectAccess {
+  project: ProjectRecord;
+  /** The user's effective role; null for access keys. */
+  role: ProjectRole | null;
+  /** The subtree the caller may reach ('' = everything). */
+  scope: string;
+}
+
+/**
+ * Applies the permission matrix to a caller. Resources the caller has no relation to answer
+ * 404 so that their existence is not revealed; a known resource with too little permission
+ * answers 403.
+ */
+export class Authorizer {
+  constructor(private readonly db: Db) {}
+
+  orgRole(userId: string, orgId: string): OrgRole | null {
+    const row = this.db.prepare('SELECT role FROM org_members WHERE org_id = ? AND user_id = ?').get(orgId, userId) as
+      | { role: OrgRole }
+      | undefined;
+    return row?.role ?? null;
+  }
+
+  projectRole(userId: string, project: ProjectRecord): ProjectRole | null {
+    const explicit = this.db
+      .prepare('SELECT role FROM project_members WHERE project_id = ? AND user_id = ?')
+      .get(project.id, userId) as { role: ProjectRole } | undefined;
+    return effectiveProjectRole(this.orgRole(userId, project.org_id), explicit?.role ?? null);
+  }
+
+  /** An organization route: only users who belong to it; keys never manage organizations. */
+  requireOrg(principal: Principal, orgId: string, action: OrgAction): OrgRole {
+    if (principal.kind !== 'user') throw forbidden('Access keys cannot manage organizations.');
+    const exists = this.db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(orgId);
+    const role = exists ? this.orgRole(principal.id, orgId) : null;
+    if (!role) throw notFound('Organization');
+    if (!orgRoleAllows(role, action)) throw forbidden(`Your role (${role}) in this organization does not allow ${action}.`);
+    return role;
+  }
+
+  /** A project route; with `path`, a key must also hold that path inside its scope. */
+  requireProject(principal: Principal, projectId: string, action: ProjectAction, path?: string): ProjectAccess {
+    const project = this.db.prepare('SELECT * FROM projects WHERE id = ?').get(projectId) as ProjectRecord | undefined;
+    if (principal.kind === 'key') {
+      const c = principal.connection;
+      if (!project || c.project_id !== projectId) throw notFound('Project');
+      if (!keyModeAllows(c.mode, action)) {
+        throw forbidden(c.mode === 'read' ? 'This access key is read-only.' : `Access keys cannot perform ${action}.`);
+      }
+      if (path !== undefined && !pathInScope(c.scope_path, path)) {
+        throw forbidden(`This access key is limited to "${c.scope_path}".`);
+      }
+      return { project, role: null, scope: c.scope_path };
+    }
+    const role = project ? this.projectRole(principal.id, project) : null;
+    if (!project || !role) throw notFound('Project');
+    if (!projectRoleAllows(role, action)) throw forbidden(`Your role (${role}) on this project does not allow ${action}.`);
+    return { project, role, scope: '' };
+  }
+
+  /** Requires a signed-in user (not an access key). */
+  requireUser(principal: Principal): Extract<Principal, { kind: 'user' }> {
+    if (principal.kind !== 'user') throw forbidden('This operation needs a user sign-in, not an access key.');
+    return principal;
+  }
+}

@@ -1,0 +1,48 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CNS_BIN = fileURLToPath(new URL('../../bin/cns.js', import.meta.url));
+
+export interface ServeProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the first match of `pattern` in stdout+stderr, or rejects after `timeoutMs`. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  exited: Promise<number | null>;
+}
+
+/** Runs `cns serve` as a child process, as a user would, with a clean environment. */
+export function spawnServe(args: string[], env: Record<string, string> = {}): ServeProcess {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CNS_') && k !== 'PORT'));
+  const child = spawn(process.execPath, [CNS_BIN, 'serve', ...args], {
+    env: { ...clean, CNS_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    out += chunk.toString();
+    for (const l of listeners) l();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const waitFor = (pattern: RegExp, timeoutMs = 20_000) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const check = () => {
+        const m = out.match(pattern);
+        if (m) {
+          listeners.delete(check);
+          clearTimeout(timer);
+          resolve(m);
+        }
+      };
+      const timer = setTimeout(() => {
+        listeners.delete(check);
+        reject(new Error(`timed out waiting for ${pattern}; output so far:\n${out}`));
+      }, timeoutMs);
+      listeners.add(check);
+      check();
+    });
+  return { child, output: () => out, waitFor, exited };
+}

@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, type RunningServer } from '../../src/app/server.ts';
+import { loadSettings, type Settings } from '../../src/config/settings.ts';
+import { createLogger } from '../../src/logging/logger.ts';
+
+export const ADMIN_EMAIL = 'admin@example.com';
+export const ADMIN_PASSWORD = 'admin-password-1';
+
+export interface TestServer extends RunningServer {
+  dataDir: string;
+  /** Calls the API; `path` is relative to /api/v1 unless it starts with '/healthz' or 'http'. */
+  api(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string | Buffer }): Promise<ApiResponse>;
+  /** Signs in and returns the access token (and the whole login result). */
+  login(email?: string, password?: string): Promise<{ token: string; refresh: string; user: { id: string; email: string } }>;
+  /** Creates a user through the store and signs in as them. */
+  createUser(email: string, password?: string): Promise<{ token: string; id: string; email: string }>;
+  stop(): Promise<void>;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+/** A real server on an ephemeral port with a fresh temporary data folder. */
+export async function startTestServer(overrides: Partial<Settings> = {}, env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'cns-test-'));
+  const settings = loadSettings(
+    { CNS_ADMIN_EMAIL: ADMIN_EMAIL, CNS_ADMIN_PASSWORD: ADMIN_PASSWORD, CNS_RATE_LIMIT_MAX: '0', CNS_LOGIN_RATE_LIMIT_MAX: '0', ...env },
+    { host: '127.0.0.1', port: 0, dataDir, ...overrides },
+  );
+  const running = await startServer(settings, createLogger('silent'));
+  const base = running.url;
+
+  const api: TestServer['api'] = async (method, path, options = {}) => {
+    const url = path.startsWith('http') ? path : path.startsWith('/healthz') ? base + path : `${base}/api/v1${path}`;
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | Buffer | undefined;
+    if (options.raw !== undefined) body = options.raw;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(url, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = text;
+    }
+    return { status: res.status, headers: res.headers, body: parsed };
+  };
+
+  const login: TestServer['login'] = async (email = ADMIN_EMAIL, password = ADMIN_PASSWORD) => {
+    const res = await api('POST', '/auth/login', { body: { email, password } });
+    if (res.status !== 200) throw new Error(`login failed for ${email}: ${res.status} ${JSON.stringify(res.body)}`);
+    return { token: res.body.data.access_token, refresh: res.body.data.refresh_token, user: res.body.data.user };
+  };
+
+  const createUser: TestServer['createUser'] = async (email, password = 'user-password-1') => {
+    const user = await running.services.users.create({ email, password });
+    const { token } = await login(email, password);
+    return { token, id: user.id, email };
+  };
+
+  const stop = async () => {
+    await running.close();
+    if (!overrides.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  return { ...running, dataDir, api, login, createUser, stop };
+}
