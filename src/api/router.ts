@@ -1,6 +1,13 @@
 import Router from '@koa/router';
 import type { Services } from '../app/services.ts';
 import { authRoutes } from './auth/routes.ts';
+import { connectionRoutes } from './connections/routes.ts';
+import { auditRoutes } from './content/auditRoutes.ts';
+import { projectContentRoutes } from './content/projectContentRoutes.ts';
+import { contentRoutes } from './content/routes.ts';
+import { organizationRoutes } from './organizations/routes.ts';
+import { profileRoutes } from './profile/routes.ts';
+import { projectRoutes } from './projects/routes.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -10,7 +17,17 @@ export const API_PREFIX = '/api/v1';
  */
 export function apiRouter(s: Services): Router {
   const api = new Router({ prefix: API_PREFIX });
-  const resources: Router[] = [authRoutes(s)];
+  const resources: Router[] = [
+    authRoutes(s),
+    profileRoutes(s),
+    organizationRoutes(s),
+    projectRoutes(s),
+    connectionRoutes(s, '/connections'),
+    connectionRoutes(s, '/access'),
+    projectContentRoutes(s),
+    contentRoutes(s),
+    auditRoutes(s),
+  ];
   for (const r of resources) api.use(r.routes(), r.allowedMethods());
   return api;
 }

@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import { apiRouter } from '../api/router.ts';
+import { gitRemote } from '../git/gitRemote.ts';
 import { healthRoutes } from '../api/health/routes.ts';
 import { authenticate } from '../http/middleware/authenticate.ts';
 import { jsonBodyParser } from '../http/middleware/bodyParser.ts';
@@ -26,6 +27,8 @@ export function createApp(s: Services): Koa {
     .use(errorHandler(s.logger))
     .use(notFoundFallback())
     .use(health.routes())
+    // Git remotes authenticate themselves (Basic challenge) and stream raw bodies: before both.
+    .use(gitRemote(s))
     .use(authenticate(s.authenticator, isPublicRoute))
     .use(rateLimit(s.rateLimiter, callerKey))
     .use(jsonBodyParser(s.settings.bodyLimitBytes))

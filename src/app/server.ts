@@ -21,6 +21,8 @@ export interface RunningServer {
 export async function startServer(settings: Settings, logger: Logger = createLogger(settings.logLevel)): Promise<RunningServer> {
   const services = createServices(settings, logger);
   const boot = await bootstrap(services);
+  // Commits that reached a repository without being indexed (a crash after a push) are indexed before serving.
+  await services.content.syncAllProjects();
   const app = createApp(services);
   const server: Server = createServer(app.callback());
   server.keepAliveTimeout = 5_000;
@@ -29,6 +31,10 @@ export async function startServer(settings: Settings, logger: Logger = createLog
     server.listen(settings.port, settings.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  // With PORT=0 the address is only known now; links must name the real port.
+  if (settings.port === 0 && services.settings.baseUrl.endsWith(':0')) {
+    services.settings.baseUrl = services.settings.baseUrl.slice(0, -1) + String(port);
+  }
   const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
 
   let closing: Promise<void> | null = null;

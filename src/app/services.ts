@@ -4,7 +4,16 @@ import { Authenticator } from '../auth/authenticator.ts';
 import { RefreshTokens } from '../auth/refreshTokens.ts';
 import { loadOrCreateSigningSecret } from '../auth/signingSecret.ts';
 import type { Settings } from '../config/settings.ts';
+import { ContentStore } from '../content/contentStore.ts';
 import { openDatabase, type Db } from '../db/database.ts';
+import { ConnectionStore } from '../domain/connections/connectionStore.ts';
+import { InvitationStore } from '../domain/invitations/invitationStore.ts';
+import { OrganizationStore } from '../domain/organizations/organizationStore.ts';
+import { OrgMembers } from '../domain/organizations/orgMembers.ts';
+import { ProjectMembers } from '../domain/projects/projectMembers.ts';
+import { BareProjectRepositories } from '../domain/projects/projectRepository.ts';
+import { ProjectStore } from '../domain/projects/projectStore.ts';
+import { UserInitializer } from '../domain/users/userInitialization.ts';
 import { UserStore } from '../domain/users/userStore.ts';
 import { RateLimiter } from '../http/rateLimiter.ts';
 import type { Logger } from '../logging/logger.ts';
@@ -23,6 +32,15 @@ export interface Services {
   authorizer: Authorizer;
   rateLimiter: RateLimiter;
   loginRateLimiter: RateLimiter;
+  /** The content-store core: every content write of every surface goes through it. */
+  content: ContentStore;
+  organizations: OrganizationStore;
+  orgMembers: OrgMembers;
+  invitations: InvitationStore;
+  projects: ProjectStore;
+  projectMembers: ProjectMembers;
+  connections: ConnectionStore;
+  userInitializer: UserInitializer;
 }
 
 export function createServices(settings: Settings, logger: Logger): Services {
@@ -30,6 +48,8 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const signingSecret = loadOrCreateSigningSecret(settings.dataDir);
   const users = new UserStore(db);
   const accessTokens = new AccessTokens(signingSecret, settings.accessTokenTtlSeconds);
+  const organizations = new OrganizationStore(db);
+  const projects = new ProjectStore(db, new BareProjectRepositories(settings.dataDir));
   return {
     settings,
     logger,
@@ -42,9 +62,25 @@ export function createServices(settings: Settings, logger: Logger): Services {
     authorizer: new Authorizer(db),
     rateLimiter: new RateLimiter(settings.rateLimitMax, settings.rateLimitWindowMs),
     loginRateLimiter: new RateLimiter(settings.loginRateLimitMax, settings.loginRateLimitWindowMs),
+    content: new ContentStore({
+      dataDir: settings.dataDir,
+      db,
+      logger,
+      fsync: settings.fsync,
+      maxContentBytes: settings.maxContentBytes,
+      repackEvery: settings.repackEvery,
+    }),
+    organizations,
+    orgMembers: new OrgMembers(db),
+    invitations: new InvitationStore(db),
+    projects,
+    projectMembers: new ProjectMembers(db),
+    connections: new ConnectionStore(db),
+    userInitializer: new UserInitializer(db, users, organizations, projects),
   };
 }
 
 export async function closeServices(services: Services): Promise<void> {
+  await services.content.close();
   services.db.close();
 }

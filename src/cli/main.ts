@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { serviceVersion } from '../app/version.ts';
+import { registerGitCredentialCommand } from './commands/gitCredential.ts';
 import { registerServeCommand } from './commands/serve.ts';
 import { registerUserCommand } from './commands/user.ts';
 
@@ -12,5 +13,6 @@ const program = new Command()
 
 registerServeCommand(program);
 registerUserCommand(program);
+registerGitCredentialCommand(program);
 
 await program.parseAsync(process.argv);

@@ -5,6 +5,7 @@ import { forbidden, notFound } from '../http/errors.ts';
 import {
   effectiveProjectRole,
   keyModeAllows,
+  mayAssignOrgRole,
   orgRoleAllows,
   projectRoleAllows,
   type OrgAction,
@@ -51,6 +52,24 @@ export class Authorizer {
     const role = exists ? this.orgRole(principal.id, orgId) : null;
     if (!role) throw notFound('Organization');
     if (!orgRoleAllows(role, action)) throw forbidden(`Your role (${role}) in this organization does not allow ${action}.`);
+    return role;
+  }
+
+  /**
+   * Granting, changing or taking away an organization role (invitations, role changes,
+   * removals): the action itself, plus the rule that only owners touch the owner role.
+   */
+  requireOrgRoleAssignment(
+    principal: Principal,
+    orgId: string,
+    action: 'org:members:manage' | 'org:invite',
+    targetCurrent: OrgRole | null,
+    targetNew: OrgRole | null,
+  ): OrgRole {
+    const role = this.requireOrg(principal, orgId, action);
+    if (!mayAssignOrgRole(role, targetCurrent, targetNew)) {
+      throw forbidden('Only an owner can grant, change or remove the owner role.');
+    }
     return role;
   }
 

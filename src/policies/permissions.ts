@@ -4,6 +4,7 @@
  *
  * | action              | org owner | org admin | org member | org viewer | prj admin | prj editor | prj viewer | key read | key read_write |
  * |---------------------|-----------|-----------|------------|------------|-----------|------------|------------|----------|---------------|
+ * | project:read        | yes       | yes       | yes        | yes        | yes       | yes        | yes        | yes      | yes           |
  * | content:read        | yes       | yes       | yes        | yes        | yes       | yes        | yes        | in scope | in scope      |
  * | content:write       | yes       | yes       | yes        | no         | yes       | yes        | no         | no       | in scope      |
  * | project:update      | yes       | yes       | no         | no         | yes       | no         | no         | no       | no            |
@@ -11,7 +12,9 @@
  * | members:manage      | yes       | yes       | no         | no         | yes       | no         | no         | no       | no            |
  * | keys:manage         | yes       | yes       | no         | no         | yes       | no         | no         | no       | no            |
  * | project:create      | yes       | yes       | yes        | no         |           |            |            | no       | no            |
+ * | org:read            | yes       | yes       | yes        | yes        |           |            |            | no       | no            |
  * | org:update          | yes       | yes       | no         | no         |           |            |            | no       | no            |
+ * | org:invite          | yes       | yes (not owners) | no  | no         |           |            |            | no       | no            |
  * | org:members:manage  | yes       | yes (not owners) | no  | no         |           |            |            | no       | no            |
  * | org:delete          | yes       | no        | no         | no         |           |            |            | no       | no            |
  *

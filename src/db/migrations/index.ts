@@ -1,5 +1,6 @@
 import type { Migration } from '../migrate.ts';
 import { accountsMigration } from './001_accounts.ts';
+import { contentMigration } from './002_content.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
-export const migrations: Migration[] = [accountsMigration];
+export const migrations: Migration[] = [accountsMigration, contentMigration];

@@ -1,0 +1,54 @@
+import Router from '@koa/router';
+import type { Services } from '../../app/services.ts';
+import { actorOf } from '../../auth/principal.ts';
+import { sampleContent } from '../../domain/projects/sampleContent.ts';
+import { ok } from '../../http/envelope.ts';
+import { principalOf } from '../../http/middleware/authenticate.ts';
+import { parseInput } from '../../http/validate.ts';
+import { presentEntry } from './presenter.ts';
+import { projectParams } from './schemas.ts';
+
+/** Project-level views of the content: the dashboard and the sample-content seed. */
+export function projectContentRoutes(s: Services): Router {
+  const router = new Router({ prefix: '/projects/:projectId' });
+
+  router.get('/dashboard', (ctx) => {
+    const { projectId } = parseInput(projectParams, ctx.params, 'params');
+    const access = s.authorizer.requireProject(principalOf(ctx), projectId, 'project:read');
+    const stats = s.content.stats(projectId);
+    const connections = s.db
+      .prepare('SELECT status, COUNT(*) AS n FROM connections WHERE project_id = ? GROUP BY status')
+      .all(projectId) as { status: string; n: number }[];
+    ok(ctx, {
+      project: { id: access.project.id, name: access.project.name, org_id: access.project.org_id },
+      nodes: { ...stats.nodesByType, total: Object.values(stats.nodesByType).reduce((a, b) => a + b, 0) },
+      trash: { count: stats.trashedCount, bytes: stats.trashBytes },
+      commits: stats.commitCount,
+      last_change: stats.lastChange && {
+        project_version: stats.lastChange.projectVersion,
+        commit_id: stats.lastChange.commitId,
+        author: stats.lastChange.author,
+        message: stats.lastChange.message,
+        at: stats.lastChange.at,
+      },
+      connections: Object.fromEntries(connections.map((c) => [c.status, c.n])),
+      sync: { syncs: 0, running: 0 },
+    });
+  });
+
+  /** Idempotent: only sample files that are missing are written (one commit), so edits are never overwritten. */
+  router.post('/seed', async (ctx) => {
+    const { projectId } = parseInput(projectParams, ctx.params, 'params');
+    const principal = principalOf(ctx);
+    s.authorizer.requireProject(principal, projectId, 'content:write', '');
+    const missing = sampleContent.filter((f) => s.content.findByPath(projectId, f.path) === null);
+    if (missing.length === 0) {
+      ok(ctx, { changed: false, created: [] }, 'Sample content already present');
+      return;
+    }
+    const result = await s.content.bulkWrite(projectId, actorOf(principal), missing, { message: 'seed sample content' });
+    ok(ctx, { changed: result.changed, created: result.nodes.filter((n) => n.type !== 'folder').map(presentEntry), project_version: result.projectVersion }, 'Sample content created');
+  });
+
+  return router;
+}

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+
+const id = z.string().min(1).max(200);
+const projectId = z.string().min(1).max(100);
+/** One path segment: the name of a node inside its parent. */
+const name = z
+  .string()
+  .min(1, 'name is required')
+  .max(255)
+  .refine((n) => !n.includes('/') && n !== '.' && n !== '..', 'name may not contain "/" or be "." or ".."');
+const parentId = id.nullable().optional();
+const boolFromQuery = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const intFromPath = z.coerce.number().int().min(1);
+const message = z.string().max(10_000).optional();
+
+export const nodeParams = z.object({ nodeId: id });
+export const versionParams = z.object({ nodeId: id, version: intFromPath });
+export const diffParams = z.object({ nodeId: id, v1: intFromPath, v2: intFromPath });
+export const snapshotParams = z.object({ nodeId: id, snapshotId: z.string().regex(/^[0-9a-f]{40}$/, 'snapshot_id is a commit id (40 hex digits)') });
+
+/** `project_id` may accompany any id route; when sent it must be the node's project. */
+export const optionalProjectQuery = z.object({ project_id: projectId.optional() });
+export const nodeQuery = optionalProjectQuery.extend({ include_content: boolFromQuery.optional() });
+export const childrenQuery = z.object({ project_id: projectId, parent_id: id.optional(), include_content: boolFromQuery.optional() });
+export const byPathQuery = z.object({ project_id: projectId, path: z.string().max(4096), include_content: boolFromQuery.optional() });
+export const byIdPathQuery = z.object({ project_id: projectId, id_path: z.string().min(1).max(20_000), include_content: boolFromQuery.optional() });
+export const batchQuery = z.object({
+  ids: z
+    .string()
+    .min(1, 'ids is required')
+    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+    .refine((a) => a.length > 0 && a.length <= 1000, 'between 1 and 1000 ids'),
+  project_id: projectId.optional(),
+  include_content: boolFromQuery.optional(),
+});
+export const versionsQuery = optionalProjectQuery.extend({
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  since_version: z.coerce.number().int().min(0).optional(),
+});
+export const snapshotsQuery = optionalProjectQuery.extend({
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  before: z.coerce.number().int().min(1).optional(),
+});
+export const downloadQuery = optionalProjectQuery.extend({ version: z.coerce.number().int().min(1).optional() });
+
+const content = z.unknown().refine((v) => v !== undefined, 'content is required');
+const base = { project_id: projectId, parent_id: parentId, name, message };
+export const folderBody = z.object(base);
+export const jsonBody = z.object({ ...base, content: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())], 'content must be a JSON object or array') });
+export const markdownBody = z.object({ ...base, content: z.string('content must be a string') });
+export const bulkCreateBody = z.object({
+  project_id: projectId,
+  parent_id: parentId,
+  message,
+  nodes: z
+    .array(z.object({ name, type: z.enum(['folder', 'json', 'markdown', 'file']), content: z.unknown().optional() }))
+    .min(1, 'nodes must not be empty')
+    .max(10_000),
+});
+export const updateBody = z
+  .object({ name: name.optional(), content: content.optional(), base_version: z.number().int().min(1).optional(), message })
+  .refine((b) => b.name !== undefined || b.content !== undefined, 'name or content is required');
+export const moveBody = z.object({ new_parent_id: id.nullable().optional(), message });
+export const rollbackBody = z.object({ message }).optional();
+export const uploadBody = z.object({
+  project_id: projectId,
+  parent_id: parentId,
+  name,
+  size: z.number().int().min(0),
+  mime_type: z.string().min(1).max(255).regex(/^[\w.+-]+\/[\w.+-]+$/, 'mime_type must look like type/subtype').optional(),
+});

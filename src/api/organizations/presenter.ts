@@ -1,0 +1,35 @@
+import type { InvitationRecord } from '../../domain/invitations/invitationStore.ts';
+import type { OrganizationRecord, OrgMemberView } from '../../domain/organizations/organizationRecord.ts';
+import type { OrgRole } from '../../policies/permissions.ts';
+
+/** An organization as the caller sees it, with their role in it. */
+export function presentOrganization(org: OrganizationRecord, role: OrgRole | null) {
+  return {
+    id: org.id,
+    name: org.name,
+    description: org.description,
+    is_default: org.is_default === 1,
+    created_by: org.created_by,
+    created_at: org.created_at,
+    updated_at: org.updated_at,
+    role,
+  };
+}
+
+export function presentOrgMember(m: OrgMemberView) {
+  return { user_id: m.user_id, email: m.email, display_name: m.display_name, role: m.role, joined_at: m.created_at };
+}
+
+/** Never the token hash: the token itself is shown once, by the invite route. */
+export function presentInvitation(inv: InvitationRecord) {
+  return {
+    id: inv.id,
+    org_id: inv.org_id,
+    email: inv.email,
+    role: inv.role,
+    invited_by: inv.invited_by,
+    created_at: inv.created_at,
+    expires_at: inv.expires_at,
+    accepted_at: inv.accepted_at,
+  };
+}

@@ -1,0 +1,28 @@
+import type { ProjectRecord } from '../../domain/projects/projectRecord.ts';
+import type { ProjectMemberView } from '../../domain/projects/projectView.ts';
+import type { ProjectRole } from '../../policies/permissions.ts';
+
+/** A project with the caller's effective role (null when the caller is an access key). */
+export function presentProject(p: ProjectRecord, role: ProjectRole | null) {
+  return {
+    id: p.id,
+    org_id: p.org_id,
+    name: p.name,
+    description: p.description,
+    created_by: p.created_by,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+    role,
+  };
+}
+
+export function presentProjectMember(m: ProjectMemberView) {
+  return {
+    user_id: m.user_id,
+    email: m.email,
+    display_name: m.display_name,
+    role: m.role,
+    project_role: m.project_role,
+    org_role: m.org_role,
+  };
+}

@@ -1,0 +1,60 @@
+import type { Command } from 'commander';
+import { findServerCredentials, normalizeServerUrl, readCredentials } from '../credentials.ts';
+
+/** git's credential-helper request: `key=value` lines up to a blank line or the end of input. */
+export function parseCredentialRequest(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const l = line.replace(/\r$/, '');
+    if (l === '') break;
+    const i = l.indexOf('=');
+    if (i > 0) out[l.slice(0, i)] = l.slice(i + 1);
+  }
+  return out;
+}
+
+/**
+ * The token for a request: CNS_TOKEN (only for CNS_SERVER when that is set, so the token is not
+ * handed to every host git asks about), else the credentials file's entry for that server.
+ */
+export function tokenForRequest(req: Record<string, string>, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (!req.protocol || !req.host || !['http', 'https'].includes(req.protocol)) return null;
+  const origin = `${req.protocol}://${req.host}`;
+  if (env.CNS_TOKEN) {
+    if (!env.CNS_SERVER || sameOrigin(env.CNS_SERVER, origin)) return env.CNS_TOKEN;
+  }
+  return findServerCredentials(readCredentials(), origin, req.path ?? '')?.credentials.token ?? null;
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(normalizeServerUrl(a)).origin === new URL(normalizeServerUrl(b)).origin;
+  } catch {
+    return false;
+  }
+}
+
+async function readStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  return text;
+}
+
+/**
+ * `cns git-credential get|store|erase`: git's credential-helper protocol, so that
+ * `git -c credential.helper='!cns git-credential' clone <server>/git/<project>.git` works
+ * without a token in the URL. Only `get` answers; tokens are managed by `cns login`, so
+ * `store` and `erase` change nothing.
+ */
+export function registerGitCredentialCommand(program: Command): void {
+  program
+    .command('git-credential')
+    .description('git credential helper (git config credential.helper "!cns git-credential"): token from CNS_TOKEN or `cns login`')
+    .argument('<operation>', 'get, store or erase (called by git)')
+    .action(async (operation: string) => {
+      const request = parseCredentialRequest(await readStdin());
+      if (operation !== 'get') return;
+      const token = tokenForRequest(request);
+      if (token) process.stdout.write(`username=cns\npassword=${token}\n`);
+    });
+}

@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { join } from 'node:path';
+import { ContentStore } from '../../content/contentStore.ts';
+import type { ReindexReport } from '../../content/types.ts';
+import { openDatabase } from '../../db/database.ts';
+
+export interface ReindexOptions {
+  dataDir: string;
+  project?: string;
+}
+
+/**
+ * Rebuilds the content index of one project (or of every repository in the data folder) from git
+ * alone and prints what differed. Run it with the server stopped: the rebuild is not atomic
+ * with respect to concurrent writers of another process.
+ */
+export async function runReindex(options: ReindexOptions, print: (line: string) => void): Promise<ReindexReport[]> {
+  const db = openDatabase(join(options.dataDir, 'cns.db'));
+  const store = new ContentStore({ dataDir: options.dataDir, db });
+  try {
+    const ids = options.project ? [options.project] : store.listProjects();
+    const reports: ReindexReport[] = [];
+    for (const id of ids) {
+      const r = await store.reindexProject(id);
+      reports.push(r);
+      const status = r.differences.length === 0 ? 'index matched git' : `${r.differences.length} differences (index rebuilt)`;
+      print(`${id}: ${r.commits} commits, ${r.nodes} nodes, ${r.versions} versions: ${status}`);
+      for (const d of r.differences) print(`  ${d}`);
+    }
+    if (ids.length === 0) print(`no repositories in ${options.dataDir}`);
+    return reports;
+  } finally {
+    await store.close();
+    db.close();
+  }
+}
+
+export function registerReindexCommand(program: Command): void {
+  program
+    .command('reindex')
+    .description('rebuild the content index from the git repositories and report differences')
+    .option('--project <id>', 'only this project')
+    .option('--data-dir <dir>', 'data folder holding <project>.git and cns.db', process.env.CNS_DATA_DIR ?? './repos')
+    .action(async (opts: { project?: string; dataDir: string }) => {
+      await runReindex({ dataDir: opts.dataDir, project: opts.project }, (line) => process.stdout.write(line + '\n'));
+    });
+}

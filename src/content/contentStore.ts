@@ -1,0 +1,438 @@
+import { readdirSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.ts';
+import { BlobCache } from './blobCache.ts';
+import { assertWritableType, decodeContent, encodeContent } from './encoding.ts';
+import { NotFoundError, PayloadTooLargeError, ValidationError } from './errors.ts';
+import { IndexStore } from './indexStore.ts';
+import { assertProjectId, normalizePath, normalizeTargetPath } from './paths.ts';
+import type { PreparedMutation } from './mutations.ts';
+import { ProjectWriters } from './projectWriter.ts';
+import { RepoRegistry } from './git/repo.ts';
+import type {
+  Actor,
+  AuditLogEntry,
+  BulkFile,
+  CommitOptions,
+  CommitResult,
+  Mutation,
+  NodeInfo,
+  NodeRef,
+  NodeType,
+  ProjectStats,
+  ReindexReport,
+  SyncReport,
+  TrashItem,
+  TreeNode,
+  VersionInfo,
+  VersionList,
+  WritableNodeType,
+  WriteResult,
+} from './types.ts';
+
+export type * from './types.ts';
+export { ContentError, NotFoundError, ConflictError, ValidationError, PayloadTooLargeError } from './errors.ts';
+export { decodeContent } from './encoding.ts';
+export { PLACEHOLDER, TRASH_DIR } from './paths.ts';
+
+export interface ContentStoreOptions {
+  /** Folder holding `<projectId>.git` bare repositories (the SQLite file lives there too, owned elsewhere). */
+  dataDir: string;
+  /** Opened with openDatabase(); migration 002 must have run. */
+  db: Db;
+  logger?: Logger;
+  /** Also fsync objects, the ref and its folders before acknowledging (power-loss durability). Default false. */
+  fsync?: boolean;
+  /** Largest content of a single node in bytes (PAYLOAD_TOO_LARGE above). Default 10 MiB. */
+  maxContentBytes?: number;
+  /** Run `git repack -ad` after this many commits to a project; 0 disables. Default 2000. */
+  repackEvery?: number;
+  /** Projects whose git caches and in-memory trees stay loaded (LRU). Default 64. */
+  maxCachedProjects?: number;
+  /** Bytes of blob content kept in the shared LRU. Default 32 MiB. */
+  blobCacheBytes?: number;
+  /** Most commits made in one group-commit batch. Default 512. */
+  maxBatchCommits?: number;
+  /** Path of the git executable for maintenance; null disables repacking. Default 'git' (looked up on PATH). */
+  gitBinary?: string | null;
+}
+
+export interface VersionListOptions {
+  /** Default 50, at most 1000. */
+  limit?: number;
+  /** Only versions with a greater number. */
+  sinceVersion?: number;
+}
+
+/**
+ * The git-backed content store. Each project is a bare repository `<dataDir>/<projectId>.git`
+ * on branch `main`; a SQLite index (nodes, node_versions, project_commits, content_audit_log,
+ * content_index_state) makes reads, version lists and rollbacks independent of history length.
+ *
+ * Every change goes through `commit()`: a list of mutations applied atomically as exactly one git
+ * commit. Commits to one project are serialized and group-committed (the queue is drained in
+ * batches: one commit per call, one ref move per batch, one SQLite transaction per batch), and a
+ * call resolves only after objects, ref and index are written. Read methods are synchronous index
+ * look-ups except those returning content bytes.
+ */
+export class ContentStore {
+  readonly dataDir: string;
+  private readonly index: IndexStore;
+  private readonly repos: RepoRegistry;
+  private readonly blobs: BlobCache;
+  private readonly writers: ProjectWriters;
+  private readonly maxContentBytes: number;
+
+  constructor(options: ContentStoreOptions) {
+    this.dataDir = options.dataDir;
+    this.maxContentBytes = options.maxContentBytes ?? 10 * 1024 * 1024;
+    this.index = new IndexStore(options.db);
+    this.repos = new RepoRegistry(options.dataDir, {
+      fsync: options.fsync ?? false,
+      maxCached: options.maxCachedProjects ?? 64,
+      logger: options.logger,
+    });
+    this.blobs = new BlobCache(options.blobCacheBytes ?? 32 * 1024 * 1024);
+    this.writers = new ProjectWriters({
+      db: options.db,
+      index: this.index,
+      repos: this.repos,
+      logger: options.logger,
+      maxBatchCommits: options.maxBatchCommits ?? 512,
+      repackEvery: options.repackEvery ?? 2000,
+      maxCached: options.maxCachedProjects ?? 64,
+      gitBinary: options.gitBinary === undefined ? 'git' : options.gitBinary,
+    });
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  /**
+   * Applies `mutations` in order as ONE commit on `main`, or not at all: any invalid mutation
+   * rejects the whole call with a ContentError and nothing changes. Mutations that change
+   * nothing are skipped; when all do, no commit is made and `changed` is false.
+   */
+  async commit(projectId: string, actor: Actor, mutations: Mutation[], options: CommitOptions = {}): Promise<CommitResult> {
+    assertProjectId(projectId);
+    assertActor(actor);
+    if (!Array.isArray(mutations) || mutations.length === 0) throw new ValidationError('no mutations given');
+    const prepared = mutations.map((m, i) => this.prepare(projectId, m, mutations.length > 1 ? i : undefined));
+    return this.writers.get(projectId).submit({ actor, message: options.message, mutations: prepared });
+  }
+
+  /** Writes one json/markdown/file node, creating missing parent folders. */
+  async write(
+    projectId: string,
+    actor: Actor,
+    input: { path: string; type: WritableNodeType; content: unknown; baseVersion?: number; message?: string },
+  ): Promise<WriteResult> {
+    const m: Mutation = { op: 'write', path: input.path, type: input.type, content: input.content };
+    if (input.baseVersion !== undefined) m.baseVersion = input.baseVersion;
+    const r = await this.commit(projectId, actor, [m], { message: input.message });
+    return this.nodeResult(projectId, r, normalizePath(input.path));
+  }
+
+  /** Creates a folder and its missing parents; an existing folder is `changed: false`. */
+  async mkdir(projectId: string, actor: Actor, path: string, options: CommitOptions = {}): Promise<WriteResult> {
+    const r = await this.commit(projectId, actor, [{ op: 'mkdir', path }], options);
+    return this.nodeResult(projectId, r, normalizePath(path));
+  }
+
+  /** Moves or renames a node; a folder keeps the ids and histories of everything inside it. */
+  async move(projectId: string, actor: Actor, from: string, to: string, options: CommitOptions = {}): Promise<WriteResult> {
+    const r = await this.commit(projectId, actor, [{ op: 'move', from, to }], options);
+    return this.nodeResult(projectId, r, normalizePath(to, 'new_path'));
+  }
+
+  /**
+   * Soft delete (default) moves the node to `.trash/<id>_<name>` keeping id and history; permanent
+   * removes it and its history from the tree and the index. Removing a trash path is permanent.
+   */
+  async remove(
+    projectId: string,
+    actor: Actor,
+    path: string,
+    options: CommitOptions & { permanent?: boolean } = {},
+  ): Promise<CommitResult> {
+    return this.commit(projectId, actor, [{ op: 'remove', path, permanent: options.permanent }], options);
+  }
+
+  /** Moves a top-level trash item back to `originalPath` (conflict when taken). */
+  async restore(
+    projectId: string,
+    actor: Actor,
+    trashPath: string,
+    originalPath: string,
+    options: CommitOptions = {},
+  ): Promise<WriteResult> {
+    const r = await this.commit(projectId, actor, [{ op: 'restore', trashPath, to: originalPath }], options);
+    return this.nodeResult(projectId, r, normalizePath(originalPath, 'original_path'));
+  }
+
+  /** Writes all files in one commit, all or nothing (a bad entry names its index in `details.index`). */
+  async bulkWrite(projectId: string, actor: Actor, files: BulkFile[], options: CommitOptions = {}): Promise<CommitResult> {
+    if (!Array.isArray(files) || files.length === 0) throw new ValidationError('files must be a non-empty list');
+    return this.commit(
+      projectId,
+      actor,
+      files.map((f) => ({ op: 'write', path: f?.path, type: f?.type, content: f?.content }) as Mutation),
+      options,
+    );
+  }
+
+  /** A new version of a json/markdown/file node with the content (and type) of `version`. */
+  async rollbackNode(projectId: string, actor: Actor, node: NodeRef, version: number, options: CommitOptions = {}): Promise<WriteResult> {
+    const r = await this.commit(projectId, actor, [{ op: 'revert', node, version }], options);
+    const current = this.getNode(projectId, node);
+    return { node: current, changed: r.changed, commitId: r.commitId, projectVersion: r.projectVersion };
+  }
+
+  /**
+   * One commit that returns the tree to its state after project version `targetVersion`: nodes
+   * that changed get a new version, nodes created since go to the trash, trashed nodes that were
+   * live come back. Permanently deleted nodes cannot come back.
+   */
+  async rollbackProject(projectId: string, actor: Actor, targetVersion: number, options: CommitOptions = {}): Promise<CommitResult> {
+    return this.commit(projectId, actor, [{ op: 'rollbackProject', targetVersion }], options);
+  }
+
+  // ---------------------------------------------------------------- reads (index look-ups)
+
+  /** The node at `path` (active or in the trash), or null. The root has no node. */
+  findByPath(projectId: string, path: string): NodeInfo | null {
+    assertProjectId(projectId);
+    return this.index.nodeByPath(projectId, normalizePath(path));
+  }
+
+  /** Like findByPath but NOT_FOUND when missing. */
+  getByPath(projectId: string, path: string): NodeInfo {
+    const n = this.findByPath(projectId, path);
+    if (!n) throw new NotFoundError(`no node at ${path}`, { path });
+    return n;
+  }
+
+  getById(projectId: string, id: string): NodeInfo {
+    assertProjectId(projectId);
+    const n = this.index.nodeById(projectId, id);
+    if (!n) throw new NotFoundError(`no node ${id}`, { id });
+    return n;
+  }
+
+  getNode(projectId: string, ref: NodeRef): NodeInfo {
+    return 'id' in ref ? this.getById(projectId, ref.id) : this.getByPath(projectId, ref.path);
+  }
+
+  /**
+   * Children of a folder (root when `path` is empty), folders first then by name. The root hides
+   * `.trash`; listing `.trash` itself returns the top-level trash items.
+   */
+  listChildren(projectId: string, path = ''): NodeInfo[] {
+    assertProjectId(projectId);
+    const p = normalizePath(path);
+    if (p === '') return this.index.children(projectId, null, 'active');
+    if (p === '.trash') return this.index.children(projectId, null, 'trashed');
+    const folder = this.getByPath(projectId, p);
+    if (folder.type !== 'folder') throw new ValidationError(`${p} is not a folder`, { path: p });
+    return this.index.children(projectId, folder.id, folder.state);
+  }
+
+  /** Nested tree under `path` (root by default); maxDepth -1 = unlimited, 0 = just the node. */
+  tree(projectId: string, path = '', maxDepth = -1): TreeNode {
+    assertProjectId(projectId);
+    return this.index.tree(projectId, normalizePath(path), maxDepth);
+  }
+
+  /** Current content bytes of a node (NOT_FOUND for folders). */
+  async readContent(projectId: string, ref: NodeRef): Promise<{ node: NodeInfo; bytes: Buffer }> {
+    const node = this.getNode(projectId, ref);
+    if (node.type === 'folder' || !node.contentHash) throw new NotFoundError(`${node.path} is a folder`, { path: node.path });
+    return { node, bytes: await this.readBlob(projectId, node.contentHash) };
+  }
+
+  /** Current content decoded: parsed JSON, markdown text or bytes. */
+  async readValue(projectId: string, ref: NodeRef): Promise<{ node: NodeInfo; value: unknown }> {
+    const { node, bytes } = await this.readContent(projectId, ref);
+    return { node, value: decodeContent(node.type, bytes) };
+  }
+
+  /** Versions newest first. Cost is independent of the project's history length. */
+  listVersions(projectId: string, ref: NodeRef, options: VersionListOptions = {}): VersionList {
+    const node = this.getNode(projectId, ref);
+    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 1), 1000);
+    return this.index.versions(node.id, node.version, limit, options.sinceVersion ?? 0);
+  }
+
+  getVersion(projectId: string, ref: NodeRef, version: number): VersionInfo {
+    const node = this.getNode(projectId, ref);
+    const v = this.index.version(node.id, version);
+    if (!v) throw new NotFoundError(`version ${version} of ${node.path} does not exist`, { version });
+    return v;
+  }
+
+  /** Bytes of one version (an index look-up plus a blob read). */
+  async versionContent(projectId: string, ref: NodeRef, version: number): Promise<{ version: VersionInfo; bytes: Buffer }> {
+    const v = this.getVersion(projectId, ref, version);
+    if (!v.blobId) throw new NotFoundError(`version ${version} is a folder`, { version });
+    return { version: v, bytes: await this.readBlob(projectId, v.blobId) };
+  }
+
+  listTrash(projectId: string): TrashItem[] {
+    assertProjectId(projectId);
+    return this.index.trash(projectId);
+  }
+
+  /** Audit entries newest first, by node id or by path (any node ever recorded at that path). */
+  auditLogs(projectId: string, ref: NodeRef, options: { limit?: number } = {}): AuditLogEntry[] {
+    assertProjectId(projectId);
+    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 100), 1), 1000);
+    if ('id' in ref) return this.index.auditByNode(projectId, ref.id, limit);
+    return this.index.auditByPath(projectId, normalizePath(ref.path), limit);
+  }
+
+  /** Figures for a dashboard. */
+  stats(projectId: string): ProjectStats {
+    assertProjectId(projectId);
+    return this.index.stats(projectId);
+  }
+
+  /** The project's current commit number (0 before the first commit). */
+  projectVersion(projectId: string): number {
+    assertProjectId(projectId);
+    return this.index.indexState(projectId)?.projectVersion ?? 0;
+  }
+
+  // ---------------------------------------------------------------- git reconciliation
+
+  /**
+   * Indexes the commits on `main` beyond the last indexed one (commits pushed by other git
+   * clients). Commits without cns trailers are indexed by diffing trees with rename detection;
+   * their actor is `actor` or a `user` named after the commit author.
+   */
+  async syncFromGit(projectId: string, options: { actor?: Actor } = {}): Promise<SyncReport> {
+    assertProjectId(projectId);
+    return this.writers.get(projectId).sync(options.actor);
+  }
+
+  /** Start-up reconciler: syncFromGit for every repository in the data folder. */
+  async syncAllProjects(options: { actor?: Actor } = {}): Promise<SyncReport[]> {
+    const reports: SyncReport[] = [];
+    for (const id of this.listProjects()) reports.push(await this.syncFromGit(id, options));
+    return reports;
+  }
+
+  /** Rebuilds the project's index from git alone and reports differences to the previous index. */
+  async reindexProject(projectId: string): Promise<ReindexReport> {
+    assertProjectId(projectId);
+    return this.writers.get(projectId).reindex();
+  }
+
+  /** Repacks the repository now (system git), under the project's write lock. */
+  async repack(projectId: string): Promise<boolean> {
+    assertProjectId(projectId);
+    return this.writers.get(projectId).repack();
+  }
+
+  /** Project ids that have a repository in the data folder. */
+  listProjects(): string[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dataDir);
+    } catch {
+      return [];
+    }
+    return names.filter((n) => n.endsWith('.git') && !n.startsWith('.')).map((n) => n.slice(0, -4)).sort();
+  }
+
+  /** Waits for queued writes to finish; the store must not be used afterwards. */
+  async close(): Promise<void> {
+    await this.writers.close();
+    this.blobs.clear();
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private prepare(projectId: string, m: Mutation, index: number | undefined): PreparedMutation {
+    const at = (e: unknown): never => {
+      if (index !== undefined && e instanceof Error && 'details' in e) {
+        (e as { details: Record<string, unknown> }).details.index = index;
+      }
+      throw e;
+    };
+    try {
+      if (!m || typeof m !== 'object') throw new ValidationError('invalid mutation');
+      switch (m.op) {
+        case 'write': {
+          const path = normalizeTargetPath(m.path);
+          assertWritableType(m.type);
+          const bytes = encodeContent(m.type, m.content);
+          if (bytes.length > this.maxContentBytes) {
+            throw new PayloadTooLargeError(`content is larger than ${this.maxContentBytes} bytes`, {
+              path,
+              limit: this.maxContentBytes,
+            });
+          }
+          if (m.baseVersion !== undefined && (!Number.isInteger(m.baseVersion) || m.baseVersion < 0)) {
+            throw new ValidationError('base_version must be a non-negative integer');
+          }
+          // Blobs are content-addressed, so writing them before taking the project's lock is safe.
+          const blobId = this.repos.get(projectId).writeBlob(bytes);
+          return { op: 'write', path, type: m.type, blobId, size: bytes.length, baseVersion: m.baseVersion };
+        }
+        case 'mkdir':
+          return { op: 'mkdir', path: normalizeTargetPath(m.path) };
+        case 'move':
+          return { op: 'move', from: normalizeTargetPath(m.from, 'old_path'), to: normalizeTargetPath(m.to, 'new_path') };
+        case 'remove': {
+          const path = normalizePath(m.path);
+          if (path === '' || path === '.trash') throw new ValidationError('cannot remove this path', { path });
+          return { op: 'remove', path, permanent: m.permanent === true };
+        }
+        case 'restore': {
+          const trashPath = normalizePath(m.trashPath, 'trash_path');
+          return { op: 'restore', trashPath, to: normalizeTargetPath(m.to, 'original_path') };
+        }
+        case 'revert':
+          assertVersion(m.version);
+          return { op: 'revert', node: normalizeRef(m.node), version: m.version };
+        case 'rollbackProject':
+          assertVersion(m.targetVersion, 'target_version');
+          return { op: 'rollbackProject', targetVersion: m.targetVersion };
+        default:
+          throw new ValidationError('unknown mutation', { op: (m as { op?: unknown }).op });
+      }
+    } catch (e) {
+      return at(e);
+    }
+  }
+
+  private nodeResult(projectId: string, r: CommitResult, path: string): WriteResult {
+    const node = r.nodes.find((n) => n.path === path) ?? this.getByPath(projectId, path);
+    return { node, changed: r.changed, commitId: r.commitId, projectVersion: r.projectVersion };
+  }
+
+  private async readBlob(projectId: string, oid: string): Promise<Buffer> {
+    const cached = this.blobs.get(oid);
+    if (cached) return cached;
+    const bytes = await this.repos.get(projectId).readBlob(oid);
+    this.blobs.set(oid, bytes);
+    return bytes;
+  }
+}
+
+function assertActor(actor: Actor): void {
+  if (!actor || !['user', 'agent', 'sync'].includes(actor.type) || typeof actor.id !== 'string' || !actor.id) {
+    throw new ValidationError('invalid actor');
+  }
+  if (typeof actor.author !== 'string' || !actor.author) throw new ValidationError('actor needs an author');
+}
+
+function assertVersion(v: unknown, field = 'version'): asserts v is number {
+  if (!Number.isInteger(v) || (v as number) < 1) throw new ValidationError(`${field} must be a positive integer`, { [field]: v });
+}
+
+function normalizeRef(ref: NodeRef): NodeRef {
+  if (ref && typeof ref === 'object' && 'id' in ref && typeof ref.id === 'string') return { id: ref.id };
+  if (ref && typeof ref === 'object' && 'path' in ref) return { path: normalizePath(ref.path) };
+  throw new ValidationError('node reference needs a path or an id');
+}
+

@@ -1,0 +1,424 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../db/database.ts';
+import { NotFoundError, ValidationError } from './errors.ts';
+import { TRASH_DIR } from './paths.ts';
+import type {
+  AuditLogEntry,
+  NodeInfo,
+  NodeType,
+  Operation,
+  ProjectStats,
+  TrashItem,
+  TreeNode,
+  VersionInfo,
+  VersionList,
+} from './types.ts';
+
+/** A row of `nodes` as stored. */
+export interface NodeRow {
+  id: string;
+  project_id: string;
+  path: string;
+  parent_id: string | null;
+  type: NodeType;
+  name: string;
+  content_hash: string | null;
+  size: number;
+  mime_type: string | null;
+  state: 'active' | 'trashed';
+  version: number;
+  original_path: string | null;
+  deleted_at: string | null;
+  deleted_by: string | null;
+  created_at: string;
+  updated_at: string;
+  children_count?: number | null;
+}
+
+export interface VersionRow {
+  node_id: string;
+  version: number;
+  project_id: string;
+  project_version: number;
+  commit_id: string;
+  blob_id: string | null;
+  type: NodeType;
+  path: string;
+  parent_id: string | null;
+  operation: Operation;
+  actor_type: 'user' | 'agent' | 'sync';
+  actor_id: string;
+  author: string;
+  message: string | null;
+  size: number;
+  created_at: string;
+}
+
+export interface IndexState {
+  headCommit: string | null;
+  projectVersion: number;
+  commitsSinceRepack: number;
+}
+
+const CHILDREN = `CASE WHEN n.type = 'folder' THEN (SELECT COUNT(*) FROM nodes c WHERE c.project_id = n.project_id AND c.parent_id = n.id) END AS children_count`;
+
+/** All SQL of the content index: prepared once, shared by every project. */
+export class IndexStore {
+  private readonly s: Record<string, Statement>;
+
+  constructor(readonly db: Db) {
+    const p = (sql: string) => db.prepare(sql);
+    this.s = {
+      byPath: p(`SELECT n.*, ${CHILDREN} FROM nodes n WHERE n.project_id = ? AND n.path = ? LIMIT 1`),
+      allByPath: p(`SELECT * FROM nodes WHERE project_id = ? AND path = ?`),
+      byId: p(`SELECT n.*, ${CHILDREN} FROM nodes n WHERE n.id = ? AND n.project_id = ?`),
+      rawById: p(`SELECT * FROM nodes WHERE id = ?`),
+      childrenRoot: p(`SELECT n.*, ${CHILDREN} FROM nodes n WHERE n.project_id = ? AND n.parent_id IS NULL AND n.state = ?
+        ORDER BY n.type <> 'folder', n.name`),
+      children: p(`SELECT n.*, ${CHILDREN} FROM nodes n WHERE n.project_id = ? AND n.parent_id = ? AND n.state = ?
+        ORDER BY n.type <> 'folder', n.name`),
+      under: p(`SELECT n.*, ${CHILDREN} FROM nodes n WHERE n.project_id = ? AND n.path > ? AND n.path < ? AND n.state = ?`),
+      allActive: p(`SELECT n.*, ${CHILDREN} FROM nodes n WHERE n.project_id = ? AND n.state = 'active'`),
+      allNodes: p(`SELECT * FROM nodes WHERE project_id = ?`),
+      descendants: p(`WITH RECURSIVE sub(id, parent_id, name, type) AS (
+          SELECT id, parent_id, name, type FROM nodes WHERE project_id = @project AND parent_id = @folder
+          UNION ALL SELECT n.id, n.parent_id, n.name, n.type FROM nodes n JOIN sub ON n.project_id = @project AND n.parent_id = sub.id)
+        SELECT * FROM sub`),
+      insertNode: p(`INSERT INTO nodes (id, project_id, path, parent_id, type, name, content_hash, size, mime_type, state,
+          version, original_path, deleted_at, deleted_by, created_at, updated_at)
+        VALUES (@id, @project_id, @path, @parent_id, @type, @name, @content_hash, @size, @mime_type, @state,
+          @version, @original_path, @deleted_at, @deleted_by, @created_at, @updated_at)
+        ON CONFLICT(id) DO UPDATE SET path = excluded.path, parent_id = excluded.parent_id, type = excluded.type,
+          name = excluded.name, content_hash = excluded.content_hash, size = excluded.size, mime_type = excluded.mime_type,
+          state = excluded.state, version = excluded.version, original_path = excluded.original_path,
+          deleted_at = excluded.deleted_at, deleted_by = excluded.deleted_by, updated_at = excluded.updated_at`),
+      setPathState: p(`UPDATE nodes SET path = ?, state = ? WHERE id = ?`),
+      deleteNode: p(`DELETE FROM nodes WHERE id = ?`),
+      deleteVersions: p(`DELETE FROM node_versions WHERE node_id = ?`),
+      folderHash: p(`UPDATE nodes SET content_hash = ? WHERE project_id = ? AND path = ? AND type = 'folder'`),
+      insertVersion: p(`INSERT OR REPLACE INTO node_versions (node_id, version, project_id, project_version, commit_id, blob_id,
+          type, path, parent_id, operation, actor_type, actor_id, author, message, size, created_at)
+        VALUES (@node_id, @version, @project_id, @project_version, @commit_id, @blob_id, @type, @path, @parent_id,
+          @operation, @actor_type, @actor_id, @author, @message, @size, @created_at)`),
+      setCommitId: p(`UPDATE node_versions SET commit_id = ? WHERE project_id = ? AND project_version = ?`),
+      version: p(`SELECT * FROM node_versions WHERE node_id = ? AND version = ?`),
+      versions: p(`SELECT * FROM node_versions WHERE node_id = ? AND version > ? ORDER BY version DESC LIMIT ?`),
+      versionCount: p(`SELECT COUNT(*) AS n FROM node_versions WHERE node_id = ?`),
+      versionsAt: p(`SELECT v.* FROM node_versions v WHERE v.project_id = ? AND v.project_version <= ?
+          AND v.version = (SELECT MAX(w.version) FROM node_versions w WHERE w.node_id = v.node_id AND w.project_version <= ?)`),
+      projectVersions: p(`SELECT * FROM node_versions WHERE project_id = ? ORDER BY node_id, version`),
+      insertCommit: p(`INSERT OR REPLACE INTO project_commits (project_id, project_version, commit_id, actor_type, actor_id, author, message, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      lastCommit: p(`SELECT * FROM project_commits WHERE project_id = ? ORDER BY project_version DESC LIMIT 1`),
+      commitByVersion: p(`SELECT * FROM project_commits WHERE project_id = ? AND project_version = ?`),
+      insertAudit: p(`INSERT INTO content_audit_log (project_id, node_id, path, action, actor_type, actor_id, author, details, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      auditByNode: p(`SELECT * FROM content_audit_log WHERE node_id = ? AND project_id = ? ORDER BY id DESC LIMIT ?`),
+      auditByPath: p(`SELECT * FROM content_audit_log WHERE project_id = ? AND path = ? ORDER BY id DESC LIMIT ?`),
+      getState: p(`SELECT * FROM content_index_state WHERE project_id = ?`),
+      setState: p(`INSERT INTO content_index_state (project_id, head_commit, project_version, commits_since_repack, updated_at)
+        VALUES (?, ?, ?, ?, ?) ON CONFLICT(project_id) DO UPDATE SET head_commit = excluded.head_commit,
+          project_version = excluded.project_version, commits_since_repack = excluded.commits_since_repack,
+          updated_at = excluded.updated_at`),
+      countsByType: p(`SELECT type, COUNT(*) AS n FROM nodes WHERE project_id = ? AND state = 'active' GROUP BY type`),
+      trashFigures: p(`SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS bytes FROM nodes WHERE project_id = ? AND state = 'trashed'`),
+      trash: p(`SELECT * FROM nodes WHERE project_id = ? AND state = 'trashed' AND parent_id IS NULL ORDER BY deleted_at DESC, path`),
+    };
+  }
+
+  // ------------------------------------------------------------ reads
+
+  nodeByPath(projectId: string, path: string): NodeInfo | null {
+    const r = this.s.byPath.get(projectId, path) as NodeRow | undefined;
+    return r ? toNode(r) : null;
+  }
+
+  rowByPath(projectId: string, path: string): NodeRow | undefined {
+    return this.s.byPath.get(projectId, path) as NodeRow | undefined;
+  }
+
+  /** The node at `path` of the wanted kind (paths can be briefly shared while a commit is replayed). */
+  rowAt(projectId: string, path: string, folder: boolean): NodeRow | undefined {
+    return (this.s.allByPath.all(projectId, path) as NodeRow[]).find((r) => (r.type === 'folder') === folder);
+  }
+
+  nodeById(projectId: string, id: string): NodeInfo | null {
+    const r = this.s.byId.get(id, projectId) as NodeRow | undefined;
+    return r ? toNode(r) : null;
+  }
+
+  rowById(id: string): NodeRow | undefined {
+    return this.s.rawById.get(id) as NodeRow | undefined;
+  }
+
+  children(projectId: string, parentId: string | null, state: 'active' | 'trashed'): NodeInfo[] {
+    const rows = (
+      parentId === null ? this.s.childrenRoot.all(projectId, state) : this.s.children.all(projectId, parentId, state)
+    ) as NodeRow[];
+    return rows.map(toNode);
+  }
+
+  tree(projectId: string, path: string, maxDepth: number): TreeNode {
+    let rootNode: TreeNode;
+    let rows: NodeRow[];
+    if (path === '' || path === TRASH_DIR) {
+      const state = path === '' ? 'active' : 'trashed';
+      rootNode = virtualFolder(projectId, path);
+      rows = path === '' ? (this.s.allActive.all(projectId) as NodeRow[]) : (this.s.under.all(projectId, path + '/', path + '0', state) as NodeRow[]);
+    } else {
+      const r = this.rowByPath(projectId, path);
+      if (!r) throw new NotFoundError(`no node at ${path}`, { path });
+      rootNode = { ...toNode(r), children: null };
+      rows = r.type === 'folder' ? (this.s.under.all(projectId, path + '/', path + '0', r.state) as NodeRow[]) : [];
+    }
+    if (rootNode.type !== 'folder') return rootNode;
+    const depthOf = (p: string) => (p === '' ? 0 : p.split('/').length);
+    const base = depthOf(path);
+    const byDir = new Map<string, TreeNode[]>();
+    for (const r of rows) {
+      if (maxDepth >= 0 && depthOf(r.path) - base > maxDepth) continue;
+      const dir = r.path.slice(0, Math.max(0, r.path.lastIndexOf('/')));
+      const list = byDir.get(dir) ?? [];
+      list.push({ ...toNode(r), children: null });
+      byDir.set(dir, list);
+    }
+    const attach = (n: TreeNode, depth: number) => {
+      if (n.type !== 'folder') return;
+      if (maxDepth >= 0 && depth >= maxDepth) return;
+      const kids = byDir.get(n.path) ?? [];
+      kids.sort((a, b) => Number(a.type !== 'folder') - Number(b.type !== 'folder') || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      n.children = kids;
+      for (const k of kids) attach(k, depth + 1);
+    };
+    attach(rootNode, 0);
+    return rootNode;
+  }
+
+  version(nodeId: string, version: number): VersionInfo | null {
+    const r = this.s.version.get(nodeId, version) as VersionRow | undefined;
+    return r ? toVersion(r) : null;
+  }
+
+  versionRow(nodeId: string, version: number): VersionRow | undefined {
+    return this.s.version.get(nodeId, version) as VersionRow | undefined;
+  }
+
+  versions(nodeId: string, currentVersion: number, limit: number, sinceVersion: number): VersionList {
+    const rows = this.s.versions.all(nodeId, sinceVersion, limit) as VersionRow[];
+    const total = (this.s.versionCount.get(nodeId) as { n: number }).n;
+    return { versions: rows.map(toVersion), total, currentVersion };
+  }
+
+  /** Each node's latest version at or before project version `pv` (project rollback). */
+  versionsAt(projectId: string, pv: number): VersionRow[] {
+    return this.s.versionsAt.all(projectId, pv, pv) as VersionRow[];
+  }
+
+  allNodes(projectId: string): NodeRow[] {
+    return this.s.allNodes.all(projectId) as NodeRow[];
+  }
+
+  allVersions(projectId: string): VersionRow[] {
+    return this.s.projectVersions.all(projectId) as VersionRow[];
+  }
+
+  descendants(projectId: string, id: string): { id: string; parent_id: string; name: string; type: NodeType }[] {
+    return this.s.descendants.all({ folder: id, project: projectId }) as { id: string; parent_id: string; name: string; type: NodeType }[];
+  }
+
+  trash(projectId: string): TrashItem[] {
+    return (this.s.trash.all(projectId) as NodeRow[]).map((r) => ({
+      id: r.id,
+      trashPath: r.path,
+      originalPath: r.original_path,
+      name: r.original_path ? r.original_path.slice(r.original_path.lastIndexOf('/') + 1) : r.name,
+      type: r.type,
+      deletedAt: r.deleted_at,
+      deletedBy: r.deleted_by,
+    }));
+  }
+
+  auditByNode(projectId: string, nodeId: string, limit: number): AuditLogEntry[] {
+    return (this.s.auditByNode.all(nodeId, projectId, limit) as AuditRow[]).map(toAudit);
+  }
+
+  auditByPath(projectId: string, path: string, limit: number): AuditLogEntry[] {
+    return (this.s.auditByPath.all(projectId, path, limit) as AuditRow[]).map(toAudit);
+  }
+
+  stats(projectId: string): ProjectStats {
+    const nodesByType: Record<NodeType, number> = { folder: 0, json: 0, markdown: 0, file: 0 };
+    for (const r of this.s.countsByType.all(projectId) as { type: NodeType; n: number }[]) nodesByType[r.type] = r.n;
+    const t = this.s.trashFigures.get(projectId) as { n: number; bytes: number };
+    const last = this.s.lastCommit.get(projectId) as CommitRow | undefined;
+    return {
+      nodesByType,
+      trashedCount: t.n,
+      trashBytes: t.bytes,
+      commitCount: last?.project_version ?? 0,
+      lastChange: last
+        ? { projectVersion: last.project_version, commitId: last.commit_id, author: last.author, message: last.message, at: last.created_at }
+        : null,
+    };
+  }
+
+  commitAt(projectId: string, pv: number): CommitRow | undefined {
+    return this.s.commitByVersion.get(projectId, pv) as CommitRow | undefined;
+  }
+
+  indexState(projectId: string): IndexState | null {
+    const r = this.s.getState.get(projectId) as
+      | { head_commit: string | null; project_version: number; commits_since_repack: number }
+      | undefined;
+    return r ? { headCommit: r.head_commit, projectVersion: r.project_version, commitsSinceRepack: r.commits_since_repack } : null;
+  }
+
+  // ------------------------------------------------------------ writes (called inside transactions)
+
+  upsertNode(row: NodeRow): void {
+    const { children_count: _, ...rest } = row;
+    this.s.insertNode.run(rest);
+  }
+
+  setPathState(id: string, path: string, state: 'active' | 'trashed'): void {
+    this.s.setPathState.run(path, state, id);
+  }
+
+  deleteNode(id: string): void {
+    this.s.deleteNode.run(id);
+    this.s.deleteVersions.run(id);
+  }
+
+  setFolderHash(projectId: string, path: string, oid: string): void {
+    this.s.folderHash.run(oid, projectId, path);
+  }
+
+  putVersion(row: VersionRow): void {
+    this.s.insertVersion.run(row);
+  }
+
+  setCommitId(projectId: string, pv: number, commitId: string): void {
+    this.s.setCommitId.run(commitId, projectId, pv);
+  }
+
+  insertCommit(projectId: string, pv: number, commitId: string, actor: { type: string; id: string; author: string }, message: string, at: string): void {
+    this.s.insertCommit.run(projectId, pv, commitId, actor.type, actor.id, actor.author, message, at);
+  }
+
+  insertAudit(projectId: string, nodeId: string, path: string, action: string, actor: { type: string; id: string; author: string }, details: object, at: string): void {
+    this.s.insertAudit.run(projectId, nodeId, path, action, actor.type, actor.id, actor.author, JSON.stringify(details), at);
+  }
+
+  setIndexState(projectId: string, state: IndexState): void {
+    this.s.setState.run(projectId, state.headCommit, state.projectVersion, state.commitsSinceRepack, new Date().toISOString());
+  }
+
+  /** Removes every index row of a project (reindex rebuilds them). */
+  clearProject(projectId: string): void {
+    for (const t of ['nodes', 'node_versions', 'project_commits', 'content_audit_log', 'content_index_state']) {
+      this.db.prepare(`DELETE FROM ${t} WHERE project_id = ?`).run(projectId);
+    }
+  }
+}
+
+export interface CommitRow {
+  project_id: string;
+  project_version: number;
+  commit_id: string;
+  actor_type: string;
+  actor_id: string;
+  author: string;
+  message: string;
+  created_at: string;
+}
+
+interface AuditRow {
+  id: number;
+  node_id: string;
+  path: string;
+  action: Operation;
+  actor_type: 'user' | 'agent' | 'sync';
+  actor_id: string;
+  author: string;
+  details: string;
+  created_at: string;
+}
+
+export function toNode(r: NodeRow): NodeInfo {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    path: r.path,
+    name: r.name,
+    parentId: r.parent_id,
+    type: r.type,
+    contentHash: r.content_hash,
+    size: r.size,
+    mimeType: r.mime_type,
+    state: r.state,
+    version: r.version,
+    childrenCount: r.type === 'folder' ? (r.children_count ?? 0) : null,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    originalPath: r.original_path,
+    deletedAt: r.deleted_at,
+    deletedBy: r.deleted_by,
+  };
+}
+
+export function toVersion(r: VersionRow): VersionInfo {
+  return {
+    nodeId: r.node_id,
+    version: r.version,
+    type: r.type,
+    path: r.path,
+    operation: r.operation,
+    actorType: r.actor_type,
+    actorId: r.actor_id,
+    author: r.author,
+    message: r.message,
+    size: r.size,
+    blobId: r.blob_id,
+    commitId: r.commit_id,
+    projectVersion: r.project_version,
+    createdAt: r.created_at,
+  };
+}
+
+function toAudit(r: AuditRow): AuditLogEntry {
+  return {
+    id: r.id,
+    action: r.action,
+    actorType: r.actor_type,
+    actorId: r.actor_id,
+    author: r.author,
+    nodeId: r.node_id,
+    path: r.path,
+    timestamp: r.created_at,
+    details: JSON.parse(r.details) as Record<string, unknown>,
+  };
+}
+
+function virtualFolder(projectId: string, path: string): TreeNode {
+  if (path !== '' && path !== TRASH_DIR) throw new ValidationError('not a virtual folder');
+  return {
+    id: '',
+    projectId,
+    path,
+    name: path,
+    parentId: null,
+    type: 'folder',
+    contentHash: null,
+    size: 0,
+    mimeType: null,
+    state: path === '' ? 'active' : 'trashed',
+    version: 0,
+    childrenCount: null,
+    createdAt: '',
+    updatedAt: '',
+    originalPath: null,
+    deletedAt: null,
+    deletedBy: null,
+    children: null,
+  };
+}

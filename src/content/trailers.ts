@@ -1,0 +1,99 @@
+import type { Actor, NodeType, Operation } from './types.ts';
+
+/**
+ * What one commit did to one node. The live path and the rebuild from git both apply these
+ * through CommitApplier, so the index rebuilt from trailers matches the live one by construction.
+ */
+export interface NodeChange {
+  id: string;
+  type: NodeType;
+  op: Operation;
+  /** Parent folder id after the change; null at the root and for top-level trash items. */
+  parentId: string | null;
+  /** Path after the change (for 'delete': the path it was deleted from). */
+  path: string;
+  /** Blob id after the change; null for folders. */
+  blobId: string | null;
+  size: number;
+  /** Path before the change, when the node moved. */
+  fromPath?: string;
+  /** Version after the change (filled in when applied). */
+  version?: number;
+}
+
+/*
+ * Trailer format (last paragraph of every commit this store makes):
+ *
+ *   Cns-Actor: <actor type> <actor id> <author text>
+ *   Cns-Node: <node id> <version> <type> <operation> <parent id|-> <size> <blob id|-> <path>
+ *   Cns-From: <node id> <previous path>            (only for nodes that moved)
+ *
+ * Paths come last so they may contain spaces; ids, types and numbers never do. Descendants of a
+ * moved or trashed folder have no line of their own: they follow their parent by id.
+ */
+
+export function formatMessage(message: string, actor: Actor, changes: NodeChange[]): string {
+  const lines = [`Cns-Actor: ${actor.type} ${oneWord(actor.id)} ${oneLine(actor.author)}`];
+  for (const c of changes) {
+    lines.push(
+      `Cns-Node: ${c.id} ${c.version ?? 0} ${c.type} ${c.op} ${c.parentId ?? '-'} ${c.size} ${c.blobId ?? '-'} ${c.path}`,
+    );
+    if (c.fromPath !== undefined) lines.push(`Cns-From: ${c.id} ${c.fromPath}`);
+  }
+  return `${cleanMessage(message)}\n\n${lines.join('\n')}\n`;
+}
+
+export interface ParsedMessage {
+  message: string;
+  actor: Actor;
+  changes: NodeChange[];
+}
+
+/** Reads the trailers of a commit made by this store; null for commits without them. */
+export function parseMessage(full: string): ParsedMessage | null {
+  const text = full.replace(/\n+$/, '');
+  const cut = text.lastIndexOf('\n\n');
+  const block = cut < 0 ? text : text.slice(cut + 2);
+  if (!block.startsWith('Cns-Actor: ')) return null;
+  const lines = block.split('\n');
+  const a = /^Cns-Actor: (user|agent|sync) (\S+) (.*)$/.exec(lines[0]);
+  if (!a) return null;
+  const actor: Actor = { type: a[1] as Actor['type'], id: a[2], author: a[3] };
+  const changes: NodeChange[] = [];
+  const byId = new Map<string, NodeChange>();
+  for (const line of lines.slice(1)) {
+    let m = /^Cns-Node: (\S+) (\d+) (folder|json|markdown|file) (\w+) (\S+) (\d+) (\S+) (.*)$/.exec(line);
+    if (m) {
+      const c: NodeChange = {
+        id: m[1],
+        version: Number(m[2]),
+        type: m[3] as NodeType,
+        op: m[4] as Operation,
+        parentId: m[5] === '-' ? null : m[5],
+        size: Number(m[6]),
+        blobId: m[7] === '-' ? null : m[7],
+        path: m[8],
+      };
+      changes.push(c);
+      byId.set(c.id, c);
+      continue;
+    }
+    m = /^Cns-From: (\S+) (.*)$/.exec(line);
+    if (m && byId.has(m[1])) byId.get(m[1])!.fromPath = m[2];
+  }
+  return { message: cut < 0 ? '' : text.slice(0, cut), actor, changes };
+}
+
+/** Commit messages keep newlines and tabs; other control characters would corrupt the object. */
+export function cleanMessage(message: string): string {
+  // eslint-disable-next-line no-control-regex
+  return message.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '').replace(/\s+$/, '') || 'update';
+}
+
+function oneLine(s: string): string {
+  return s.replace(/[\r\n]+/g, ' ');
+}
+
+function oneWord(s: string): string {
+  return s.replace(/\s+/g, '_');
+}

@@ -1,0 +1,170 @@
+/** Public types of the content store (re-exported by contentStore.ts). */
+
+export type NodeType = 'folder' | 'json' | 'markdown' | 'file';
+export type WritableNodeType = Exclude<NodeType, 'folder'>;
+
+/** Who makes a change. `author` is the user's email or `agent:<name>` for connections. */
+export interface Actor {
+  type: 'user' | 'agent' | 'sync';
+  id: string;
+  author: string;
+}
+
+/** What a node version records as its cause. */
+export type Operation = 'create' | 'update' | 'move' | 'trash' | 'restore' | 'rollback' | 'delete';
+
+/** A node as the index knows it. Paths are relative to the project root, without leading slash. */
+export interface NodeInfo {
+  id: string;
+  projectId: string;
+  path: string;
+  name: string;
+  /** Null for root children and for top-level trash items. */
+  parentId: string | null;
+  type: NodeType;
+  /** Git blob id for content nodes; the git tree id for folders. */
+  contentHash: string | null;
+  size: number;
+  mimeType: string | null;
+  state: 'active' | 'trashed';
+  version: number;
+  /** Folders only: number of direct children. */
+  childrenCount: number | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Trashed top-level items only. */
+  originalPath: string | null;
+  deletedAt: string | null;
+  deletedBy: string | null;
+}
+
+/** One entry of a node's history (fields of both spec 2.3 shapes, plus where it came from). */
+export interface VersionInfo {
+  nodeId: string;
+  version: number;
+  type: NodeType;
+  path: string;
+  operation: Operation;
+  actorType: Actor['type'];
+  actorId: string;
+  author: string;
+  message: string | null;
+  size: number;
+  /** Blob id of this version's content (null for folders). */
+  blobId: string | null;
+  commitId: string;
+  /** The project's commit number that made this version (a project rollback target). */
+  projectVersion: number;
+  createdAt: string;
+}
+
+export interface VersionList {
+  versions: VersionInfo[];
+  total: number;
+  currentVersion: number;
+}
+
+/** A node reference: by path (active or trash path) or by stable id. */
+export type NodeRef = { path: string } | { id: string };
+
+/**
+ * One change inside a commit. `ContentStore.commit` applies a list of these atomically as one
+ * git commit; every named operation is a one- or many-mutation commit.
+ */
+export type Mutation =
+  | {
+      op: 'write';
+      path: string;
+      type: WritableNodeType;
+      /** json: object or array; markdown: string; file: Buffer/Uint8Array (or string, stored as UTF-8). */
+      content: unknown;
+      /** Conflict unless the node is at this version; 0 means "must not exist yet". */
+      baseVersion?: number;
+    }
+  | { op: 'mkdir'; path: string }
+  | { op: 'move'; from: string; to: string }
+  | { op: 'remove'; path: string; permanent?: boolean }
+  | { op: 'restore'; trashPath: string; to: string }
+  | { op: 'revert'; node: NodeRef; version: number }
+  | { op: 'rollbackProject'; targetVersion: number };
+
+export interface CommitOptions {
+  /** Commit message; generated from the mutations when absent. */
+  message?: string;
+}
+
+export interface CommitResult {
+  /** False when every mutation was a no-op: then no commit was made. */
+  changed: boolean;
+  commitId: string | null;
+  projectVersion: number | null;
+  /** Final state of each node this commit changed (deleted nodes are absent). */
+  nodes: NodeInfo[];
+}
+
+export interface WriteResult {
+  node: NodeInfo;
+  changed: boolean;
+  commitId: string | null;
+  projectVersion: number | null;
+}
+
+export interface BulkFile {
+  path: string;
+  type: WritableNodeType;
+  content: unknown;
+}
+
+export interface TreeNode extends NodeInfo {
+  /** Absent when max depth was reached, empty for empty folders, null for non-folders. */
+  children: TreeNode[] | null;
+}
+
+export interface TrashItem {
+  id: string;
+  trashPath: string;
+  originalPath: string | null;
+  name: string;
+  type: NodeType;
+  deletedAt: string | null;
+  deletedBy: string | null;
+}
+
+export interface AuditLogEntry {
+  id: number;
+  action: Operation;
+  actorType: Actor['type'];
+  actorId: string;
+  author: string;
+  nodeId: string;
+  path: string;
+  timestamp: string;
+  details: Record<string, unknown>;
+}
+
+export interface ProjectStats {
+  nodesByType: Record<NodeType, number>;
+  trashedCount: number;
+  trashBytes: number;
+  commitCount: number;
+  lastChange: { projectVersion: number; commitId: string; author: string; message: string; at: string } | null;
+}
+
+/** Differences between the live index and one rebuilt from git. */
+export interface ReindexReport {
+  projectId: string;
+  commits: number;
+  nodes: number;
+  versions: number;
+  missingNodes: string[];
+  extraNodes: string[];
+  differences: string[];
+}
+
+export interface SyncReport {
+  projectId: string;
+  indexedCommits: number;
+  /** True when the branch was rewritten and the project had to be reindexed from scratch. */
+  rebuilt: boolean;
+  head: string | null;
+}

@@ -1,0 +1,114 @@
+import type { Context, Middleware } from 'koa';
+import { join } from 'node:path';
+import type { Services } from '../app/services.ts';
+import { actorOf, type Principal } from '../auth/principal.ts';
+import { callerKey } from '../http/middleware/rateLimit.ts';
+import { gitRefusal } from './gitAccess.ts';
+import { gitToken } from './gitCredentials.ts';
+import { runHttpBackend } from './httpBackend.ts';
+import { HOOK_PATH, hookUrl } from './hookUrl.ts';
+import { answerPreReceive } from './preReceiveEndpoint.ts';
+import { recordPush } from './pushAudit.ts';
+import { PushSessions } from './pushSessions.ts';
+import { runGit } from './runGit.ts';
+import { parseSmartRequest, type SmartRequest } from './smartHttp.ts';
+
+export const GIT_PREFIX = '/git/';
+
+/**
+ * `{server}/git/<project_id>.git`: every project is a git remote served by the system
+ * `git http-backend`. Mounted before the JSON body parser (packs stay raw streams) and before
+ * the API's bearer authentication: git authenticates its own way (HTTP Basic with the token as
+ * password, or Bearer) and needs a `WWW-Authenticate: Basic` challenge to ask its credential
+ * helper. Answers are plain text, which git shows to the user as `remote: ...`.
+ */
+export function gitRemote(s: Services): Middleware {
+  const sessions = new PushSessions();
+  const validator = { authenticator: s.authenticator, authorizer: s.authorizer, maxContentBytes: s.settings.maxContentBytes };
+  return async (ctx, next) => {
+    if (!ctx.path.startsWith(GIT_PREFIX)) return next();
+    if (ctx.path === HOOK_PATH && ctx.method === 'POST') return answerPreReceive(ctx, sessions, validator, s.logger);
+    const request = parseSmartRequest(ctx.method, ctx.path, ctx.query.service);
+    if (!request) return plain(ctx, 404, `Not a git request. Clone ${s.settings.baseUrl}/git/<project_id>.git with git.`);
+
+    const token = gitToken(ctx.get('authorization') || undefined);
+    const principal = token ? await s.authenticator.authenticate(token) : null;
+    if (!token || !principal) {
+      ctx.set('WWW-Authenticate', 'Basic realm="cns"');
+      return plain(
+        ctx,
+        401,
+        token
+          ? 'The credential is invalid, expired or revoked.'
+          : 'Authentication required: use `cns git-credential` as credential helper, or put a token in the URL.',
+      );
+    }
+    ctx.state.principal = principal;
+    const retryAfter = s.rateLimiter.take(callerKey(ctx));
+    if (retryAfter > 0) {
+      ctx.set('Retry-After', String(retryAfter));
+      return plain(ctx, 429, `Too many requests; retry in ${retryAfter} s.`);
+    }
+    const refused = gitRefusal(s.authorizer, principal, request.projectId, request.action);
+    if (refused) return plain(ctx, refused.status, refused.message);
+    await serve(s, sessions, ctx, request, token, principal);
+  };
+}
+
+async function serve(s: Services, sessions: PushSessions, ctx: Context, r: SmartRequest, token: string, principal: Principal): Promise<void> {
+  const gitdir = join(s.settings.dataDir, `${r.projectId}.git`);
+  const actor = actorOf(principal);
+  const receivedAt = new Date().toISOString();
+  const secret = r.isPush ? sessions.start({ projectId: r.projectId, gitdir, token }) : null;
+  const before = r.isPush ? await mainTip(gitdir) : null;
+  const env: Record<string, string> = secret ? { CNS_PUSH_SECRET: secret, CNS_HOOK_URL: hookUrl(ctx.req.socket), CNS_NODE: process.execPath } : {};
+  let run: Awaited<ReturnType<typeof runHttpBackend>>;
+  try {
+    run = await runHttpBackend({
+      projectRoot: s.settings.dataDir,
+      pathInfo: r.pathInfo,
+      req: ctx.req,
+      queryString: ctx.querystring,
+      remoteUser: actor.author,
+      env,
+    });
+  } catch (e) {
+    if (secret) sessions.end(secret);
+    throw e;
+  }
+  ctx.status = run.status;
+  for (const [k, v] of run.headers) ctx.set(k, v);
+  run.body.on('error', () => undefined);
+  ctx.body = run.body;
+  // The reply ends only once the push is indexed, so that `git push` returning means the
+  // versions exist. A crash before that leaves the work to the start-up reconciler.
+  void run.exited.then(async (code) => {
+    try {
+      if (code !== 0) s.logger.warn({ project_id: r.projectId, code, stderr: run.stderr() }, 'git http-backend failed');
+      if (secret) await indexPush(s, r.projectId, actor, before, receivedAt);
+    } catch (err) {
+      s.logger.error({ err, project_id: r.projectId }, 'indexing a push failed; the reconciler will retry at start-up');
+    } finally {
+      if (secret) sessions.end(secret);
+      run.body.end();
+    }
+  });
+}
+
+async function indexPush(s: Services, projectId: string, actor: ReturnType<typeof actorOf>, before: string | null, receivedAt: string): Promise<void> {
+  const report = await s.content.syncFromGit(projectId, { actor });
+  if (report.head !== before) {
+    recordPush(s.db, { projectId, actor, before, after: report.head, indexedCommits: report.indexedCommits, receivedAt });
+  }
+}
+
+async function mainTip(gitdir: string): Promise<string | null> {
+  const { code, stdout } = await runGit(['rev-parse', '--verify', '--quiet', 'refs/heads/main^{commit}'], { gitdir, okCodes: [1, 128] });
+  return code === 0 ? stdout.toString().trim() : null;
+}
+
+function plain(ctx: Context, status: number, message: string): void {
+  ctx.status = status;
+  ctx.type = 'text/plain; charset=utf-8';
+  ctx.body = message + '\n';
+}

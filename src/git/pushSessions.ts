@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+
+export interface PushSession {
+  projectId: string;
+  gitdir: string;
+  /** The credential of the pusher: permissions are checked again when the hook runs. */
+  token: string;
+}
+
+/**
+ * Pushes in flight, by a secret handed to their pre-receive hook through the environment. The
+ * hook presents it to prove it runs for a push this service accepted, and the service answers
+ * with everything it knows about that push.
+ */
+export class PushSessions {
+  private readonly open = new Map<string, PushSession>();
+
+  start(session: PushSession): string {
+    const secret = randomBytes(32).toString('hex');
+    this.open.set(secret, session);
+    return secret;
+  }
+
+  find(secret: string): PushSession | null {
+    return this.open.get(secret) ?? null;
+  }
+
+  end(secret: string): void {
+    this.open.delete(secret);
+  }
+}

@@ -1,0 +1,76 @@
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { Authorizer } from '../policies/authorize.ts';
+import { gitRefusal } from './gitAccess.ts';
+import { PushedChanges, ZERO_OID } from './pushedChanges.ts';
+import { pathProblems, refProblem } from './pushRules.ts';
+import type { PushSession } from './pushSessions.ts';
+
+export interface RefUpdate {
+  oldOid: string;
+  newOid: string;
+  ref: string;
+}
+
+export interface PushValidatorDeps {
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  maxContentBytes: number;
+}
+
+const MAX_REPORTED = 20;
+
+/**
+ * The push rules, checked while the pushed objects are still in quarantine (nothing has moved
+ * yet): the pusher may still write, only main moves and only forward, and every path the pushed
+ * commits add or change is one the API would accept. Returns the problems (empty: accept).
+ */
+export async function validatePush(deps: PushValidatorDeps, session: PushSession, updates: RefUpdate[], quarantine: string): Promise<string[]> {
+  const principal = await deps.authenticator.authenticate(session.token);
+  if (!principal) return ['the credential used for this push is no longer valid.'];
+  const refused = gitRefusal(deps.authorizer, principal, session.projectId, 'content:write');
+  if (refused) return [refused.message];
+
+  const objects = join(session.gitdir, 'objects');
+  if (!isQuarantineOf(quarantine, objects)) return ['the push did not arrive in a quarantine of this repository.'];
+  const pushed = new PushedChanges(session.gitdir, {
+    GIT_OBJECT_DIRECTORY: quarantine,
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: objects,
+    GIT_QUARANTINE_PATH: quarantine,
+  });
+
+  const problems: string[] = [];
+  for (const u of updates) {
+    const refWhy = refProblem(u.ref, u.newOid, ZERO_OID);
+    if (refWhy) {
+      problems.push(refWhy);
+      continue;
+    }
+    if (u.oldOid !== ZERO_OID && !(await pushed.isAncestor(u.oldOid, u.newOid))) {
+      problems.push('non-fast-forward update of main refused: fetch, merge or rebase onto the current main, then push again.');
+      continue;
+    }
+    const commits = await pushed.newCommits(u.newOid);
+    const changes = await pushed.changes(commits);
+    const blobs = new Set<string>();
+    for (const c of changes) for (const p of c.changes) if (p.status !== 'D') blobs.add(p.newOid);
+    problems.push(...pathProblems(changes, await pushed.sizes([...blobs]), deps.maxContentBytes));
+  }
+  if (problems.length > MAX_REPORTED) {
+    const more = problems.length - MAX_REPORTED;
+    problems.length = MAX_REPORTED;
+    problems.push(`... and ${more} more.`);
+  }
+  return problems;
+}
+
+/** Git names its quarantine `<objects>/tmp_objdir-incoming-XXXXXX`; anything else is refused. */
+function isQuarantineOf(quarantine: string, objects: string): boolean {
+  try {
+    const q = realpathSync(quarantine);
+    return basename(q).startsWith('tmp_objdir-incoming-') && dirname(q) === realpathSync(objects);
+  } catch {
+    return false;
+  }
+}
