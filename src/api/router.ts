@@ -2,12 +2,17 @@ import Router from '@koa/router';
 import type { Services } from '../app/services.ts';
 import { authRoutes } from './auth/routes.ts';
 import { connectionRoutes } from './connections/routes.ts';
+import { collabRoutes } from './collab/routes.ts';
 import { auditRoutes } from './content/auditRoutes.ts';
 import { projectContentRoutes } from './content/projectContentRoutes.ts';
 import { contentRoutes } from './content/routes.ts';
+import { eventRoutes } from './events/routes.ts';
+import { nodeHistoryRoutes } from './nodes/historyRoutes.ts';
+import { nodeRoutes } from './nodes/routes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { projectRoutes } from './projects/routes.ts';
+import { syncRoutes } from './sync/routes.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -27,6 +32,11 @@ export function apiRouter(s: Services): Router {
     projectContentRoutes(s),
     contentRoutes(s),
     auditRoutes(s),
+    nodeRoutes(s),
+    nodeHistoryRoutes(s),
+    collabRoutes(s),
+    syncRoutes(s),
+    eventRoutes(s),
   ];
   for (const r of resources) api.use(r.routes(), r.allowedMethods());
   return api;

@@ -40,6 +40,8 @@ export async function startServer(settings: Settings, logger: Logger = createLog
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      // Event streams end now, cleanly, instead of being cut when the grace period runs out.
+      services.feed.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

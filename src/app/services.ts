@@ -18,6 +18,11 @@ import { UserStore } from '../domain/users/userStore.ts';
 import { RateLimiter } from '../http/rateLimiter.ts';
 import type { Logger } from '../logging/logger.ts';
 import { Authorizer } from '../policies/authorize.ts';
+import { ChangeFeed } from '../api/events/changeFeed.ts';
+import { NotifyingContentStore } from '../api/events/notifyingContentStore.ts';
+import { Changelog } from '../sync/changelog.ts';
+import { SyncService } from '../sync/syncService.ts';
+import { SyncStore } from '../sync/syncStore.ts';
 
 /** Everything a request handler may need, built once per process and passed down explicitly. */
 export interface Services {
@@ -41,6 +46,12 @@ export interface Services {
   projectMembers: ProjectMembers;
   connections: ConnectionStore;
   userInitializer: UserInitializer;
+  /** Every change of a project after a commit number, read from the content index. */
+  changelog: Changelog;
+  syncStore: SyncStore;
+  syncs: SyncService;
+  /** The live change feed (Server-Sent Events), fed by the content store's commit notifications. */
+  feed: ChangeFeed;
 }
 
 export function createServices(settings: Settings, logger: Logger): Services {
@@ -50,6 +61,19 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const accessTokens = new AccessTokens(signingSecret, settings.accessTokenTtlSeconds);
   const organizations = new OrganizationStore(db);
   const projects = new ProjectStore(db, new BareProjectRepositories(settings.dataDir));
+  const content = new NotifyingContentStore({
+    dataDir: settings.dataDir,
+    db,
+    logger,
+    fsync: settings.fsync,
+    maxContentBytes: settings.maxContentBytes,
+    repackEvery: settings.repackEvery,
+  });
+  const connections = new ConnectionStore(db);
+  const changelog = new Changelog(db);
+  const syncStore = new SyncStore(db);
+  const feed = new ChangeFeed(changelog);
+  content.onCommitted((projectId) => feed.notify(projectId));
   return {
     settings,
     logger,
@@ -62,21 +86,18 @@ export function createServices(settings: Settings, logger: Logger): Services {
     authorizer: new Authorizer(db),
     rateLimiter: new RateLimiter(settings.rateLimitMax, settings.rateLimitWindowMs),
     loginRateLimiter: new RateLimiter(settings.loginRateLimitMax, settings.loginRateLimitWindowMs),
-    content: new ContentStore({
-      dataDir: settings.dataDir,
-      db,
-      logger,
-      fsync: settings.fsync,
-      maxContentBytes: settings.maxContentBytes,
-      repackEvery: settings.repackEvery,
-    }),
+    content,
     organizations,
     orgMembers: new OrgMembers(db),
     invitations: new InvitationStore(db),
     projects,
     projectMembers: new ProjectMembers(db),
-    connections: new ConnectionStore(db),
+    connections,
     userInitializer: new UserInitializer(db, users, organizations, projects),
+    changelog,
+    syncStore,
+    syncs: new SyncService({ store: syncStore, connections, content, changelog, maxContentBytes: settings.maxContentBytes }),
+    feed,
   };
 }
 

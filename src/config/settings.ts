@@ -16,6 +16,7 @@ export interface Settings {
   signupOpen: boolean;
   bodyLimitBytes: number;
   maxContentBytes: number;
+  maxUploadBytes: number;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   rateLimitMax: number;
@@ -42,6 +43,7 @@ const envSchema = z.object({
   CNS_SIGNUP_OPEN: bool.default(false),
   CNS_BODY_LIMIT_BYTES: int(1024).default(32 * 1024 * 1024),
   CNS_MAX_CONTENT_BYTES: int(1).default(10 * 1024 * 1024),
+  CNS_MAX_UPLOAD_BYTES: int(0).default(1024 * 1024 * 1024),
   CNS_ACCESS_TOKEN_TTL: int(60).default(3600),
   CNS_REFRESH_TOKEN_TTL: int(60).default(30 * 24 * 3600),
   CNS_RATE_LIMIT_MAX: int(0).default(3000),
@@ -75,6 +77,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     signupOpen: e.CNS_SIGNUP_OPEN,
     bodyLimitBytes: e.CNS_BODY_LIMIT_BYTES,
     maxContentBytes: e.CNS_MAX_CONTENT_BYTES,
+    maxUploadBytes: e.CNS_MAX_UPLOAD_BYTES,
     accessTokenTtlSeconds: e.CNS_ACCESS_TOKEN_TTL,
     refreshTokenTtlSeconds: e.CNS_REFRESH_TOKEN_TTL,
     rateLimitMax: e.CNS_RATE_LIMIT_MAX,

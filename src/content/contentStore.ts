@@ -8,6 +8,7 @@ import { IndexStore } from './indexStore.ts';
 import { assertProjectId, normalizePath, normalizeTargetPath } from './paths.ts';
 import type { PreparedMutation } from './mutations.ts';
 import { ProjectWriters } from './projectWriter.ts';
+import { hashObject } from './git/objects.ts';
 import { RepoRegistry } from './git/repo.ts';
 import type {
   Actor,
@@ -18,7 +19,6 @@ import type {
   Mutation,
   NodeInfo,
   NodeRef,
-  NodeType,
   ProjectStats,
   ReindexReport,
   SyncReport,
@@ -116,7 +116,7 @@ export class ContentStore {
     assertProjectId(projectId);
     assertActor(actor);
     if (!Array.isArray(mutations) || mutations.length === 0) throw new ValidationError('no mutations given');
-    const prepared = mutations.map((m, i) => this.prepare(projectId, m, mutations.length > 1 ? i : undefined));
+    const prepared = mutations.map((m, i) => this.prepare(m, mutations.length > 1 ? i : undefined));
     return this.writers.get(projectId).submit({ actor, message: options.message, mutations: prepared });
   }
 
@@ -351,7 +351,7 @@ export class ContentStore {
 
   // ---------------------------------------------------------------- internals
 
-  private prepare(projectId: string, m: Mutation, index: number | undefined): PreparedMutation {
+  private prepare(m: Mutation, index: number | undefined): PreparedMutation {
     const at = (e: unknown): never => {
       if (index !== undefined && e instanceof Error && 'details' in e) {
         (e as { details: Record<string, unknown> }).details.index = index;
@@ -374,9 +374,8 @@ export class ContentStore {
           if (m.baseVersion !== undefined && (!Number.isInteger(m.baseVersion) || m.baseVersion < 0)) {
             throw new ValidationError('base_version must be a non-negative integer');
           }
-          // Blobs are content-addressed, so writing them before taking the project's lock is safe.
-          const blobId = this.repos.get(projectId).writeBlob(bytes);
-          return { op: 'write', path, type: m.type, blobId, size: bytes.length, baseVersion: m.baseVersion };
+          // The id is computed here (outside the project's lock); the blob is stored with its commit.
+          return { op: 'write', path, type: m.type, bytes, blobId: hashObject('blob', bytes), size: bytes.length, baseVersion: m.baseVersion };
         }
         case 'mkdir':
           return { op: 'mkdir', path: normalizeTargetPath(m.path) };

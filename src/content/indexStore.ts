@@ -70,6 +70,7 @@ export class IndexStore {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       byPath: p(`SELECT n.*, ${CHILDREN} FROM nodes n WHERE n.project_id = ? AND n.path = ? LIMIT 1`),
+      rawByPath: p(`SELECT * FROM nodes WHERE project_id = ? AND path = ? LIMIT 1`),
       allByPath: p(`SELECT * FROM nodes WHERE project_id = ? AND path = ?`),
       byId: p(`SELECT n.*, ${CHILDREN} FROM nodes n WHERE n.id = ? AND n.project_id = ?`),
       rawById: p(`SELECT * FROM nodes WHERE id = ?`),
@@ -133,8 +134,9 @@ export class IndexStore {
     return r ? toNode(r) : null;
   }
 
+  /** The raw row (no children count: the write path looks folders up often). */
   rowByPath(projectId: string, path: string): NodeRow | undefined {
-    return this.s.byPath.get(projectId, path) as NodeRow | undefined;
+    return this.s.rawByPath.get(projectId, path) as NodeRow | undefined;
   }
 
   /** The node at `path` of the wanted kind (paths can be briefly shared while a commit is replayed). */

@@ -1,14 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { newId } from '../auth/ids.ts';
 import type { CommitApplier } from './commitApplier.ts';
 import { ConflictError, NotFoundError, ValidationError } from './errors.ts';
 import type { IndexStore, NodeRow } from './indexStore.ts';
 import { baseName, isSameOrInside, joinPath, parentPath, TRASH_DIR } from './paths.ts';
 import { BlobEntry, Tree, type WorkTree } from './tree.ts';
+import type { ObjectType } from './git/objects.ts';
 import type { NodeRef, WritableNodeType } from './types.ts';
 
 /** A mutation after validation of its input: paths normalized, content stored as a blob. */
 export type PreparedMutation =
-  | { op: 'write'; path: string; type: WritableNodeType; blobId: string; size: number; baseVersion?: number }
+  /** `bytes` absent: the blob was already stored (a streamed upload) under `blobId`. */
+  | { op: 'write'; path: string; type: WritableNodeType; bytes?: Buffer; blobId: string; size: number; baseVersion?: number }
   | { op: 'mkdir'; path: string }
   | { op: 'move'; from: string; to: string }
   | { op: 'remove'; path: string; permanent: boolean }
@@ -24,11 +26,13 @@ export interface MutationContext {
   applier: CommitApplier;
   /** Project version of the commit being built. */
   projectVersion: number;
+  /** Stores an object in the batch's pack and returns its id. */
+  writeObject: (type: ObjectType, content: Buffer) => string;
 }
 
-/** Stable opaque node id. */
+/** Stable opaque node id (`nod_` + 12 base-36 characters, the service's id style). */
 export function newNodeId(): string {
-  return randomBytes(12).toString('base64url');
+  return newId('nod');
 }
 
 /**
@@ -64,6 +68,7 @@ function write(ctx: MutationContext, m: Extract<PreparedMutation, { op: 'write' 
       });
     }
     if (row.content_hash === m.blobId && row.type === m.type) return;
+    if (m.bytes) ctx.writeObject('blob', m.bytes);
     ctx.tree.set(m.path, new BlobEntry(m.blobId));
     ctx.applier.apply({ id: row.id, type: m.type, op: 'update', parentId: row.parent_id, path: m.path, blobId: m.blobId, size: m.size });
     return;
@@ -76,6 +81,7 @@ function write(ctx: MutationContext, m: Extract<PreparedMutation, { op: 'write' 
     });
   }
   const parentId = ensureFolders(ctx, parentPath(m.path));
+  if (m.bytes) ctx.writeObject('blob', m.bytes);
   ctx.tree.set(m.path, new BlobEntry(m.blobId));
   ctx.applier.apply({ id: newNodeId(), type: m.type, op: 'create', parentId, path: m.path, blobId: m.blobId, size: m.size });
 }

@@ -4,6 +4,8 @@ import type { Db } from '../db/database.ts';
 import { CommitApplier } from './commitApplier.ts';
 import { isContentError, ValidationError } from './errors.ts';
 import { serializeCommit } from './git/commitObject.ts';
+import type { ObjectType } from './git/objects.ts';
+import { PackBuilder } from './git/packWriter.ts';
 import { breakMainLock, mainLockAge } from './git/refs.ts';
 import type { Repo, RepoRegistry } from './git/repo.ts';
 import { rebuildIndex, syncFromGit } from './gitSync.ts';
@@ -259,6 +261,7 @@ export class ProjectWriter {
     let pv = st?.projectVersion ?? 0;
     const start = pv;
     let head = this.head;
+    const pack = new PackBuilder();
     const out: BatchOutcome = { done: [], failed: [], deferred: [], loadPaths: [], head };
     for (const job of jobs) {
       if (out.deferred.length > 0) {
@@ -267,7 +270,7 @@ export class ProjectWriter {
       }
       this.work!.begin();
       try {
-        const result = this.deps.db.transaction(() => this.writeCommit(job, pv + 1, head))();
+        const result = this.deps.db.transaction(() => this.writeCommit(job, pv + 1, head, pack))();
         this.work!.keep();
         if (result.changed) {
           pv++;
@@ -287,6 +290,7 @@ export class ProjectWriter {
       }
     }
     if (head !== this.head) {
+      this.repo.writePack(pack);
       this.repo.syncObjectDirs();
       const cas = this.repo.casMain(this.head, head!);
       if (cas === 'moved') throw new RefMoved();
@@ -302,7 +306,7 @@ export class ProjectWriter {
   }
 
   /** Builds one commit from one call's mutations (inside a savepoint). */
-  private writeCommit(job: Job, projectVersion: number, parent: string | null): CommitResult {
+  private writeCommit(job: Job, projectVersion: number, parent: string | null, pack: PackBuilder): CommitResult {
     const { index } = this.deps;
     const seconds = Math.floor(Date.now() / 1000);
     const message = job.message?.trim() || describe(job.mutations);
@@ -313,20 +317,21 @@ export class ProjectWriter {
       message,
       time: new Date(seconds * 1000).toISOString(),
     });
-    const ctx: MutationContext = { projectId: this.projectId, index, tree: this.work!, applier, projectVersion };
+    const writeObject = (type: ObjectType, content: Buffer) => pack.add(type, content);
+    const ctx: MutationContext = { projectId: this.projectId, index, tree: this.work!, applier, projectVersion, writeObject };
     for (const m of job.mutations) {
       if (m.op === 'rollbackProject') rollbackProject(ctx, m.targetVersion);
       else applyMutation(ctx, m);
     }
     if (applier.size === 0) return { changed: false, commitId: null, projectVersion: null, nodes: [] };
     const tree = this.work!.hash(
-      (type, content) => this.repo.writeObject(type, content),
+      writeObject,
       (path, oid) => {
         if (path !== '' && path !== TRASH_DIR) index.setFolderHash(this.projectId, path, oid);
       },
     );
     const changes = applier.changes();
-    const commitId = this.repo.writeObject(
+    const commitId = pack.add(
       'commit',
       serializeCommit({
         tree,

@@ -17,6 +17,14 @@ export class BlobEntry {
 /** A git tree held in memory. `entries` is null until loaded; `oid` is null while dirty. */
 export class Tree {
   order: string[] | null = null;
+  /**
+   * The serialized tree of the last hash, with the offset of each entry's 20-byte id: while the
+   * set of names (and modes) stays the same, hashing patches the ids of `changed` names in place
+   * instead of re-serializing a folder of thousands of entries on every write.
+   */
+  raw: Buffer | null = null;
+  idAt: Map<string, number> | null = null;
+  changed: Set<string> | null = null;
   constructor(
     public oid: string | null,
     public entries: Map<string, Entry> | null,
@@ -138,6 +146,8 @@ export class WorkTree {
         next = new Tree(null, new Map());
         this.put(t, segs[i], next);
         this.fixPlaceholder(t, i > 0);
+      } else {
+        (t.changed ??= new Set()).add(segs[i]);
       }
       t = next;
       this.markDirty(t);
@@ -151,6 +161,7 @@ export class WorkTree {
     const prev = t.oid;
     this.undo?.push(() => {
       t.oid = prev;
+      t.raw = null;
     });
     t.oid = null;
   }
@@ -163,10 +174,18 @@ export class WorkTree {
       if (prev === undefined) map.delete(name);
       else map.set(name, prev);
       t.order = prevOrder;
+      t.raw = null;
     });
     if (entry === undefined) map.delete(name);
     else map.set(name, entry);
-    if (prev === undefined || entry === undefined || prev instanceof Tree !== entry instanceof Tree) t.order = null;
+    if (prev === undefined || entry === undefined || prev instanceof Tree !== entry instanceof Tree) {
+      t.order = null;
+      t.raw = null;
+    } else if (prev instanceof BlobEntry && entry instanceof BlobEntry && prev.mode !== entry.mode) {
+      t.raw = null;
+    } else {
+      (t.changed ??= new Set()).add(name);
+    }
     this.markDirty(t);
   }
 
@@ -196,15 +215,37 @@ function hashTree(
 ): string {
   if (t.oid) return t.oid;
   const map = t.entries!;
-  const order = (t.order ??= sortedNames(map));
-  const parts: Buffer[] = [];
-  for (const name of order) {
-    const e = map.get(name)!;
-    const isTree = e instanceof Tree;
-    const oid = isTree ? hashTree(e, path === '' ? name : `${path}/${name}`, write, onTree) : e.oid;
-    parts.push(Buffer.from(`${isTree ? TREE_MODE : e.mode} ${name}\0`, 'utf8'), Buffer.from(oid, 'hex'));
+  const child = (name: string, e: Entry) => (e instanceof Tree ? hashTree(e, path === '' ? name : `${path}/${name}`, write, onTree) : e.oid);
+  if (t.raw && t.idAt) {
+    for (const name of t.changed ?? []) {
+      const e = map.get(name);
+      const at = t.idAt.get(name);
+      if (e === undefined || at === undefined) {
+        t.raw = null;
+        break;
+      }
+      t.raw.write(child(name, e), at, 'hex');
+    }
   }
-  t.oid = write('tree', Buffer.concat(parts));
+  if (!t.raw || !t.idAt) {
+    const order = (t.order ??= sortedNames(map));
+    const parts: Buffer[] = [];
+    const idAt = new Map<string, number>();
+    let offset = 0;
+    for (const name of order) {
+      const e = map.get(name)!;
+      const oid = child(name, e);
+      const head = Buffer.from(`${e instanceof Tree ? TREE_MODE : e.mode} ${name}\0`, 'utf8');
+      offset += head.length;
+      idAt.set(name, offset);
+      offset += 20;
+      parts.push(head, Buffer.from(oid, 'hex'));
+    }
+    t.raw = Buffer.concat(parts);
+    t.idAt = idAt;
+  }
+  t.changed = null;
+  t.oid = write('tree', t.raw);
   onTree(path, t.oid);
   return t.oid;
 }

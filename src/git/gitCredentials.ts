@@ -1,6 +1,3 @@
-import type { Authenticator } from '../auth/authenticator.ts';
-import type { Principal } from '../auth/principal.ts';
-
 /**
  * The token a git client sent: the password of HTTP Basic (any user name, so `cns:<token>`,
  * `x:<token>` or `<token>:` with the token as user all work), or a Bearer token.
@@ -19,7 +16,3 @@ export function gitToken(authorization: string | undefined): string | null {
   return password || decoded.slice(0, colon) || null;
 }
 
-export async function gitPrincipal(authenticator: Authenticator, authorization: string | undefined): Promise<Principal | null> {
-  const token = gitToken(authorization);
-  return token ? authenticator.authenticate(token) : null;
-}

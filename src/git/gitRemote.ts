@@ -80,6 +80,10 @@ async function serve(s: Services, sessions: PushSessions, ctx: Context, r: Smart
   for (const [k, v] of run.headers) ctx.set(k, v);
   run.body.on('error', () => undefined);
   ctx.body = run.body;
+  // A fetch whose client went away is abandoned; a push runs to its end (its refs may be moving).
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished && !r.isPush) run.child.kill('SIGTERM');
+  });
   // The reply ends only once the push is indexed, so that `git push` returning means the
   // versions exist. A crash before that leaves the work to the start-up reconciler.
   void run.exited.then(async (code) => {

@@ -32,13 +32,15 @@ export async function validatePush(deps: PushValidatorDeps, session: PushSession
   const refused = gitRefusal(deps.authorizer, principal, session.projectId, 'content:write');
   if (refused) return [refused.message];
 
+  // A push that only deletes sends no objects, and then git makes no quarantine.
   const objects = join(session.gitdir, 'objects');
-  if (!isQuarantineOf(quarantine, objects)) return ['the push did not arrive in a quarantine of this repository.'];
-  const pushed = new PushedChanges(session.gitdir, {
-    GIT_OBJECT_DIRECTORY: quarantine,
-    GIT_ALTERNATE_OBJECT_DIRECTORIES: objects,
-    GIT_QUARANTINE_PATH: quarantine,
-  });
+  if (quarantine !== '' && !isQuarantineOf(quarantine, objects)) return ['the push did not arrive in a quarantine of this repository.'];
+  const pushed = new PushedChanges(
+    session.gitdir,
+    quarantine === ''
+      ? {}
+      : { GIT_OBJECT_DIRECTORY: quarantine, GIT_ALTERNATE_OBJECT_DIRECTORIES: objects, GIT_QUARANTINE_PATH: quarantine },
+  );
 
   const problems: string[] = [];
   for (const u of updates) {

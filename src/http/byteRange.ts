@@ -1,15 +1,31 @@
+import type { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { errorBody } from './envelope.ts';
 
+export interface ByteMeta {
+  etag: string;
+  contentType: string;
+  filename?: string;
+  disposition?: 'inline' | 'attachment';
+}
+
+/** Content that can be sent in byte ranges: a size and a way to get bytes start..end (inclusive). */
+export interface ByteSource {
+  size: number;
+  slice(start: number, end: number): Buffer | Readable;
+}
+
+/** sendSource for bytes held in memory. */
+export function sendBytes(ctx: Context, bytes: Buffer, meta: ByteMeta): void {
+  sendSource(ctx, { size: bytes.length, slice: (start, end) => bytes.subarray(start, end + 1) }, meta);
+}
+
 /**
- * Sends bytes with ETag, conditional GET and single-range support (RFC 9110): `bytes=a-b`,
- * `bytes=a-` and `bytes=-n`. Multi-range requests are answered with the whole body.
+ * Sends content with ETag, conditional GET and single-range support (RFC 9110): `bytes=a-b`,
+ * `bytes=a-` and `bytes=-n`. Multi-range requests are answered with the whole body. A streamed
+ * source is never held whole in memory.
  */
-export function sendBytes(
-  ctx: Context,
-  bytes: Buffer,
-  meta: { etag: string; contentType: string; filename?: string; disposition?: 'inline' | 'attachment' },
-): void {
+export function sendSource(ctx: Context, source: ByteSource, meta: ByteMeta): void {
   const etag = `"${meta.etag}"`;
   ctx.set('ETag', etag);
   ctx.set('Accept-Ranges', 'bytes');
@@ -27,10 +43,11 @@ export function sendBytes(
   const m = /^bytes=(\d*)-(\d*)$/.exec(range.trim());
   if (!range || !m || (ifRange && ifRange !== etag) || (m[1] === '' && m[2] === '')) {
     ctx.status = 200;
-    ctx.body = bytes;
+    ctx.body = source.slice(0, source.size - 1);
+    ctx.length = source.size;
     return;
   }
-  const size = bytes.length;
+  const size = source.size;
   let start: number;
   let end: number;
   if (m[1] === '') {
@@ -48,5 +65,6 @@ export function sendBytes(
   }
   ctx.status = 206;
   ctx.set('Content-Range', `bytes ${start}-${end}/${size}`);
-  ctx.body = bytes.subarray(start, end + 1);
+  ctx.body = source.slice(start, end);
+  ctx.length = end - start + 1;
 }

@@ -228,3 +228,20 @@ test('tree, stats and audit logs', async (t) => {
   const byPath = store.auditLogs(P, { path: 'a/d.json' });
   t.like(byPath[0], { action: 'create', actorType: 'user', actorId: 'u_alice', path: 'a/d.json', details: { version: 1 } });
 });
+
+test('fsync mode and a small project cache keep working across evictions', async (t) => {
+  const f = fixture({ fsync: true, maxCachedProjects: 2, blobCacheBytes: 1024 });
+  t.teardown(f.cleanup);
+  const { store } = f;
+  for (let round = 0; round < 3; round++) {
+    for (let p = 0; p < 5; p++) {
+      await store.write(`p${p}`, alice, { path: 'dir/file.md', type: 'markdown', content: `p${p} r${round}` });
+    }
+  }
+  for (let p = 0; p < 5; p++) {
+    t.is((await store.readValue(`p${p}`, { path: 'dir/file.md' })).value, `p${p} r2`);
+    t.is(store.getByPath(`p${p}`, 'dir/file.md').version, 3);
+    t.is((await store.versionContent(`p${p}`, { path: 'dir/file.md' }, 1)).bytes.toString(), `p${p} r0`);
+  }
+  t.deepEqual(store.listProjects(), ['p0', 'p1', 'p2', 'p3', 'p4']);
+});

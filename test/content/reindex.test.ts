@@ -146,3 +146,65 @@ test('repack keeps every version readable', async (t) => {
   await store.write(P, alice, { path: 'after.md', type: 'markdown', content: 'x' });
   t.is((await store.readValue(P, { path: 'after.md' })).value, 'x');
 });
+
+test('syncFromGit: a pushed folder rename keeps every id inside; a rewritten history is rebuilt', async (t) => {
+  const f = fixture();
+  t.teardown(f.cleanup);
+  const { store } = f;
+  const r = await store.bulkWrite(P, alice, [
+    { path: 'team/a.md', type: 'markdown', content: 'a' },
+    { path: 'team/sub/b.json', type: 'json', content: { b: 1 } },
+  ]);
+  const ids = new Map(r.nodes.map((n) => [n.path, n.id]));
+  const work = mkdtempSync(join(tmpdir(), 'cns-clone-'));
+  t.teardown(() => rmSync(work, { recursive: true, force: true }));
+  git(work, 'clone', '-q', join(f.dir, `${P}.git`), 'c');
+  const c = join(work, 'c');
+  git(c, 'mv', 'team', 'crew');
+  git(c, 'commit', '-q', '-m', 'rename folder');
+  git(c, 'push', '-q', 'origin', 'main');
+  await store.syncFromGit(P);
+  t.is(store.getByPath(P, 'crew').id, ids.get('team')!);
+  t.is(store.getByPath(P, 'crew/a.md').id, ids.get('team/a.md')!);
+  t.is(store.getByPath(P, 'crew/sub/b.json').id, ids.get('team/sub/b.json')!);
+  t.is(store.getByPath(P, 'crew/sub').id, ids.get('team/sub')!);
+  t.is(store.getByPath(P, 'crew').contentHash, git(c, 'rev-parse', 'HEAD:crew').trim());
+
+  // History rewritten by a forced update: the index is rebuilt from the new history.
+  git(c, 'reset', '-q', '--hard', 'HEAD~1');
+  writeFileSync(join(c, 'other.md'), 'other');
+  git(c, 'add', '-A');
+  git(c, 'commit', '-q', '-m', 'diverged');
+  git(join(f.dir, `${P}.git`), 'config', 'receive.denyNonFastForwards', 'false');
+  git(c, 'push', '-q', '-f', 'origin', 'main');
+  const report = await store.syncFromGit(P);
+  t.true(report.rebuilt);
+  t.is(store.getByPath(P, 'team/a.md').id, ids.get('team/a.md')!);
+  t.is(store.getByPath(P, 'other.md').version, 1);
+  t.is(store.findByPath(P, 'crew'), null);
+  t.is(store.projectVersion(P), 2);
+});
+
+test('reads during automatic repacks never fail', async (t) => {
+  const f = fixture({ repackEvery: 10 });
+  t.teardown(f.cleanup);
+  const { store } = f;
+  await store.write(P, alice, { path: 'old.md', type: 'markdown', content: 'v1' });
+  let reads = 0;
+  let writing = true;
+  const reader = (async () => {
+    while (writing) {
+      const v = await store.versionContent(P, { path: 'old.md' }, 1);
+      t.is(v.bytes.toString(), 'v1');
+      reads++;
+      await new Promise((r) => setImmediate(r));
+    }
+  })();
+  for (let i = 0; i < 60; i++) await store.write(P, alice, { path: `w${i % 4}.md`, type: 'markdown', content: `${i}` });
+  writing = false;
+  await reader;
+  t.true(reads > 0);
+  const packs = git(join(f.dir, `${P}.git`), 'count-objects', '-v');
+  t.regex(packs, /^packs: [1-9]\d*$/m);
+  for (let i = 56; i < 60; i++) t.is((await store.readValue(P, { path: `w${i % 4}.md` })).value, `${i}`);
+});

@@ -50,18 +50,21 @@ test('a --depth 1 clone has the same files and one commit', async (t) => {
 });
 
 test('fetch speaks protocol v2, and gzip-compressed request bodies are passed through', async (t) => {
+  // A project of its own: the other tests compare against a project nobody writes to meanwhile.
+  const own = await newProject(server, 'gzip');
+  await server.services.content.write(own.projectId, actor, { path: 'first.md', type: 'markdown', content: 'first' });
   const dir = git.dir('gzip');
-  await git.ok(['clone', remoteUrl(server, project.projectId, project.token), dir]);
+  await git.ok(['clone', remoteUrl(server, own.projectId, own.token), dir]);
   // Many local commits make the negotiation request large enough for git to gzip it.
   for (let i = 0; i < 60; i++) await git.ok(['commit', '--allow-empty', '-qm', `local ${i}`], { cwd: dir });
-  await server.services.content.write(project.projectId, actor, { path: 'later.md', type: 'markdown', content: 'later' });
+  await server.services.content.write(own.projectId, actor, { path: 'later.md', type: 'markdown', content: 'later' });
   const r = await git.run(['-c', 'protocol.version=2', 'fetch', 'origin'], { cwd: dir, env: { GIT_TRACE_CURL: '1', GIT_TRACE_CURL_NO_DATA: '1', GIT_TRACE_PACKET: '1' } });
   t.is(r.code, 0, r.stderr.slice(-2000));
   t.regex(r.stderr, /Git-Protocol: version=2/);
   t.regex(r.stderr, /packet:\s+git< version 2/);
   t.regex(r.stderr, /Content-Encoding: gzip/);
   const tip = await git.ok(['rev-parse', 'origin/main'], { cwd: dir });
-  t.is(tip.trim(), server.services.content.stats(project.projectId).lastChange!.commitId);
+  t.is(tip.trim(), server.services.content.stats(own.projectId).lastChange!.commitId);
 });
 
 test('without credentials the server challenges with Basic; a bad token is refused', async (t) => {
@@ -115,4 +118,17 @@ test('an unknown project or another project answers 404 without revealing it', a
   t.is(res.status, 404);
   const dumb = await fetch(`${server.url}/git/${project.projectId}.git/HEAD`, { headers: { authorization: `Bearer ${project.token}` } });
   t.is(dumb.status, 404);
+});
+
+test('API writes appear to `git pull` as one commit each, with the actor as author', async (t) => {
+  const own = await newProject(server, 'pull');
+  await server.services.content.write(own.projectId, actor, { path: 'first.md', type: 'markdown', content: 'first' });
+  const dir = git.dir('pull');
+  await git.ok(['clone', remoteUrl(server, own.projectId, own.token), dir]);
+  const agent = { type: 'agent' as const, id: 'con_x', author: 'agent:summarizer' };
+  await server.services.content.write(own.projectId, agent, { path: 'pulled/one.md', type: 'markdown', content: 'one' });
+  await server.services.content.write(own.projectId, agent, { path: 'pulled/two.md', type: 'markdown', content: 'two' });
+  await git.ok(['pull', '-q', '--ff-only'], { cwd: dir });
+  const log = (await git.ok(['log', '-2', '--format=%an|%s', '--name-only'], { cwd: dir })).trim();
+  t.regex(log, /^agent:summarizer\|write pulled\/two\.md\n+pulled\/two\.md\n+agent:summarizer\|write pulled\/one\.md\n+pulled\/one\.md$/);
 });

@@ -132,3 +132,35 @@ export async function eventually<T>(what: string, check: () => T | undefined | P
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+/** What a rejected push must leave untouched: refs, index position and content. */
+export async function projectState(server: TestServer, git: GitClient, projectId: string): Promise<unknown> {
+  const gitdir = join(server.dataDir, `${projectId}.git`);
+  const files = await storeFiles(server, projectId);
+  return {
+    refs: await git.ok([`--git-dir=${gitdir}`, 'for-each-ref', '--format=%(refname) %(objectname)']),
+    projectVersion: server.services.content.projectVersion(projectId),
+    files: [...files].map(([path, bytes]) => `${path} ${bytes.toString('base64')}`).sort(),
+    quarantines: readdirSync(join(gitdir, 'objects')).filter((n) => n.startsWith('tmp_objdir')),
+  };
+}
+
+/**
+ * A `git fast-import` stream of `commits` commits on refs/heads/main, each changing
+ * `filesPerCommit` of `fileCount` files (`f<n>.md`), starting from `from` when given.
+ */
+export function fastImportStream(o: { commits: number; fileCount: number; filesPerCommit: number; from?: string; seed?: string }): string {
+  const parts: string[] = [];
+  const data = (s: string) => `data ${Buffer.byteLength(s)}\n${s}\n`;
+  let file = 0;
+  for (let i = 1; i <= o.commits; i++) {
+    parts.push(`commit refs/heads/main\nmark :${i}\ncommitter Git Tester <git-tester@example.com> ${1_700_000_000 + i} +0000\n`);
+    parts.push(data(`commit ${i}${o.seed ? ` ${o.seed}` : ''}`));
+    if (i === 1 && o.from) parts.push(`from ${o.from}\n`);
+    for (let k = 0; k < o.filesPerCommit; k++) {
+      parts.push(`M 100644 inline dir${file % 10}/f${file}.md\n`, data(`file ${file} in commit ${i}\n`));
+      file = (file + 1) % o.fileCount;
+    }
+  }
+  return parts.join('');
+}

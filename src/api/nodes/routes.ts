@@ -26,10 +26,16 @@ export function nodeRoutes(s: Services): Router {
   router.get('/', async (ctx) => {
     const q = parseInput(schema.childrenQuery, ctx.query, 'query');
     const caller = guard.project(ctx, q.project_id, 'content:read');
-    const folder = q.parent_id === undefined ? null : guard.node(ctx, q.parent_id, 'content:read', q.project_id).node;
-    if (folder && folder.type !== 'folder') throw validationError('parent_id is not a folder.', [{ field: 'parent_id', message: 'not a folder' }]);
+    let folder: NodeInfo | null = null;
+    if (q.parent_id !== undefined) {
+      folder = findNode(s, q.parent_id);
+      if (!folder || folder.projectId !== q.project_id) throw notFound('Parent folder');
+      if (folder.type !== 'folder') throw validationError('parent_id is not a folder.', [{ field: 'parent_id', message: 'not a folder' }]);
+    }
+    // A scoped key may list the folders above its scope, but sees only the way down.
+    const mode = folder ? (guard.mayRead(caller, folder) ? 'all' : guard.mayList(caller, folder.state === 'active' ? folder.path : '.trash')) : guard.mayList(caller, '');
     let children = folder ? store.listChildren(q.project_id, folder.path) : store.listChildren(q.project_id, '');
-    if (!folder && guard.mayList(caller, '') === 'way-down') children = children.filter((n) => guard.onTheWayDown(caller, n));
+    if (mode === 'way-down') children = children.filter((n) => guard.onTheWayDown(caller, n));
     ok(ctx, { project_id: q.project_id, parent_id: folder?.id ?? null, nodes: await nodesWithContent(store, children, q.include_content), total: children.length });
   });
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { findServerCredentials, normalizeServerUrl, readCredentials } from '../credentials.ts';
+import { credentialsPath, findServerCredentials, normalizeServerUrl, readCredentials } from '../credentials.ts';
 
 /** git's credential-helper request: `key=value` lines up to a blank line or the end of input. */
 export function parseCredentialRequest(text: string): Record<string, string> {
@@ -23,7 +23,7 @@ export function tokenForRequest(req: Record<string, string>, env: NodeJS.Process
   if (env.CNS_TOKEN) {
     if (!env.CNS_SERVER || sameOrigin(env.CNS_SERVER, origin)) return env.CNS_TOKEN;
   }
-  return findServerCredentials(readCredentials(), origin, req.path ?? '')?.credentials.token ?? null;
+  return findServerCredentials(readCredentials(credentialsPath(env)), origin, req.path ?? '')?.credentials.token ?? null;
 }
 
 function sameOrigin(a: string, b: string): boolean {

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { startServer } from '../../app/server.ts';
-import { loadSettings, type Settings } from '../../config/settings.ts';
+import type { Settings } from '../../config/settings.ts';
 
 interface ServeFlags {
   port?: string;
@@ -11,7 +10,9 @@ interface ServeFlags {
 }
 
 /** Flags override the environment, which overrides the embedded defaults. */
-export function settingsFromFlags(flags: ServeFlags): Settings {
+export async function settingsFromFlags(flags: ServeFlags): Promise<Settings> {
+  // Loaded on demand (as the server below) so that the client commands start quickly.
+  const { loadSettings } = await import('../../config/settings.ts');
   const env = { ...process.env };
   if (flags.port) env.PORT = flags.port;
   if (flags.host) env.HOST = flags.host;
@@ -33,11 +34,12 @@ export function registerServeCommand(program: Command): void {
     .action(async (flags: ServeFlags) => {
       let settings: Settings;
       try {
-        settings = settingsFromFlags(flags);
+        settings = await settingsFromFlags(flags);
       } catch (err) {
         process.stderr.write(`cns: ${(err as Error).message}\n`);
         process.exit(2);
       }
+      const { startServer } = await import('../../app/server.ts');
       const running = await startServer(settings);
       const out = (line: string) => process.stdout.write(line + '\n');
       const admin = running.bootstrap.createdAdmin;

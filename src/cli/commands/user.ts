@@ -1,9 +1,6 @@
 import type { Command } from 'commander';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { loadSettings } from '../../config/settings.ts';
-import { openDatabase } from '../../db/database.ts';
-import { UserStore } from '../../domain/users/userStore.ts';
 
 async function promptPassword(): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: false });
@@ -26,6 +23,12 @@ export function registerUserCommand(program: Command): void {
     .option('--admin', 'make the user a server administrator', false)
     .option('-d, --data-dir <dir>', 'data folder (CNS_DATA_DIR, default ./repos)')
     .action(async (flags: { email: string; password?: string; name?: string; admin: boolean; dataDir?: string }) => {
+      // Loaded on demand so that the client commands start without the settings and database modules.
+      const [{ loadSettings }, { openDatabase }, { UserStore }] = await Promise.all([
+        import('../../config/settings.ts'),
+        import('../../db/database.ts'),
+        import('../../domain/users/userStore.ts'),
+      ]);
       const settings = loadSettings({ ...process.env, ...(flags.dataDir ? { CNS_DATA_DIR: flags.dataDir } : {}) });
       const password = flags.password ?? (await promptPassword());
       if (password.length < 8) {

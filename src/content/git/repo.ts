@@ -1,11 +1,16 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
 import git from 'isomorphic-git';
 import type { Logger } from 'pino';
 import { Lru } from '../lru.ts';
 import { parseCommit, type CommitData } from './commitObject.ts';
 import { fsyncDirs, readLooseObject, writeLooseObject, type ObjectType } from './objects.ts';
+import type { PackBuilder, PackedLocation } from './packWriter.ts';
 import { casMainRef, readMainRef, type CasOutcome } from './refs.ts';
+
+/** Pack locations remembered per repository (about 200 bytes each). */
+const MAX_RECENT = 20_000;
 
 export interface TreeEntryRaw {
   mode: string;
@@ -22,6 +27,8 @@ export interface TreeEntryRaw {
 export class Repo {
   readonly gitdir: string;
   private cache: object = {};
+  /** Objects of the packs this process wrote since the last repack: read without isomorphic-git. */
+  private recent = new Map<string, PackedLocation>();
   private readonly knownDirs = new Set<string>();
   private ready = false;
   /** Folders with renamed-in objects not yet fsynced (only tracked when fsync is on). */
@@ -74,6 +81,17 @@ export class Repo {
     return this.writeObject('blob', bytes);
   }
 
+  /** Writes a batch's objects as one pack and remembers where each landed. */
+  writePack(pack: PackBuilder): void {
+    this.ensure();
+    for (const [oid, loc] of pack.write(this.gitdir, this.fsync)) this.recent.set(oid, loc);
+    // Bounded: the oldest locations are dropped (those objects stay readable through the packs).
+    for (const oid of this.recent.keys()) {
+      if (this.recent.size <= MAX_RECENT) break;
+      this.recent.delete(oid);
+    }
+  }
+
   /** Makes renames of new objects durable (no-op unless fsync is on). */
   syncObjectDirs(): void {
     if (!this.dirtyDirs || this.dirtyDirs.size === 0) return;
@@ -82,6 +100,14 @@ export class Repo {
   }
 
   async readObject(oid: string): Promise<{ type: ObjectType; content: Buffer }> {
+    const loc = this.recent.get(oid);
+    if (loc) {
+      try {
+        return { type: loc.type, content: readPackedAt(loc) };
+      } catch {
+        this.recent.delete(oid); // repacked by someone else: read it the general way
+      }
+    }
     const loose = readLooseObject(this.gitdir, oid);
     if (loose) return loose;
     try {
@@ -124,14 +150,28 @@ export class Repo {
     return casMainRef(this.gitdir, expected, next, this.fsync);
   }
 
+  /** Forgets pack locations and pack indexes (after a repack replaced the packs). */
   dropCache(): void {
     this.cache = {};
+    this.recent = new Map();
+    this.knownDirs.clear();
   }
 
   private async readPacked(oid: string): Promise<{ type: ObjectType; content: Buffer }> {
     const r = await git.readObject({ fs, gitdir: this.gitdir, oid, cache: this.cache, format: 'content' });
     const bytes = r.object as Uint8Array;
     return { type: r.type as ObjectType, content: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+  }
+}
+
+function readPackedAt(loc: PackedLocation): Buffer {
+  const fd = fs.openSync(loc.pack, 'r');
+  try {
+    const buf = Buffer.alloc(loc.dataLength);
+    fs.readSync(fd, buf, 0, loc.dataLength, loc.dataOffset);
+    return inflateSync(buf);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

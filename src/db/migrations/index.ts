@@ -1,6 +1,7 @@
 import type { Migration } from '../migrate.ts';
 import { accountsMigration } from './001_accounts.ts';
 import { contentMigration } from './002_content.ts';
+import { syncMigration } from './006_sync.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
-export const migrations: Migration[] = [accountsMigration, contentMigration];
+export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration];

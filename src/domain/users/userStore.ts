@@ -67,9 +67,12 @@ export class UserStore {
 
   setOnboardingCompleted(userId: string, completed: boolean): UserRecord {
     const now = nowIso();
-    this.db
-      .prepare('UPDATE users SET onboarding_completed_at = ?, updated_at = ? WHERE id = ?')
-      .run(completed ? now : null, now, userId);
+    // Completing twice keeps the first completion time; resetting clears it.
+    if (completed) {
+      this.db.prepare('UPDATE users SET onboarding_completed_at = COALESCE(onboarding_completed_at, ?), updated_at = ? WHERE id = ?').run(now, now, userId);
+    } else {
+      this.db.prepare('UPDATE users SET onboarding_completed_at = NULL, updated_at = ? WHERE id = ?').run(now, userId);
+    }
     return this.findById(userId)!;
   }
 

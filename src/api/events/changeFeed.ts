@@ -1,0 +1,118 @@
+import type { ServerResponse } from 'node:http';
+import type { Changelog } from '../../sync/changelog.ts';
+import { FeedClient } from './feedClient.ts';
+
+export interface ChangeFeedOptions {
+  /** Comment lines on idle connections so proxies and clients keep them open. */
+  heartbeatMs?: number;
+  /** Unsent bytes a client may accumulate before it is told to resync. */
+  maxBufferBytes?: number;
+}
+
+/** Commits read from the index per query while fanning out or catching up. */
+const BATCH = 200;
+
+/**
+ * The live change feed: one event per project commit, for every open subscriber of the project.
+ * The content store calls `notify(projectId)` after each acknowledged batch (API, sync, git
+ * push alike); events are then read from the changelog, so live events, resumes from
+ * Last-Event-ID and the changelog API are the same data.
+ */
+export class ChangeFeed {
+  private readonly clients = new Map<string, Set<FeedClient>>();
+  /** Per project with subscribers: the last commit number fanned out. */
+  private readonly lastSeen = new Map<string, number>();
+  private heartbeat: NodeJS.Timeout | null = null;
+  private closed = false;
+  private readonly heartbeatMs: number;
+  private readonly maxBufferBytes: number;
+
+  constructor(
+    private readonly changelog: Changelog,
+    options: ChangeFeedOptions = {},
+  ) {
+    this.heartbeatMs = options.heartbeatMs ?? 15_000;
+    this.maxBufferBytes = options.maxBufferBytes ?? 1024 * 1024;
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const set of this.clients.values()) n += set.size;
+    return n;
+  }
+
+  /**
+   * Subscribes an already started SSE response. With `lastEventId` it first replays the commits
+   * after it; everything runs synchronously, so no commit can slip between replay and live.
+   */
+  attach(res: ServerResponse, input: { projectId: string; scope: string; lastEventId: number | null }): FeedClient {
+    const latest = this.changelog.latest(input.projectId);
+    const client = new FeedClient(res, input.projectId, input.scope, input.lastEventId ?? latest, this.maxBufferBytes, (c) => this.detach(c));
+    if (this.closed) {
+      client.end();
+      return client;
+    }
+    let set = this.clients.get(input.projectId);
+    if (!set) {
+      set = new Set();
+      this.clients.set(input.projectId, set);
+      this.lastSeen.set(input.projectId, latest);
+    }
+    set.add(client);
+    client.comment('cns change feed');
+    while (client.isOpen && client.sentUpTo < latest) {
+      const commits = this.changelog.commits(input.projectId, client.sentUpTo, BATCH);
+      if (commits.length === 0) break;
+      for (const c of commits) client.deliver(c);
+    }
+    if (client.isOpen) client.event('ready', { project_id: input.projectId, project_version: client.sentUpTo });
+    this.startHeartbeat();
+    return client;
+  }
+
+  /** New commits exist in `projectId`: send them to its subscribers. */
+  notify(projectId: string): void {
+    const set = this.clients.get(projectId);
+    if (!set || set.size === 0) return;
+    let seen = this.lastSeen.get(projectId) ?? 0;
+    for (;;) {
+      const commits = this.changelog.commits(projectId, seen, BATCH);
+      if (commits.length === 0) break;
+      for (const c of commits) for (const client of set) client.deliver(c);
+      seen = commits[commits.length - 1]!.projectVersion;
+      if (commits.length < BATCH) break;
+    }
+    this.lastSeen.set(projectId, seen);
+  }
+
+  /** Ends every stream (server shutdown): clients reconnect with their Last-Event-ID elsewhere or later. */
+  close(): void {
+    this.closed = true;
+    for (const set of [...this.clients.values()]) for (const c of [...set]) c.end();
+    this.stopHeartbeat();
+  }
+
+  private detach(c: FeedClient): void {
+    const set = this.clients.get(c.projectId);
+    if (!set) return;
+    set.delete(c);
+    if (set.size === 0) {
+      this.clients.delete(c.projectId);
+      this.lastSeen.delete(c.projectId);
+    }
+    if (this.clients.size === 0) this.stopHeartbeat();
+  }
+
+  private startHeartbeat(): void {
+    if (this.heartbeat || this.clients.size === 0) return;
+    this.heartbeat = setInterval(() => {
+      for (const set of this.clients.values()) for (const c of set) c.comment('keep-alive');
+    }, this.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+}

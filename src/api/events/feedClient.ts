@@ -1,0 +1,92 @@
+import type { ServerResponse } from 'node:http';
+import type { CommitChanges } from '../../sync/changelog.ts';
+import { scopedCommit } from '../../sync/scopedChanges.ts';
+
+/** The JSON of one `change` event (spec 6 style: snake_case fields). */
+export function presentCommitEvent(projectId: string, c: CommitChanges) {
+  return {
+    project_id: projectId,
+    project_version: c.projectVersion,
+    commit_id: c.commitId,
+    actor: c.actor,
+    message: c.message,
+    created_at: c.createdAt,
+    changes: c.changes.map((e) => ({
+      node_id: e.nodeId,
+      path: e.path,
+      old_path: e.oldPath,
+      operation: e.action,
+      node_type: e.nodeType,
+      version: e.version,
+    })),
+  };
+}
+
+/**
+ * One subscriber of the live feed: an open Server-Sent Events response. Writes never wait for
+ * the consumer; what the socket has not taken yet stays in Node's buffer, and once that passes
+ * `maxBufferBytes` the consumer is told to resync from the changelog and is closed, so a slow
+ * reader costs bounded memory and never holds back writers or other readers.
+ */
+export class FeedClient {
+  /** Commit number of the last commit this client has been given (or skipped as out of scope). */
+  sentUpTo: number;
+  private closed = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    readonly projectId: string,
+    private readonly scope: string,
+    start: number,
+    private readonly maxBufferBytes: number,
+    private readonly onClose: (c: FeedClient) => void,
+  ) {
+    this.sentUpTo = start;
+    res.on('close', () => this.end());
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  /** Sends `c` if it is newer than what the client has and visible in its scope. */
+  deliver(c: CommitChanges): void {
+    if (this.closed || c.projectVersion <= this.sentUpTo) return;
+    this.sentUpTo = c.projectVersion;
+    const visible = scopedCommit(this.scope, c);
+    if (!visible) return;
+    this.write(`id: ${c.projectVersion}\nevent: change\ndata: ${JSON.stringify(presentCommitEvent(this.projectId, visible))}\n\n`);
+    if (this.res.writableLength > this.maxBufferBytes) this.resync();
+  }
+
+  /** An event without an id (it must not move the client's Last-Event-ID). */
+  event(name: string, data: unknown): void {
+    this.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  comment(text: string): void {
+    this.write(`: ${text}\n\n`);
+  }
+
+  /** Tells the consumer to catch up through GET /sync/changelog from its last event id, then closes. */
+  resync(): void {
+    if (this.closed) return;
+    this.event('resync', {
+      reason: 'too far behind',
+      cursor: this.sentUpTo,
+      changelog: `/api/v1/sync/changelog?project_id=${encodeURIComponent(this.projectId)}`,
+    });
+    this.end();
+  }
+
+  end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.res.end();
+    this.onClose(this);
+  }
+
+  private write(chunk: string): void {
+    if (!this.closed) this.res.write(chunk);
+  }
+}

@@ -1,0 +1,67 @@
+import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
+import type { ChangeEntry } from '../../sync/changelog.ts';
+import type { PullEntry } from '../../sync/pullSet.ts';
+import type { SyncRunRecord, SyncStateRecord } from '../../sync/syncRecords.ts';
+
+export function presentSync(state: SyncStateRecord, c: ConnectionRecord) {
+  return {
+    id: state.sync_id,
+    project_id: state.project_id,
+    provider: state.provider,
+    name: c.name,
+    scope_path: c.scope_path,
+    status: state.status,
+    trigger_mode: state.trigger_mode,
+    acked_cursor: state.acked_cursor,
+    last_run_at: state.last_run_at,
+    key_prefix: c.key_prefix,
+    config: JSON.parse(c.config) as Record<string, unknown>,
+    created_at: state.created_at,
+    updated_at: state.updated_at,
+  };
+}
+
+export function presentRun(r: SyncRunRecord) {
+  return {
+    id: r.id,
+    sync_id: r.sync_id,
+    project_id: r.project_id,
+    trigger: r.trigger,
+    status: r.status,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    cursor_from: r.cursor_from,
+    cursor_to: r.cursor_to,
+    files_up: r.files_up,
+    files_down: r.files_down,
+    conflicts: JSON.parse(r.conflicts) as string[],
+    errors: JSON.parse(r.errors) as string[],
+  };
+}
+
+export function presentChange(e: ChangeEntry) {
+  return {
+    project_version: e.projectVersion,
+    node_id: e.nodeId,
+    path: e.path,
+    old_path: e.oldPath,
+    action: e.action,
+    node_type: e.nodeType,
+    version: e.version,
+    actor: e.actor,
+    created_at: e.createdAt,
+  };
+}
+
+export function presentPullEntry(e: PullEntry, content: Buffer | null) {
+  return {
+    action: e.action,
+    node_id: e.nodeId,
+    node_type: e.nodeType,
+    path: e.path,
+    version: e.version,
+    content_hash: e.contentHash,
+    size: e.size,
+    ...(content ? { content: content.toString('base64') } : {}),
+  };
+}

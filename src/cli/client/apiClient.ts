@@ -1,0 +1,165 @@
+import { credentialsPath, readCredentials, saveServerCredentials, type ServerCredentials } from '../credentials.ts';
+import { ApiError, authError, CliError } from './errors.ts';
+import { withFileLock } from './fileLock.ts';
+import type { Target } from './target.ts';
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+interface Envelope<T> {
+  success: boolean;
+  data: T;
+  message: string;
+  error?: { code: string; details: unknown };
+}
+
+export interface ApiResult<T> {
+  data: T;
+  message: string;
+}
+
+const codeForStatus: Record<number, string> = { 400: 'VALIDATION_ERROR', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 409: 'CONFLICT', 413: 'PAYLOAD_TOO_LARGE', 422: 'VALIDATION_ERROR', 429: 'RATE_LIMITED' };
+
+/** Refresh a stored sign-in this long before its access token expires. */
+const REFRESH_MARGIN_MS = 30_000;
+
+/**
+ * The REST API as the command line uses it: `{server}/api/v1` with the target's bearer token.
+ * Success envelopes are unwrapped; error envelopes become ApiError (typed by the API's code).
+ * A stored sign-in whose access token has expired is refreshed once and saved back.
+ */
+export class ApiClient {
+  readonly server: string;
+  private token: string | null;
+  private readonly target: Target;
+
+  constructor(target: Target) {
+    this.target = target;
+    this.server = target.server;
+    this.token = target.token;
+  }
+
+  get hasToken(): boolean {
+    return this.token !== null;
+  }
+
+  get tokenValue(): string | null {
+    return this.token;
+  }
+
+  url(path: string, query: Query = {}): string {
+    const url = new URL(`${this.server}/api/v1${path}`);
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
+    return url.toString();
+  }
+
+  get<T>(path: string, query?: Query): Promise<ApiResult<T>> {
+    return this.request<T>('GET', path, { query });
+  }
+
+  post<T>(path: string, body: unknown = {}): Promise<ApiResult<T>> {
+    return this.request<T>('POST', path, { body });
+  }
+
+  delete<T>(path: string): Promise<ApiResult<T>> {
+    return this.request<T>('DELETE', path, {});
+  }
+
+  /** A JSON route: the envelope's data and message, or an ApiError. */
+  async request<T>(method: string, path: string, options: { query?: Query; body?: unknown; anonymous?: boolean }): Promise<ApiResult<T>> {
+    const res = await this.send(method, this.url(path, options.query), options.body, options.anonymous ?? false);
+    const text = await res.text();
+    let envelope: Envelope<T> | null = null;
+    try {
+      envelope = JSON.parse(text) as Envelope<T>;
+    } catch {
+      envelope = null;
+    }
+    if (!envelope || typeof envelope !== 'object' || typeof envelope.success !== 'boolean') {
+      const code = codeForStatus[res.status] ?? 'BAD_RESPONSE';
+      throw new ApiError(res.status, code, `${this.server} answered ${res.status} ${res.statusText} without a cns answer; is it a cns server?`, null);
+    }
+    if (!envelope.success) throw new ApiError(res.status, envelope.error?.code ?? codeForStatus[res.status] ?? 'ERROR', envelope.message, envelope.error?.details ?? null);
+    return { data: envelope.data, message: envelope.message };
+  }
+
+  /** A byte route (`/raw`): the body as bytes, or the error envelope as an ApiError. */
+  async bytes(path: string, query: Query): Promise<Buffer> {
+    const res = await this.send('GET', this.url(path, query), undefined, false);
+    const body = Buffer.from(await res.arrayBuffer());
+    if (res.ok) return body;
+    let parsed: Envelope<unknown> | null = null;
+    try {
+      parsed = JSON.parse(body.toString('utf8')) as Envelope<unknown>;
+    } catch {
+      parsed = null;
+    }
+    throw new ApiError(res.status, parsed?.error?.code ?? codeForStatus[res.status] ?? 'ERROR', parsed?.message ?? `${res.status} ${res.statusText}`, parsed?.error?.details ?? null);
+  }
+
+  private async send(method: string, url: string, body: unknown, anonymous: boolean): Promise<Response> {
+    if (!anonymous) {
+      if (!this.token) throw authError(`not signed in to ${this.server}: run \`cns login --server ${this.server}\`, or set CNS_TOKEN`);
+      if (this.expiresSoon()) await this.refresh();
+    }
+    let res = await this.fetch(method, url, body, anonymous);
+    if (res.status === 401 && !anonymous && this.canRefresh()) {
+      await this.refresh();
+      res = await this.fetch(method, url, body, anonymous);
+    }
+    return res;
+  }
+
+  private async fetch(method: string, url: string, body: unknown, anonymous: boolean): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'cns-cli' };
+    if (!anonymous && this.token) headers.authorization = `Bearer ${this.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    try {
+      return await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new CliError(`cannot reach ${this.server}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+    }
+  }
+
+  private canRefresh(): boolean {
+    return this.target.source === 'file' && Boolean(this.target.stored?.refresh_token);
+  }
+
+  private expiresSoon(): boolean {
+    const at = this.target.stored?.expires_at;
+    return this.canRefresh() && at !== undefined && Date.parse(at) - REFRESH_MARGIN_MS < Date.now();
+  }
+
+  /**
+   * Trades the stored refresh token for a new pair and saves it. Refresh tokens are single use,
+   * so this happens under a lock, and a pair another process saved meanwhile is taken as is.
+   */
+  private async refresh(): Promise<void> {
+    await withFileLock(`${credentialsPath()}.lock`, async () => {
+      const latest = readCredentials().servers[this.server];
+      if (latest?.token && latest.token !== this.token && !(latest.expires_at && Date.parse(latest.expires_at) - REFRESH_MARGIN_MS < Date.now())) {
+        this.adopt(latest);
+        return;
+      }
+      const stored = latest ?? this.target.stored!;
+      const res = await this.fetch('POST', this.url('/auth/refresh'), { refresh_token: stored.refresh_token }, true);
+      const envelope = (await res.json().catch(() => null)) as Envelope<{ access_token: string; refresh_token: string; expires_in: number }> | null;
+      if (!res.ok || !envelope?.success) {
+        throw authError(`the sign-in to ${this.server} has expired (${envelope?.message ?? res.status}); run \`cns login --server ${this.server}\``);
+      }
+      const next = {
+        ...stored,
+        token: envelope.data.access_token,
+        refresh_token: envelope.data.refresh_token,
+        expires_at: new Date(Date.now() + envelope.data.expires_in * 1000).toISOString(),
+      };
+      saveServerCredentials(this.server, next);
+      this.adopt(next);
+    });
+  }
+
+  private adopt(credentials: ServerCredentials): void {
+    this.target.stored = credentials;
+    this.token = credentials.token;
+  }
+}

@@ -1,0 +1,102 @@
+import type { Command } from 'commander';
+import { ACCESS_KEY_PREFIX } from '../../auth/accessKeys.ts';
+import { ApiClient } from './apiClient.ts';
+import { defaultProjectOf } from './cliConfig.ts';
+import { CliError, usageError } from './errors.ts';
+import { ExitCode } from './exitCodes.ts';
+import { Output } from './output.ts';
+import { resolveProject } from './projectRef.ts';
+import { resolveTarget } from './target.ts';
+
+/** The options every client command takes. */
+export interface ClientFlags {
+  server?: string;
+  token?: string;
+  project?: string;
+  json?: boolean;
+}
+
+/** Adds --server, --token, --json and (for project commands) --project to a command. */
+export function clientOptions(cmd: Command, options: { project?: boolean } = {}): Command {
+  cmd
+    .option('--server <url>', 'server address (CNS_SERVER; default: the last `cns login`)')
+    .option('--token <token>', 'access token or key (CNS_TOKEN; default: the stored sign-in)')
+    .option('--json', 'print machine-readable JSON on stdout');
+  if (options.project ?? true) cmd.option('-p, --project <project>', 'project id or name (CNS_PROJECT; default: `cns use`)');
+  return cmd;
+}
+
+/** What a command runs with: the API client for its server, its output, and its project. */
+export class CommandContext {
+  readonly api: ApiClient;
+  readonly out: Output;
+  private readonly flags: ClientFlags;
+  private projectCache: { id: string; name: string } | null = null;
+
+  constructor(flags: ClientFlags) {
+    this.flags = flags;
+    this.api = new ApiClient(resolveTarget(flags));
+    this.out = new Output(Boolean(flags.json));
+  }
+
+  get server(): string {
+    return this.api.server;
+  }
+
+  /** --project → CNS_PROJECT → `cns use` for this server → an access key's own project. */
+  async project(): Promise<{ id: string; name: string }> {
+    if (this.projectCache) return this.projectCache;
+    const ref = this.flags.project ?? process.env.CNS_PROJECT;
+    if (ref) this.projectCache = await resolveProject(this.api, ref);
+    else if (this.usesKey) this.projectCache = await this.keyProject();
+    else {
+      const stored = defaultProjectOf(this.server);
+      if (!stored) throw usageError('no project: pass --project PROJECT or set a default with `cns use PROJECT`');
+      this.projectCache = stored;
+    }
+    return this.projectCache;
+  }
+
+  /** `/content/{project_id}` + route. */
+  async contentPath(route: string): Promise<string> {
+    return `/content/${encodeURIComponent((await this.project()).id)}/${route}`;
+  }
+
+  /** An access key reaches exactly one project, so it is the default whatever `cns use` says. */
+  private get usesKey(): boolean {
+    return this.api.tokenValue?.startsWith(ACCESS_KEY_PREFIX) ?? false;
+  }
+
+  private async keyProject(): Promise<{ id: string; name: string }> {
+    const { data } = await this.api.get<{ connection?: { project_id: string } }>('/auth/me');
+    if (!data.connection) throw usageError('no project: pass --project PROJECT or set a default with `cns use PROJECT`');
+    return { id: data.connection.project_id, name: data.connection.project_id };
+  }
+}
+
+function reportError(err: unknown, json: boolean): number {
+  const e = err instanceof CliError ? err : new CliError((err as Error)?.message ?? String(err));
+  if (json) {
+    process.stderr.write(JSON.stringify({ success: false, error: { code: e.code, message: e.message, details: e.details, exit_code: e.exitCode } }) + '\n');
+  } else {
+    process.stderr.write(`cns: ${e.message}\n`);
+    if (Array.isArray(e.details)) {
+      for (const d of e.details as { field?: string; message?: string }[]) if (d?.message) process.stderr.write(`  ${d.field ? d.field + ': ' : ''}${d.message}\n`);
+    }
+  }
+  return err instanceof CliError ? e.exitCode : ExitCode.FAILURE;
+}
+
+/** Runs a command body with its context; failures become a message on stderr and an exit status. */
+export async function runClient(flags: ClientFlags, body: (ctx: CommandContext) => Promise<void>): Promise<void> {
+  // A reader that stops early (`cns cat big.md | head`) is not a failure.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+  try {
+    await body(new CommandContext(flags));
+  } catch (err) {
+    process.exitCode = reportError(err, Boolean(flags.json));
+  }
+}

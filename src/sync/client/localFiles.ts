@@ -1,0 +1,111 @@
+import { mkdir, readdir, rename, rmdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, posix, sep } from 'node:path';
+import type { IgnoreRules } from './ignoreRules.ts';
+import { PARTIAL_SUFFIX } from './ignoreRules.ts';
+
+export interface LocalFile {
+  size: number;
+  mtimeMs: number;
+}
+
+/** Every regular file of the folder not ignored, by `/`-separated relative path. Symlinks are not followed. */
+export async function scanFolder(root: string, rules: IgnoreRules): Promise<Map<string, LocalFile>> {
+  const out = new Map<string, LocalFile>();
+  const walk = async (rel: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(rel ? join(root, rel) : root, { withFileTypes: true });
+    } catch {
+      return; // removed while scanning
+    }
+    const subdirs: string[] = [];
+    const files: string[] = [];
+    for (const e of entries) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) {
+        if (!rules.ignores(r, true)) subdirs.push(r);
+      } else if (e.isFile() && !rules.ignores(r)) {
+        files.push(r);
+      }
+    }
+    await Promise.all(
+      files.map(async (r) => {
+        try {
+          const st = await stat(join(root, r));
+          out.set(r, { size: st.size, mtimeMs: st.mtimeMs });
+        } catch {
+          /* removed while scanning */
+        }
+      }),
+    );
+    for (const d of subdirs) await walk(d);
+  };
+  await walk('');
+  return out;
+}
+
+export function absPath(root: string, rel: string): string {
+  return join(root, ...rel.split('/'));
+}
+
+/** Writes beside the target and renames into place: an editor or watcher never sees half a file. */
+export async function writeLocal(root: string, rel: string, bytes: Buffer): Promise<LocalFile> {
+  const target = absPath(root, rel);
+  await mkdir(dirname(target), { recursive: true });
+  const tmp = `${target}.${process.pid}${PARTIAL_SUFFIX}`;
+  await writeFile(tmp, bytes);
+  await rename(tmp, target);
+  const st = await stat(target);
+  return { size: st.size, mtimeMs: st.mtimeMs };
+}
+
+export async function renameLocal(root: string, from: string, to: string): Promise<LocalFile> {
+  const target = absPath(root, to);
+  await mkdir(dirname(target), { recursive: true });
+  await rename(absPath(root, from), target);
+  await pruneEmptyDirs(root, posix.dirname(from));
+  const st = await stat(target);
+  return { size: st.size, mtimeMs: st.mtimeMs };
+}
+
+/**
+ * A file the sync removes (deleted on the other side) goes to DIR/.cns/trash/<time>/<path>,
+ * never away: nothing is lost silently.
+ */
+export async function trashLocal(root: string, trashDir: string, rel: string, stamp: string): Promise<string> {
+  const target = join(trashDir, stamp, ...rel.split('/'));
+  await mkdir(dirname(target), { recursive: true });
+  await rename(absPath(root, rel), target);
+  await pruneEmptyDirs(root, posix.dirname(rel));
+  return target;
+}
+
+/** Removes folders left empty by a move or deletion, up to (not including) the root. */
+async function pruneEmptyDirs(root: string, relDir: string): Promise<void> {
+  let dir = relDir;
+  while (dir !== '.' && dir !== '') {
+    try {
+      await rmdir(absPath(root, dir));
+    } catch {
+      return; // not empty (or gone): stop
+    }
+    dir = posix.dirname(dir);
+  }
+}
+
+/** `notes/plan.md` → `notes/plan.conflict-20261122T021900Z.md` (a dotfile or extensionless name keeps its name whole). */
+export function conflictName(rel: string, at: Date): string {
+  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const slash = rel.lastIndexOf('/');
+  const dir = rel.slice(0, slash + 1);
+  const name = rel.slice(slash + 1);
+  const dot = name.lastIndexOf('.');
+  if (dot <= 0) return `${dir}${name}.conflict-${stamp}`;
+  return `${dir}${name.slice(0, dot)}.conflict-${stamp}${name.slice(dot)}`;
+}
+
+/** Local path separators never reach the state or the server. */
+export function toRel(root: string, abs: string): string {
+  const r = abs.startsWith(root) ? abs.slice(root.length).replace(/^[\\/]+/, '') : abs;
+  return sep === '/' ? r : r.split(sep).join('/');
+}

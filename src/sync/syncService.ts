@@ -1,0 +1,243 @@
+import type { ContentStore } from '../content/contentStore.ts';
+import type { ConnectionRecord } from '../domain/connections/connectionRecord.ts';
+import type { ConnectionStore, IssuedConnection } from '../domain/connections/connectionStore.ts';
+import { DomainError, invalidField } from '../domain/errors.ts';
+import type { Changelog } from './changelog.ts';
+import { connectorFor } from './connectors.ts';
+import { pullSet, type PullEntry } from './pullSet.ts';
+import { mutationsFor, storedContent, type PushOp } from './pushOps.ts';
+import type { SyncRunRecord, SyncStateRecord } from './syncRecords.ts';
+import type { SyncStore } from './syncStore.ts';
+import { fetchUrl } from './urlFetch.ts';
+
+export interface Sync {
+  state: SyncStateRecord;
+  connection: ConnectionRecord;
+}
+
+export interface PullPage {
+  runId: string;
+  cursor: number;
+  entries: { entry: PullEntry; content: Buffer | null }[];
+  hasMore: boolean;
+  nextAfter: string | null;
+}
+
+export interface PushResult {
+  projectVersion: number | null;
+  changed: boolean;
+  files: Record<string, unknown>[];
+}
+
+/** Bytes of content one pull page carries at most (one file always fits, however large). */
+const PAGE_BYTES = 8 * 1024 * 1024;
+/** Pull sets kept between the pages of a pull (one per open run), so a page costs its own files only. */
+const CACHED_PULLS = 32;
+
+/** The rules of data sync between the HTTP routes and the stores. */
+export class SyncService {
+  private readonly pulls = new Map<string, PullEntry[]>();
+
+  constructor(
+    private readonly deps: {
+      store: SyncStore;
+      connections: ConnectionStore;
+      content: ContentStore;
+      changelog: Changelog;
+      maxContentBytes: number;
+    },
+  ) {}
+
+  /** Creates the `sync` connection (its key returned once) and its state. */
+  bootstrap(input: { projectId: string; provider: string; name?: string; config: Record<string, unknown>; createdBy: string | null }): {
+    sync: Sync;
+    key: string;
+  } {
+    const spec = connectorFor(input.provider);
+    if (!spec) throw invalidField('provider', `unknown provider "${input.provider}"; see GET /sync/connectors`);
+    for (const f of spec.config_fields) {
+      const v = input.config[f.name];
+      if (f.required && (v === undefined || v === '')) throw invalidField(`config.${f.name}`, 'is required');
+      if (v !== undefined && typeof v !== 'string') throw invalidField(`config.${f.name}`, 'must be a string');
+    }
+    if (spec.provider === 'url') {
+      try {
+        const u = new URL(String(input.config.url));
+        if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+      } catch {
+        throw invalidField('config.url', 'must be an http or https address');
+      }
+    }
+    const scope = spec.provider === 'folder' ? (input.config.path as string | undefined) : undefined;
+    const issued: IssuedConnection = this.deps.connections.createConnection({
+      projectId: input.projectId,
+      kind: 'sync',
+      name: input.name ?? defaultName(spec.provider, input.config),
+      scopePath: scope,
+      mode: 'read_write',
+      createdBy: input.createdBy,
+      config: { provider: spec.provider, ...input.config },
+    });
+    const state = this.deps.store.create({
+      syncId: issued.connection.id,
+      projectId: input.projectId,
+      provider: spec.provider,
+      triggerMode: spec.default_sync_mode,
+    });
+    return { sync: { state, connection: issued.connection }, key: issued.key };
+  }
+
+  get(syncId: string): Sync {
+    const state = this.deps.store.require(syncId);
+    const connection = this.deps.connections.find(syncId);
+    if (!connection) throw new DomainError('NOT_FOUND', 'Sync not found.');
+    return { state, connection };
+  }
+
+  list(projectId: string): Sync[] {
+    return this.deps.store
+      .listByProject(projectId)
+      .map((state) => ({ state, connection: this.deps.connections.find(state.sync_id) }))
+      .filter((s): s is Sync => s.connection !== undefined);
+  }
+
+  setTriggerMode(sync: Sync, mode: string): SyncStateRecord {
+    const spec = connectorFor(sync.state.provider);
+    if (!spec?.sync_modes.includes(mode)) {
+      throw invalidField('trigger_mode', `must be one of: ${spec?.sync_modes.join(', ') ?? 'none'}`);
+    }
+    return this.deps.store.setTriggerMode(sync.state.sync_id, mode);
+  }
+
+  /** Deleting a sync deletes its connection: its key stops working at once. Content stays. */
+  delete(sync: Sync): void {
+    this.deps.store.delete(sync.state.sync_id);
+    this.deps.connections.delete(sync.state.sync_id);
+  }
+
+  /** One page of the files changed since `cursor`; the first page (no run id) opens a run. */
+  async pull(sync: Sync, q: { cursor: number; until?: number; after?: string; limit: number; runId?: string }): Promise<PullPage> {
+    this.assertActive(sync);
+    const { content, changelog, store } = this.deps;
+    const projectId = sync.state.project_id;
+    const until = q.until ?? changelog.latest(projectId);
+    const run = q.runId ? store.openRun(sync.state.sync_id, q.runId) : store.startRun(sync.state, 'client', q.cursor);
+    const all = this.pullSetOf(run.id, () => pullSet(content, changelog, projectId, sync.connection.scope_path, q.cursor, until), `${q.cursor}:${until}`);
+    const start = q.after ? all.findIndex((e) => e.nodeId > q.after!) : 0;
+    const rest = start < 0 ? [] : all.slice(start);
+    const entries: PullPage['entries'] = [];
+    let bytes = 0;
+    let i = 0;
+    for (; i < rest.length; i++) {
+      const entry = rest[i]!;
+      if (entries.length >= q.limit || (entries.length > 0 && bytes + entry.size > PAGE_BYTES)) break;
+      let body: Buffer | null = null;
+      if (entry.action === 'upsert') {
+        try {
+          body = (await content.readContent(projectId, { id: entry.nodeId })).bytes;
+        } catch {
+          continue; // gone since the listing: the next pull reports it
+        }
+        bytes += body.length;
+      }
+      entries.push({ entry, content: body });
+    }
+    const hasMore = i < rest.length;
+    return { runId: run.id, cursor: until, entries, hasMore, nextAfter: hasMore ? rest[i - 1]!.nodeId : null };
+  }
+
+  private pullSetOf(runId: string, compute: () => PullEntry[], window: string): PullEntry[] {
+    const key = `${runId}:${window}`;
+    const hit = this.pulls.get(key);
+    if (hit) return hit;
+    const entries = compute();
+    this.pulls.set(key, entries);
+    while (this.pulls.size > CACHED_PULLS) this.pulls.delete(this.pulls.keys().next().value!);
+    return entries;
+  }
+
+  /** Applies pushed changes as one commit with the sync's actor. */
+  async push(sync: Sync, ops: PushOp[], options: { runId?: string; message?: string }): Promise<PushResult> {
+    this.assertActive(sync);
+    const { content, store } = this.deps;
+    const projectId = sync.state.project_id;
+    const run = options.runId ? store.openRun(sync.state.sync_id, options.runId) : null;
+    const mutations = mutationsFor(content, projectId, ops);
+    let projectVersion: number | null = null;
+    let changed = false;
+    if (mutations.length > 0) {
+      const r = await content.commit(projectId, actorOfSync(sync.connection), mutations, {
+        message: options.message ?? `sync ${sync.connection.name}: ${describe(ops)}`,
+      });
+      projectVersion = r.projectVersion;
+      changed = r.changed;
+    }
+    if (run) store.countUp(run.id, ops.length);
+    const files = ops.map((op) => {
+      if (op.action === 'delete') return { action: op.action, path: op.path, deleted: true };
+      const n = content.findByPath(projectId, op.path);
+      return { action: op.action, path: op.path, node_id: n?.id ?? null, node_type: n?.type ?? null, version: n?.version ?? null, content_hash: n?.contentHash ?? null };
+    });
+    return { projectVersion, changed, files };
+  }
+
+  /** The client applied everything up to `cursor`; closes the run when one is named. */
+  ack(sync: Sync, input: { cursor: number; runId?: string; filesDown?: number; conflicts?: string[]; errors?: string[] }): { state: SyncStateRecord; run: SyncRunRecord | null } {
+    const { store } = this.deps;
+    const state = store.ack(sync.state.sync_id, input.cursor);
+    let run: SyncRunRecord | null = null;
+    if (input.runId) {
+      store.openRun(sync.state.sync_id, input.runId);
+      run = store.finishRun(input.runId, { filesDown: input.filesDown, conflicts: input.conflicts, errors: input.errors, cursorTo: input.cursor });
+    }
+    return { state, run };
+  }
+
+  /**
+   * A manual refresh. A `url` sync fetches its address now and writes it (one recorded run); a
+   * folder sync runs on its client machine, which the server cannot reach.
+   */
+  async refresh(sync: Sync): Promise<SyncRunRecord> {
+    this.assertActive(sync);
+    if (sync.state.provider !== 'url') {
+      throw new DomainError('CONFLICT', 'A folder sync runs on its client: run `cns sync DIR` (or keep `cns sync DIR --watch` running).', {
+        reason: 'client_driven',
+      });
+    }
+    const { store, content } = this.deps;
+    const config = JSON.parse(sync.connection.config) as { url: string; path: string };
+    const run = store.startRun(sync.state, 'manual', null);
+    try {
+      const { bytes } = await fetchUrl(config.url, this.deps.maxContentBytes);
+      const { type, content: value } = storedContent(config.path, bytes);
+      await content.write(sync.state.project_id, actorOfSync(sync.connection), { path: config.path, type, content: value, message: `sync ${sync.connection.name}: fetch ${config.url}` });
+      store.countUp(run.id, 1);
+      return store.finishRun(run.id, { cursorTo: this.deps.changelog.latest(sync.state.project_id) });
+    } catch (err) {
+      return store.finishRun(run.id, { errors: [(err as Error).message] });
+    }
+  }
+
+  private assertActive(sync: Sync): void {
+    if (sync.state.status === 'paused') throw new DomainError('CONFLICT', 'This sync is paused; resume it first.', { reason: 'paused' });
+  }
+}
+
+/** Versions written by a sync carry actor type `sync` and the connection as actor. */
+export function actorOfSync(c: ConnectionRecord): { type: 'sync'; id: string; author: string } {
+  return { type: 'sync', id: c.id, author: `agent:${c.name}` };
+}
+
+function defaultName(provider: string, config: Record<string, unknown>): string {
+  if (provider === 'url') return `url ${String(config.url)}`.slice(0, 200);
+  const where = [config.host, config.folder].filter((v) => typeof v === 'string' && v !== '').join(':');
+  return (where ? `folder ${where}` : 'folder').slice(0, 200);
+}
+
+function describe(ops: PushOp[]): string {
+  if (ops.length === 1) {
+    const op = ops[0]!;
+    return op.action === 'move' ? `move ${op.from} to ${op.path}` : `${op.action} ${op.path}`;
+  }
+  return `${ops.length} changes`;
+}

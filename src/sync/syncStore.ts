@@ -1,0 +1,144 @@
+import { newId, nowIso } from '../auth/ids.ts';
+import type { Db } from '../db/database.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { RunStatus, SyncRunRecord, SyncStateRecord, SyncStatus } from './syncRecords.ts';
+
+export interface RunSummary {
+  filesDown?: number;
+  conflicts?: string[];
+  errors?: string[];
+  cursorTo?: number;
+}
+
+/** Sync states and run records (the connection itself lives in the ConnectionStore). */
+export class SyncStore {
+  constructor(private readonly db: Db) {}
+
+  create(input: { syncId: string; projectId: string; provider: string; triggerMode: string }): SyncStateRecord {
+    const now = nowIso();
+    const row: SyncStateRecord = {
+      sync_id: input.syncId,
+      project_id: input.projectId,
+      provider: input.provider,
+      trigger_mode: input.triggerMode,
+      status: 'active',
+      acked_cursor: 0,
+      last_run_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    this.db
+      .prepare(
+        `INSERT INTO sync_states (sync_id, project_id, provider, trigger_mode, status, acked_cursor, last_run_at, created_at, updated_at)
+         VALUES (@sync_id, @project_id, @provider, @trigger_mode, @status, @acked_cursor, @last_run_at, @created_at, @updated_at)`,
+      )
+      .run(row);
+    return row;
+  }
+
+  find(syncId: string): SyncStateRecord | undefined {
+    return this.db.prepare('SELECT * FROM sync_states WHERE sync_id = ?').get(syncId) as SyncStateRecord | undefined;
+  }
+
+  require(syncId: string): SyncStateRecord {
+    const s = this.find(syncId);
+    if (!s) throw new DomainError('NOT_FOUND', 'Sync not found.');
+    return s;
+  }
+
+  listByProject(projectId: string): SyncStateRecord[] {
+    return this.db.prepare('SELECT * FROM sync_states WHERE project_id = ? ORDER BY created_at, sync_id').all(projectId) as SyncStateRecord[];
+  }
+
+  setStatus(syncId: string, status: SyncStatus): SyncStateRecord {
+    this.db.prepare('UPDATE sync_states SET status = ?, updated_at = ? WHERE sync_id = ?').run(status, nowIso(), syncId);
+    return this.require(syncId);
+  }
+
+  setTriggerMode(syncId: string, mode: string): SyncStateRecord {
+    this.db.prepare('UPDATE sync_states SET trigger_mode = ?, updated_at = ? WHERE sync_id = ?').run(mode, nowIso(), syncId);
+    return this.require(syncId);
+  }
+
+  /** Only moves forward: a late or repeated ack never rewinds what the client confirmed. */
+  ack(syncId: string, cursor: number): SyncStateRecord {
+    this.db
+      .prepare('UPDATE sync_states SET acked_cursor = MAX(acked_cursor, ?), updated_at = ? WHERE sync_id = ?')
+      .run(cursor, nowIso(), syncId);
+    return this.require(syncId);
+  }
+
+  // ------------------------------------------------------------ runs
+
+  /** Opens a run; a run of the same sync still open is marked interrupted (its client went away). */
+  startRun(sync: SyncStateRecord, trigger: string, cursorFrom: number | null): SyncRunRecord {
+    const now = nowIso();
+    this.db
+      .prepare(`UPDATE sync_runs SET status = 'interrupted', finished_at = ? WHERE sync_id = ? AND status = 'running'`)
+      .run(now, sync.sync_id);
+    const run: SyncRunRecord = {
+      id: newId('run'),
+      sync_id: sync.sync_id,
+      project_id: sync.project_id,
+      trigger,
+      status: 'running',
+      started_at: now,
+      finished_at: null,
+      cursor_from: cursorFrom,
+      cursor_to: null,
+      files_up: 0,
+      files_down: 0,
+      conflicts: '[]',
+      errors: '[]',
+    };
+    this.db
+      .prepare(
+        `INSERT INTO sync_runs (id, sync_id, project_id, trigger, status, started_at, finished_at, cursor_from, cursor_to, files_up, files_down, conflicts, errors)
+         VALUES (@id, @sync_id, @project_id, @trigger, @status, @started_at, @finished_at, @cursor_from, @cursor_to, @files_up, @files_down, @conflicts, @errors)`,
+      )
+      .run(run);
+    this.db.prepare('UPDATE sync_states SET last_run_at = ? WHERE sync_id = ?').run(now, sync.sync_id);
+    return run;
+  }
+
+  findRun(runId: string): SyncRunRecord | undefined {
+    return this.db.prepare('SELECT * FROM sync_runs WHERE id = ?').get(runId) as SyncRunRecord | undefined;
+  }
+
+  /** The open run `runId` of `syncId`; a finished or foreign run is a conflict, an unknown one not found. */
+  openRun(syncId: string, runId: string): SyncRunRecord {
+    const run = this.findRun(runId);
+    if (!run || run.sync_id !== syncId) throw new DomainError('NOT_FOUND', 'Run not found.');
+    if (run.status !== 'running') throw new DomainError('CONFLICT', `Run ${runId} is already ${run.status}; start a new one.`);
+    return run;
+  }
+
+  listRuns(syncId: string, page: { limit: number; offset: number }): { items: SyncRunRecord[]; total: number } {
+    const items = this.db
+      .prepare('SELECT * FROM sync_runs WHERE sync_id = ? ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?')
+      .all(syncId, page.limit, page.offset) as SyncRunRecord[];
+    const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM sync_runs WHERE sync_id = ?').get(syncId) as { n: number };
+    return { items, total: n };
+  }
+
+  countUp(runId: string, files: number): void {
+    this.db.prepare('UPDATE sync_runs SET files_up = files_up + ? WHERE id = ?').run(files, runId);
+  }
+
+  finishRun(runId: string, summary: RunSummary): SyncRunRecord {
+    const errors = summary.errors ?? [];
+    const status: RunStatus = errors.length > 0 ? 'failed' : 'succeeded';
+    this.db
+      .prepare(
+        `UPDATE sync_runs SET status = ?, finished_at = ?, files_down = files_down + ?, conflicts = ?, errors = ?, cursor_to = ? WHERE id = ?`,
+      )
+      .run(status, nowIso(), summary.filesDown ?? 0, JSON.stringify(summary.conflicts ?? []), JSON.stringify(errors), summary.cursorTo ?? null, runId);
+    return this.findRun(runId)!;
+  }
+
+  /** Removes the state and runs; the caller deletes the connection (which revokes the key). */
+  delete(syncId: string): void {
+    this.db.prepare('DELETE FROM sync_runs WHERE sync_id = ?').run(syncId);
+    this.db.prepare('DELETE FROM sync_states WHERE sync_id = ?').run(syncId);
+  }
+}

@@ -1,0 +1,77 @@
+import test from 'ava';
+import Database from 'better-sqlite3';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnServe } from '../helpers/cli.ts';
+import { eventually, fastImportStream, GitClient } from './gitFixture.ts';
+
+const ADMIN = { email: 'crash@example.com', password: 'crash-password-1' };
+
+async function call(url: string, path: string, token: string | null, body?: unknown) {
+  const res = await fetch(`${url}/api/v1${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await res.json()) as { data: Record<string, any> };
+}
+
+function indexState(dataDir: string, projectId: string): { head_commit: string | null; project_version: number } | undefined {
+  const db = new Database(join(dataDir, 'cns.db'), { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare('SELECT head_commit, project_version FROM content_index_state WHERE project_id = ?').get(projectId) as never;
+  } finally {
+    db.close();
+  }
+}
+
+test('a service killed right after a push moved main indexes the push when it starts again', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cns-crash-'));
+  const git = new GitClient();
+  t.teardown(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+    git.dispose();
+  });
+  const env = { CNS_ADMIN_EMAIL: ADMIN.email, CNS_ADMIN_PASSWORD: ADMIN.password };
+  const first = spawnServe(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], env);
+  t.teardown(async () => {
+    first.child.kill('SIGKILL');
+    await first.exited;
+  });
+  const [, url] = await first.waitFor(/listening on (http:\/\/\S+)/);
+  const token: string = (await call(url!, '/auth/login', null, ADMIN)).data.access_token;
+  const projectId: string = (await call(url!, '/auth/initialize', token, {})).data.project.id;
+
+  // Enough commits that indexing takes a while after main has moved.
+  const dir = git.dir('work');
+  await git.ok(['init', '-q', dir]);
+  await git.ok(['fast-import', '--quiet'], { cwd: dir, input: fastImportStream({ commits: 500, fileCount: 200, filesPerCommit: 3 }) });
+  const tip = (await git.ok(['rev-parse', 'main'], { cwd: dir })).trim();
+
+  const refFile = join(dataDir, `${projectId}.git`, 'refs', 'heads', 'main');
+  const remote = `${url!.replace('://', `://cns:${token}@`)}/git/${projectId}.git`;
+  const push = git.run(['push', remote, 'main'], { cwd: dir });
+  await eventually('main to move', () => {
+    try {
+      return readFileSync(refFile, 'utf8').trim() === tip ? true : undefined;
+    } catch {
+      return undefined;
+    }
+  }, 60_000);
+  first.child.kill('SIGKILL');
+  await first.exited;
+  await push;
+  const before = indexState(dataDir, projectId);
+  t.not(before?.head_commit, tip, 'the service died before the push was fully indexed');
+
+  const second = spawnServe(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], env);
+  t.teardown(async () => {
+    second.child.kill('SIGKILL');
+    await second.exited;
+  });
+  await second.waitFor(/listening on (http:\/\/\S+)/, 60_000);
+  const after = indexState(dataDir, projectId);
+  t.is(after?.head_commit, tip);
+  t.is(after?.project_version, 500);
+});
