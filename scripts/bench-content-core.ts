@@ -6,7 +6,8 @@
  *   3. versions of a node with 100 versions in projects of 1,000 and 100,000 commits (history
  *      built with `git fast-import`, then indexed by syncFromGit);
  *   4. resident memory after writing to 1,000 different projects.
- * Run: node --expose-gc --import=tsx scripts/bench-content-core.ts [seconds per write run, default 5]
+ * Run: node --expose-gc --import=tsx scripts/bench-content-core.ts [seconds per write run, default 5] [writes]
+ * (`writes` stops after the write figures).
  * (the memory figure is measured in a fresh child process, so earlier steps do not inflate it).
  */
 import { execFileSync } from 'node:child_process';
@@ -14,9 +15,9 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import git from 'isomorphic-git';
 import { ContentStore, type Actor } from '../src/content/contentStore.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { plumbingCommitsPerSecond } from './lib/plumbingBaseline.ts';
 
 const MANY = process.argv[2] === '--many-projects';
 const SECONDS = MANY ? 0 : Number(process.argv[2] ?? 5);
@@ -56,40 +57,6 @@ async function storeWrites(fsync: boolean): Promise<number> {
   await store.close();
   db.close();
   return rate;
-}
-
-/** The baseline the issue names: isomorphic-git plumbing, one commit per write, on disk. */
-async function plumbingLoop(): Promise<number> {
-  const gitdir = join(root, 'plumbing.git');
-  await git.init({ fs, gitdir, bare: true, defaultBranch: 'main' });
-  const cache = {};
-  const emptyTree = await git.writeTree({ fs, gitdir, tree: [] });
-  const dirs: string[] = [];
-  for (let d = 0; d < 10; d++) dirs.push(emptyTree);
-  let head: string | undefined;
-  let rootTree = emptyTree;
-  let n = 0;
-  const t0 = performance.now();
-  const end = t0 + SECONDS * 1000;
-  while (performance.now() < end) {
-    const d = n % 10;
-    const blob = await git.writeBlob({ fs, gitdir, blob: Buffer.from(`write ${n}\n`) });
-    const sub = (await git.readTree({ fs, gitdir, oid: dirs[d], cache })).tree.filter((e) => e.path !== `f${n % 20}.md`);
-    sub.push({ mode: '100644', path: `f${n % 20}.md`, oid: blob, type: 'blob' });
-    dirs[d] = await git.writeTree({ fs, gitdir, tree: sub });
-    const top = (await git.readTree({ fs, gitdir, oid: rootTree, cache })).tree.filter((e) => e.path !== `d${d}`);
-    top.push({ mode: '040000', path: `d${d}`, oid: dirs[d], type: 'tree' });
-    rootTree = await git.writeTree({ fs, gitdir, tree: top });
-    const who = { name: 'bench', email: 'bench@example.com', timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 };
-    head = await git.writeCommit({
-      fs,
-      gitdir,
-      commit: { tree: rootTree, parent: head ? [head] : [], author: who, committer: who, message: `write ${n}\n` },
-    });
-    await git.writeRef({ fs, gitdir, ref: 'refs/heads/main', value: head, force: true });
-    n++;
-  }
-  return n / ((performance.now() - t0) / 1000);
 }
 
 async function bulk(): Promise<number> {
@@ -182,12 +149,21 @@ if (MANY) {
   process.exit(0);
 }
 try {
-  const base = await plumbingLoop();
+  // The same baseline loop as the HTTP benchmark (bench/sub/f<i % 1000>.md, one commit per write).
+  const base = await plumbingCommitsPerSecond(root, 1500);
   report('isomorphic-git plumbing loop (baseline)', `${base.toFixed(0)} commits/s`);
   const w = await storeWrites(false);
   report(`store writes, ${WRITERS} writers, one project, fsync off`, `${w.toFixed(0)} writes/s (${(w / base).toFixed(1)}x baseline)`);
   const wf = await storeWrites(true);
   report(`store writes, ${WRITERS} writers, one project, fsync on`, `${wf.toFixed(0)} writes/s (${(wf / base).toFixed(1)}x baseline)`);
+  if (process.argv[3] !== 'writes') await slowFigures();
+  console.log('\n| measure | result |\n| --- | --- |');
+  for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);
+} finally {
+  fs.rmSync(root, { recursive: true, force: true });
+}
+
+async function slowFigures(): Promise<void> {
   report('bulk-write 10,000 files in one call', `${(await bulk()).toFixed(0)} files/s`);
   const small = await versionsLatency(1_000);
   const large = await versionsLatency(100_000);
@@ -198,8 +174,4 @@ try {
   const child = execFileSync(process.execPath, ['--expose-gc', '--import=tsx', import.meta.filename, '--many-projects']);
   const mem = JSON.parse(child.toString().trim().split('\n').pop()!) as { before: number; after: number };
   report('RSS after writing to 1,000 projects', `${mb(mem.after)} (before: ${mb(mem.before)})`);
-  console.log('\n| measure | result |\n| --- | --- |');
-  for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);
-} finally {
-  fs.rmSync(root, { recursive: true, force: true });
 }

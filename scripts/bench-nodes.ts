@@ -34,6 +34,8 @@ async function readFigures(url: string, token: string, projectId: string): Promi
   const headers = { authorization: `Bearer ${token}` };
   const n = 20_000;
   await runLoad(url, CONCURRENCY, 2000, (i) => ({ method: 'GET', path: `/api/v1/nodes/${fileIds[i % fileIds.length]}`, headers })); // warm-up
+  const trivial = await runLoad(url, CONCURRENCY, n, () => ({ method: 'GET', path: '/healthz' }));
+  rows.push([`baseline: GET /healthz, ${CONCURRENCY} connections`, `${fmt(trivial.rps, 0)} req/s`, `p50 ${fmt(trivial.p50)} ms, p99 ${fmt(trivial.p99)} ms`]);
   const get = await runLoad(url, CONCURRENCY, n, (i) => ({ method: 'GET', path: `/api/v1/nodes/${fileIds[(i * 7919) % fileIds.length]}`, headers }));
   const list = await runLoad(url, CONCURRENCY, n, (i) => ({
     method: 'GET',
@@ -43,6 +45,8 @@ async function readFigures(url: string, token: string, projectId: string): Promi
   if (get.errors + list.errors > 0) throw new Error(`read errors: get ${get.errors}, list ${list.errors}`);
   rows.push([`1. GET /nodes/{id} (json, with content), ${CONCURRENCY} connections`, `${fmt(get.rps, 0)} req/s`, `p50 ${fmt(get.p50)} ms, p99 ${fmt(get.p99)} ms`]);
   rows.push([`1. GET /nodes/?parent_id= (100 children), ${CONCURRENCY} connections`, `${fmt(list.rps, 0)} req/s`, `p50 ${fmt(list.p50)} ms, p99 ${fmt(list.p99)} ms`]);
+  const single = await runLoad(url, 1, 5000, (i) => ({ method: 'GET', path: `/api/v1/nodes/${fileIds[(i * 7919) % fileIds.length]}`, headers }));
+  rows.push(['1. GET /nodes/{id} at 1 connection (service time)', `${fmt(single.rps, 0)} req/s`, `p50 ${fmt(single.p50)} ms, p99 ${fmt(single.p99)} ms`]);
 }
 
 async function snapshotFigures(url: string, token: string, projectId: string): Promise<void> {

@@ -1,4 +1,4 @@
-import type { IndexStore, NodeRow } from './indexStore.ts';
+import type { IndexStore, NodeRow, VersionRow } from './indexStore.ts';
 import { baseName, isTrashPath, mimeTypeFor } from './paths.ts';
 import type { NodeChange } from './trailers.ts';
 import type { Actor } from './types.ts';
@@ -12,9 +12,6 @@ export interface CommitMeta {
   time: string;
 }
 
-/** Placeholder commit id of version rows written before the commit object exists. */
-const PENDING = 'pending';
-
 /**
  * Writes one commit's node changes into the index: node rows, one version per touched node per
  * commit (a node touched twice in one commit keeps one version holding the final state), the
@@ -22,6 +19,8 @@ const PENDING = 'pending';
  */
 export class CommitApplier {
   private readonly touched = new Map<string, NodeChange>();
+  /** Version rows of this commit, written by finalize() once the commit id is known. */
+  private readonly versionRows = new Map<string, VersionRow>();
 
   constructor(
     private readonly index: IndexStore,
@@ -48,6 +47,7 @@ export class CommitApplier {
         index.deleteNode(change.id);
       }
       this.touched.delete(change.id);
+      this.versionRows.delete(change.id);
       this.touched.set(change.id, { ...change, fromPath: undefined, version: existing?.version ?? prev?.version ?? 0 });
       return;
     }
@@ -83,12 +83,12 @@ export class CommitApplier {
     if (existing?.type === 'folder' && (existing.path !== change.path || existing.state !== state)) {
       this.moveDescendants(change.id, change.path, state);
     }
-    index.putVersion({
+    this.versionRows.set(change.id, {
       node_id: change.id,
       version,
       project_id: meta.projectId,
       project_version: meta.projectVersion,
-      commit_id: PENDING,
+      commit_id: '',
       blob_id: change.type === 'folder' ? null : change.blobId,
       type: change.type,
       path: change.path,
@@ -110,10 +110,10 @@ export class CommitApplier {
     });
   }
 
-  /** Sets the real commit id and writes the commit row and the audit entries. */
+  /** Writes the version rows (now that the commit id is known), the commit row and the audit entries. */
   finalize(commitId: string): void {
     const { meta, index } = this;
-    index.setCommitId(meta.projectId, meta.projectVersion, commitId);
+    for (const row of this.versionRows.values()) index.putVersion({ ...row, commit_id: commitId });
     index.insertCommit(meta.projectId, meta.projectVersion, commitId, meta.actor, meta.message, meta.time);
     for (const c of this.touched.values()) {
       const details: Record<string, unknown> = {

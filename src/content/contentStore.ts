@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import { BlobCache } from './blobCache.ts';
 import { assertWritableType, decodeContent, encodeContent } from './encoding.ts';
 import { NotFoundError, PayloadTooLargeError, ValidationError } from './errors.ts';
+import { FolderSnapshots, type SnapshotPage } from './folderSnapshots.ts';
 import { IndexStore } from './indexStore.ts';
 import { assertProjectId, normalizePath, normalizeTargetPath } from './paths.ts';
 import type { PreparedMutation } from './mutations.ts';
@@ -31,6 +32,7 @@ import type {
 } from './types.ts';
 
 export type * from './types.ts';
+export type { FolderSnapshot, SnapshotPage } from './folderSnapshots.ts';
 export { ContentError, NotFoundError, ConflictError, ValidationError, PayloadTooLargeError } from './errors.ts';
 export { decodeContent } from './encoding.ts';
 export { PLACEHOLDER, TRASH_DIR } from './paths.ts';
@@ -82,11 +84,13 @@ export class ContentStore {
   private readonly blobs: BlobCache;
   private readonly writers: ProjectWriters;
   private readonly maxContentBytes: number;
+  private readonly snapshots: FolderSnapshots;
 
   constructor(options: ContentStoreOptions) {
     this.dataDir = options.dataDir;
     this.maxContentBytes = options.maxContentBytes ?? 10 * 1024 * 1024;
     this.index = new IndexStore(options.db);
+    this.snapshots = new FolderSnapshots(this.index);
     this.repos = new RepoRegistry(options.dataDir, {
       fsync: options.fsync ?? false,
       maxCached: options.maxCachedProjects ?? 64,
@@ -196,7 +200,43 @@ export class ContentStore {
     return this.commit(projectId, actor, [{ op: 'rollbackProject', targetVersion }], options);
   }
 
+  /**
+   * One commit returning everything beneath a folder to its state at a snapshot (see
+   * folderSnapshots; a snapshot is named by its commit id or its project version): changed nodes
+   * get a 'rollback' version, trashed ones come back with ids and histories, nodes created since
+   * go to the trash. Nothing outside the folder changes.
+   */
+  async rollbackFolder(
+    projectId: string,
+    actor: Actor,
+    folderId: string,
+    snapshot: { commitId: string } | { projectVersion: number },
+    options: CommitOptions = {},
+  ): Promise<CommitResult> {
+    assertProjectId(projectId);
+    let targetVersion: number;
+    if ('commitId' in snapshot) {
+      if (typeof snapshot.commitId !== 'string' || !/^[0-9a-f]{40}$/.test(snapshot.commitId)) {
+        throw new ValidationError('snapshot id must be a commit id (40 hex characters)', { snapshot_id: snapshot.commitId });
+      }
+      const c = this.index.commitById(projectId, snapshot.commitId);
+      if (!c) throw new NotFoundError('no such snapshot', { snapshot_id: snapshot.commitId });
+      targetVersion = c.project_version;
+    } else {
+      targetVersion = snapshot.projectVersion;
+    }
+    return this.commit(projectId, actor, [{ op: 'rollbackFolder', folderId, targetVersion }], options);
+  }
+
   // ---------------------------------------------------------------- reads (index look-ups)
+
+  /** A folder's snapshots: the commits that changed something beneath it, newest first. */
+  folderSnapshots(projectId: string, folderId: string, options: { limit?: number; before?: number } = {}): SnapshotPage {
+    const folder = this.getById(projectId, folderId);
+    if (folder.type !== 'folder') throw new ValidationError(`${folder.path} is not a folder`, { id: folderId });
+    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 1), 1000);
+    return this.snapshots.list(projectId, folderId, { limit, before: options.before });
+  }
 
   /** The node at `path` (active or in the trash), or null. The root has no node. */
   findByPath(projectId: string, path: string): NodeInfo | null {
@@ -393,6 +433,10 @@ export class ContentStore {
         case 'revert':
           assertVersion(m.version);
           return { op: 'revert', node: normalizeRef(m.node), version: m.version };
+        case 'rollbackFolder':
+          if (typeof m.folderId !== 'string' || m.folderId === '') throw new ValidationError('folder id required');
+          assertVersion(m.targetVersion, 'target_version');
+          return { op: 'rollbackFolder', folderId: m.folderId, targetVersion: m.targetVersion };
         case 'rollbackProject':
           assertVersion(m.targetVersion, 'target_version');
           return { op: 'rollbackProject', targetVersion: m.targetVersion };

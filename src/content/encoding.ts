@@ -19,7 +19,12 @@ export function encodeContent(type: WritableNodeType, content: unknown): Buffer 
       if (content === null || typeof content !== 'object') {
         throw new ValidationError('json content must be an object or an array');
       }
-      return Buffer.from(JSON.stringify(content, null, 2) + '\n', 'utf8');
+      try {
+        return Buffer.from(JSON.stringify(content, null, 2) + '\n', 'utf8');
+      } catch (e) {
+        // Circular structures and BigInt values cannot be stored as JSON.
+        throw new ValidationError(`json content cannot be serialized: ${(e as Error).message}`);
+      }
     case 'markdown':
       if (typeof content !== 'string') throw new ValidationError('markdown content must be a string');
       return Buffer.from(content, 'utf8');

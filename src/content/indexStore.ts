@@ -101,16 +101,15 @@ export class IndexStore {
           type, path, parent_id, operation, actor_type, actor_id, author, message, size, created_at)
         VALUES (@node_id, @version, @project_id, @project_version, @commit_id, @blob_id, @type, @path, @parent_id,
           @operation, @actor_type, @actor_id, @author, @message, @size, @created_at)`),
-      setCommitId: p(`UPDATE node_versions SET commit_id = ? WHERE project_id = ? AND project_version = ?`),
       version: p(`SELECT * FROM node_versions WHERE node_id = ? AND version = ?`),
       versions: p(`SELECT * FROM node_versions WHERE node_id = ? AND version > ? ORDER BY version DESC LIMIT ?`),
-      versionCount: p(`SELECT COUNT(*) AS n FROM node_versions WHERE node_id = ?`),
       versionsAt: p(`SELECT v.* FROM node_versions v WHERE v.project_id = ? AND v.project_version <= ?
           AND v.version = (SELECT MAX(w.version) FROM node_versions w WHERE w.node_id = v.node_id AND w.project_version <= ?)`),
       projectVersions: p(`SELECT * FROM node_versions WHERE project_id = ? ORDER BY node_id, version`),
       insertCommit: p(`INSERT OR REPLACE INTO project_commits (project_id, project_version, commit_id, actor_type, actor_id, author, message, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
       lastCommit: p(`SELECT * FROM project_commits WHERE project_id = ? ORDER BY project_version DESC LIMIT 1`),
+      commitById: p(`SELECT * FROM project_commits WHERE project_id = ? AND commit_id = ?`),
       commitByVersion: p(`SELECT * FROM project_commits WHERE project_id = ? AND project_version = ?`),
       insertAudit: p(`INSERT INTO content_audit_log (project_id, node_id, path, action, actor_type, actor_id, author, details, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -207,8 +206,8 @@ export class IndexStore {
 
   versions(nodeId: string, currentVersion: number, limit: number, sinceVersion: number): VersionList {
     const rows = this.s.versions.all(nodeId, sinceVersion, limit) as VersionRow[];
-    const total = (this.s.versionCount.get(nodeId) as { n: number }).n;
-    return { versions: rows.map(toVersion), total, currentVersion };
+    // Versions are contiguous from 1 (never deleted while the node exists): no COUNT needed.
+    return { versions: rows.map(toVersion), total: currentVersion, currentVersion };
   }
 
   /** Each node's latest version at or before project version `pv` (project rollback). */
@@ -264,6 +263,10 @@ export class IndexStore {
     };
   }
 
+  commitById(projectId: string, commitId: string): CommitRow | undefined {
+    return this.s.commitById.get(projectId, commitId) as CommitRow | undefined;
+  }
+
   commitAt(projectId: string, pv: number): CommitRow | undefined {
     return this.s.commitByVersion.get(projectId, pv) as CommitRow | undefined;
   }
@@ -297,10 +300,6 @@ export class IndexStore {
 
   putVersion(row: VersionRow): void {
     this.s.insertVersion.run(row);
-  }
-
-  setCommitId(projectId: string, pv: number, commitId: string): void {
-    this.s.setCommitId.run(commitId, projectId, pv);
   }
 
   insertCommit(projectId: string, pv: number, commitId: string, actor: { type: string; id: string; author: string }, message: string, at: string): void {

@@ -16,6 +16,7 @@ export type PreparedMutation =
   | { op: 'remove'; path: string; permanent: boolean }
   | { op: 'restore'; trashPath: string; to: string }
   | { op: 'revert'; node: NodeRef; version: number }
+  | { op: 'rollbackFolder'; folderId: string; targetVersion: number }
   | { op: 'rollbackProject'; targetVersion: number };
 
 /** What a mutation may use while a commit is being built (inside the project's write section). */
@@ -39,7 +40,7 @@ export function newNodeId(): string {
  * Applies one mutation to the in-memory tree and the index, or throws a ContentError before
  * changing anything observable (the caller reverts the tree and the SQLite savepoint anyway).
  */
-export function applyMutation(ctx: MutationContext, m: Exclude<PreparedMutation, { op: 'rollbackProject' }>): void {
+export function applyMutation(ctx: MutationContext, m: Exclude<PreparedMutation, { op: 'rollbackProject' | 'rollbackFolder' }>): void {
   switch (m.op) {
     case 'write':
       return write(ctx, m);

@@ -13,9 +13,10 @@ import type { IndexStore } from './indexStore.ts';
 import { Lru } from './lru.ts';
 import { applyMutation, type MutationContext, type PreparedMutation } from './mutations.ts';
 import { parentPath, TRASH_DIR } from './paths.ts';
+import { rollbackFolder } from './folderRollback.ts';
 import { rollbackProject } from './projectRollback.ts';
 import { formatMessage } from './trailers.ts';
-import { EMPTY_BLOB, NeedsLoad, Tree, WorkTree } from './tree.ts';
+import { EMPTY_BLOB, loadTree, NeedsLoad, Tree, WorkTree } from './tree.ts';
 import type { Actor, CommitResult, NodeInfo, ReindexReport, SyncReport } from './types.ts';
 
 export interface WriterDeps {
@@ -184,12 +185,12 @@ export class ProjectWriter {
   private async runBatch(jobs: Job[]): Promise<void> {
     let pending = jobs;
     let lockedSince = 0;
-    let loadPaths: string[] = [];
+    let toLoad: Tree[] = [];
     while (pending.length > 0) {
       let outcome: BatchOutcome;
       try {
         await this.ready();
-        await this.preload(pending, loadPaths);
+        await this.preload(pending, toLoad);
         outcome = this.deps.db.transaction(() => this.writeBatch(pending)).immediate();
       } catch (e) {
         this.work = null;
@@ -214,7 +215,7 @@ export class ProjectWriter {
       for (const [job, result] of outcome.done) job.resolve(result);
       for (const [job, err] of outcome.failed) job.reject(err);
       pending = outcome.deferred;
-      loadPaths = outcome.loadPaths;
+      toLoad = outcome.toLoad;
     }
   }
 
@@ -236,16 +237,20 @@ export class ProjectWriter {
   }
 
   /** Reads the trees the batch will touch, so that the synchronous section rarely meets NeedsLoad. */
-  private async preload(jobs: Job[], extra: string[]): Promise<void> {
+  private async preload(jobs: Job[], trees: Tree[]): Promise<void> {
     const work = this.work!;
-    const dirs = new Set<string>(['', ...extra]);
+    for (const t of trees) await loadTree(this.repo, t);
+    const dirs = new Set<string>(['']);
     for (const j of jobs) {
       for (const m of j.mutations) {
         if (m.op === 'write' || m.op === 'mkdir') dirs.add(parentPath(m.path));
         else if (m.op === 'move') dirs.add(parentPath(m.from)).add(parentPath(m.to));
         else if (m.op === 'remove') dirs.add(parentPath(m.path)).add(TRASH_DIR);
         else if (m.op === 'restore') dirs.add(parentPath(m.trashPath)).add(parentPath(m.to));
-        else if (m.op === 'revert') {
+        else if (m.op === 'rollbackFolder') {
+          const row = this.deps.index.rowById(m.folderId);
+          if (row) dirs.add(parentPath(row.path)).add(row.path).add(TRASH_DIR);
+        } else if (m.op === 'revert') {
           const row = 'id' in m.node ? this.deps.index.rowById(m.node.id) : this.deps.index.rowByPath(this.projectId, m.node.path);
           if (row) dirs.add(parentPath(row.path));
         }
@@ -262,7 +267,7 @@ export class ProjectWriter {
     const start = pv;
     let head = this.head;
     const pack = new PackBuilder();
-    const out: BatchOutcome = { done: [], failed: [], deferred: [], loadPaths: [], head };
+    const out: BatchOutcome = { done: [], failed: [], deferred: [], toLoad: [], head };
     for (const job of jobs) {
       if (out.deferred.length > 0) {
         out.deferred.push(job);
@@ -281,7 +286,7 @@ export class ProjectWriter {
         this.work!.revert();
         if (e instanceof NeedsLoad) {
           out.deferred.push(job);
-          out.loadPaths.push(e.path);
+          out.toLoad.push(e.tree);
         } else if (isContentError(e)) {
           out.failed.push([job, e]);
         } else {
@@ -321,6 +326,7 @@ export class ProjectWriter {
     const ctx: MutationContext = { projectId: this.projectId, index, tree: this.work!, applier, projectVersion, writeObject };
     for (const m of job.mutations) {
       if (m.op === 'rollbackProject') rollbackProject(ctx, m.targetVersion);
+      else if (m.op === 'rollbackFolder') rollbackFolder(ctx, m.folderId, m.targetVersion);
       else applyMutation(ctx, m);
     }
     if (applier.size === 0) return { changed: false, commitId: null, projectVersion: null, nodes: [] };
@@ -400,7 +406,7 @@ interface BatchOutcome {
   done: [Job, CommitResult][];
   failed: [Job, unknown][];
   deferred: Job[];
-  loadPaths: string[];
+  toLoad: Tree[];
   head: string | null;
 }
 
@@ -424,6 +430,8 @@ function describe(mutations: PreparedMutation[]): string {
       return `restore ${m.trashPath} to ${m.to}`;
     case 'revert':
       return `rollback ${'id' in m.node ? m.node.id : m.node.path} to version ${m.version}`;
+    case 'rollbackFolder':
+      return `rollback folder ${m.folderId} to project version ${m.targetVersion}`;
     case 'rollbackProject':
       return `rollback project to version ${m.targetVersion}`;
   }

@@ -33,10 +33,13 @@ export class Tree {
 
 export type Entry = Tree | BlobEntry;
 
-/** Thrown inside the synchronous write section when a tree on a path has not been read yet. */
+/**
+ * Thrown inside the synchronous write section when a tree has not been read yet. It names the
+ * tree object itself: after the failed mutation is reverted it may live at another path.
+ */
 export class NeedsLoad extends Error {
-  constructor(readonly path: string) {
-    super(`tree not loaded: ${path}`);
+  constructor(readonly tree: Tree) {
+    super('tree not loaded');
   }
 }
 
@@ -73,7 +76,7 @@ export class WorkTree {
     let t: Tree = this.root;
     const segs = path.split('/');
     for (let i = 0; i < segs.length; i++) {
-      if (!t.entries) throw new NeedsLoad(segs.slice(0, i).join('/'));
+      if (!t.entries) throw new NeedsLoad(t);
       const e = t.entries.get(segs[i]);
       if (i === segs.length - 1) return e;
       if (!(e instanceof Tree)) return undefined;
@@ -139,7 +142,7 @@ export class WorkTree {
     let t = this.root;
     this.markDirty(t);
     for (let i = 0; i < segs.length; i++) {
-      if (!t.entries) throw new NeedsLoad(segs.slice(0, i).join('/'));
+      if (!t.entries) throw new NeedsLoad(t);
       let next = t.entries.get(segs[i]);
       if (!(next instanceof Tree)) {
         if (!create) return undefined;
@@ -152,7 +155,7 @@ export class WorkTree {
       t = next;
       this.markDirty(t);
     }
-    if (!t.entries) throw new NeedsLoad(segs.join('/'));
+    if (!t.entries) throw new NeedsLoad(t);
     return t;
   }
 

@@ -86,6 +86,8 @@ export type Mutation =
   | { op: 'remove'; path: string; permanent?: boolean }
   | { op: 'restore'; trashPath: string; to: string }
   | { op: 'revert'; node: NodeRef; version: number }
+  /** Everything beneath the folder back to its state after project version `targetVersion`. */
+  | { op: 'rollbackFolder'; folderId: string; targetVersion: number }
   | { op: 'rollbackProject'; targetVersion: number };
 
 export interface CommitOptions {

@@ -2,6 +2,7 @@ import type { Context, Middleware } from 'koa';
 import { join } from 'node:path';
 import type { Services } from '../app/services.ts';
 import { actorOf, type Principal } from '../auth/principal.ts';
+import type { Actor } from '../content/contentStore.ts';
 import { callerKey } from '../http/middleware/rateLimit.ts';
 import { gitRefusal } from './gitAccess.ts';
 import { gitToken } from './gitCredentials.ts';
@@ -9,7 +10,7 @@ import { runHttpBackend } from './httpBackend.ts';
 import { HOOK_PATH, hookUrl } from './hookUrl.ts';
 import { answerPreReceive } from './preReceiveEndpoint.ts';
 import { recordPush } from './pushAudit.ts';
-import { PushSessions } from './pushSessions.ts';
+import { PushSessions, type PushSession } from './pushSessions.ts';
 import { runGit } from './runGit.ts';
 import { parseSmartRequest, type SmartRequest } from './smartHttp.ts';
 
@@ -59,8 +60,8 @@ async function serve(s: Services, sessions: PushSessions, ctx: Context, r: Smart
   const gitdir = join(s.settings.dataDir, `${r.projectId}.git`);
   const actor = actorOf(principal);
   const receivedAt = new Date().toISOString();
-  const secret = r.isPush ? sessions.start({ projectId: r.projectId, gitdir, token }) : null;
-  const before = r.isPush ? await mainTip(gitdir) : null;
+  const session = r.isPush ? { projectId: r.projectId, gitdir, token } : null;
+  const secret = session ? sessions.start(session) : null;
   const env: Record<string, string> = secret ? { CNS_PUSH_SECRET: secret, CNS_HOOK_URL: hookUrl(ctx.req.socket), CNS_NODE: process.execPath } : {};
   let run: Awaited<ReturnType<typeof runHttpBackend>>;
   try {
@@ -89,7 +90,7 @@ async function serve(s: Services, sessions: PushSessions, ctx: Context, r: Smart
   void run.exited.then(async (code) => {
     try {
       if (code !== 0) s.logger.warn({ project_id: r.projectId, code, stderr: run.stderr() }, 'git http-backend failed');
-      if (secret) await indexPush(s, r.projectId, actor, before, receivedAt);
+      if (session) await indexPush(s, session, actor, receivedAt);
     } catch (err) {
       s.logger.error({ err, project_id: r.projectId }, 'indexing a push failed; the reconciler will retry at start-up');
     } finally {
@@ -99,16 +100,22 @@ async function serve(s: Services, sessions: PushSessions, ctx: Context, r: Smart
   });
 }
 
-async function indexPush(s: Services, projectId: string, actor: ReturnType<typeof actorOf>, before: string | null, receivedAt: string): Promise<void> {
-  const report = await s.content.syncFromGit(projectId, { actor });
-  if (report.head !== before) {
-    recordPush(s.db, { projectId, actor, before, after: report.head, indexedCommits: report.indexedCommits, receivedAt });
+/**
+ * Indexes what the push brought (actor = the pusher) and records the push itself when it
+ * landed: the hook accepted it and main now contains the accepted tip (an API write may
+ * already be on top of it).
+ */
+async function indexPush(s: Services, session: PushSession, actor: Actor, receivedAt: string): Promise<void> {
+  await s.content.syncFromGit(session.projectId, { actor });
+  const a = session.accepted;
+  if (a && (await containsCommit(session.gitdir, a.after))) {
+    recordPush(s.db, { projectId: session.projectId, actor, before: a.before, after: a.after, commits: a.commits, receivedAt });
   }
 }
 
-async function mainTip(gitdir: string): Promise<string | null> {
-  const { code, stdout } = await runGit(['rev-parse', '--verify', '--quiet', 'refs/heads/main^{commit}'], { gitdir, okCodes: [1, 128] });
-  return code === 0 ? stdout.toString().trim() : null;
+async function containsCommit(gitdir: string, commit: string): Promise<boolean> {
+  const { code } = await runGit(['merge-base', '--is-ancestor', commit, 'refs/heads/main'], { gitdir, okCodes: [1, 128] });
+  return code === 0;
 }
 
 function plain(ctx: Context, status: number, message: string): void {

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { Logger } from '../logging/logger.ts';
+import { ZERO_OID } from './pushedChanges.ts';
 import type { PushSessions } from './pushSessions.ts';
 import { validatePush, type PushValidatorDeps } from './pushValidator.ts';
 
@@ -27,9 +28,15 @@ export async function answerPreReceive(ctx: Context, sessions: PushSessions, dep
   let problems: string[];
   try {
     const parsed = hookBody.safeParse(JSON.parse((await readBody(ctx)).toString('utf8')));
-    problems = parsed.success
-      ? await validatePush(deps, session, parsed.data.updates, parsed.data.quarantine)
-      : ['the hook sent an unreadable request.'];
+    if (!parsed.success) problems = ['the hook sent an unreadable request.'];
+    else {
+      const verdict = await validatePush(deps, session, parsed.data.updates, parsed.data.quarantine);
+      problems = verdict.problems;
+      const main = parsed.data.updates[0];
+      if (problems.length === 0 && main) {
+        session.accepted = { before: main.oldOid === ZERO_OID ? null : main.oldOid, after: main.newOid, commits: verdict.commits };
+      }
+    }
   } catch (err) {
     logger.error({ err, project_id: session.projectId }, 'checking a push failed');
     problems = ['the service could not check this push; nothing was changed.'];

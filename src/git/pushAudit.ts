@@ -6,7 +6,8 @@ export interface PushRecord {
   actor: Actor;
   before: string | null;
   after: string | null;
-  indexedCommits: number;
+  /** Commits the push brought. */
+  commits: number;
   receivedAt: string;
 }
 
@@ -23,7 +24,7 @@ export function recordPush(db: Db, r: PushRecord): void {
     r.actor.type,
     r.actor.id,
     r.actor.author,
-    JSON.stringify({ ref: 'refs/heads/main', before: r.before, after: r.after, indexed_commits: r.indexedCommits }),
+    JSON.stringify({ ref: 'refs/heads/main', before: r.before, after: r.after, commits: r.commits }),
     r.receivedAt,
   );
 }

@@ -5,6 +5,8 @@ export interface PushSession {
   gitdir: string;
   /** The credential of the pusher: permissions are checked again when the hook runs. */
   token: string;
+  /** Set once the hook accepted the push: what main is to move from and to. */
+  accepted?: { before: string | null; after: string; commits: number };
 }
 
 /**

@@ -19,6 +19,13 @@ export interface PushValidatorDeps {
   maxContentBytes: number;
 }
 
+export interface PushVerdict {
+  /** Why the push is refused; empty when it is accepted. */
+  problems: string[];
+  /** How many new commits it brings. */
+  commits: number;
+}
+
 const MAX_REPORTED = 20;
 
 /**
@@ -26,15 +33,16 @@ const MAX_REPORTED = 20;
  * yet): the pusher may still write, only main moves and only forward, and every path the pushed
  * commits add or change is one the API would accept. Returns the problems (empty: accept).
  */
-export async function validatePush(deps: PushValidatorDeps, session: PushSession, updates: RefUpdate[], quarantine: string): Promise<string[]> {
+export async function validatePush(deps: PushValidatorDeps, session: PushSession, updates: RefUpdate[], quarantine: string): Promise<PushVerdict> {
+  const refuse = (why: string): PushVerdict => ({ problems: [why], commits: 0 });
   const principal = await deps.authenticator.authenticate(session.token);
-  if (!principal) return ['the credential used for this push is no longer valid.'];
+  if (!principal) return refuse('the credential used for this push is no longer valid.');
   const refused = gitRefusal(deps.authorizer, principal, session.projectId, 'content:write');
-  if (refused) return [refused.message];
+  if (refused) return refuse(refused.message);
 
   // A push that only deletes sends no objects, and then git makes no quarantine.
   const objects = join(session.gitdir, 'objects');
-  if (quarantine !== '' && !isQuarantineOf(quarantine, objects)) return ['the push did not arrive in a quarantine of this repository.'];
+  if (quarantine !== '' && !isQuarantineOf(quarantine, objects)) return refuse('the push did not arrive in a quarantine of this repository.');
   const pushed = new PushedChanges(
     session.gitdir,
     quarantine === ''
@@ -43,6 +51,7 @@ export async function validatePush(deps: PushValidatorDeps, session: PushSession
   );
 
   const problems: string[] = [];
+  let count = 0;
   for (const u of updates) {
     const refWhy = refProblem(u.ref, u.newOid, ZERO_OID);
     if (refWhy) {
@@ -54,6 +63,7 @@ export async function validatePush(deps: PushValidatorDeps, session: PushSession
       continue;
     }
     const commits = await pushed.newCommits(u.newOid);
+    count += commits.length;
     const changes = await pushed.changes(commits);
     const blobs = new Set<string>();
     for (const c of changes) for (const p of c.changes) if (p.status !== 'D') blobs.add(p.newOid);
@@ -64,7 +74,7 @@ export async function validatePush(deps: PushValidatorDeps, session: PushSession
     problems.length = MAX_REPORTED;
     problems.push(`... and ${more} more.`);
   }
-  return problems;
+  return { problems, commits: count };
 }
 
 /** Git names its quarantine `<objects>/tmp_objdir-incoming-XXXXXX`; anything else is refused. */

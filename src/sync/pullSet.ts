@@ -54,6 +54,15 @@ export function pullSet(store: ContentStore, changelog: Changelog, projectId: st
   return sorted(out);
 }
 
+/** The current state of the given nodes as pull entries (a node gone or out of the scope is a delete). */
+export function currentEntries(store: ContentStore, projectId: string, scope: string, ids: string[]): PullEntry[] {
+  return ids.map((id) => {
+    const node = findById(store, projectId, id);
+    if (node && node.state === 'active' && node.type !== 'folder' && pathInScope(scope, node.path)) return upsert(node);
+    return deletion(id, node?.type ?? 'file', null);
+  });
+}
+
 function upsert(n: NodeInfo): PullEntry {
   return { action: 'upsert', nodeId: n.id, nodeType: n.type, path: n.path, version: n.version, contentHash: n.contentHash, size: n.size };
 }

@@ -4,7 +4,7 @@ import type { ConnectionStore, IssuedConnection } from '../domain/connections/co
 import { DomainError, invalidField } from '../domain/errors.ts';
 import type { Changelog } from './changelog.ts';
 import { connectorFor } from './connectors.ts';
-import { pullSet, type PullEntry } from './pullSet.ts';
+import { currentEntries, pullSet, type PullEntry } from './pullSet.ts';
 import { mutationsFor, storedContent, type PushOp } from './pushOps.ts';
 import type { SyncRunRecord, SyncStateRecord } from './syncRecords.ts';
 import type { SyncStore } from './syncStore.ts';
@@ -32,7 +32,7 @@ export interface PushResult {
 /** Bytes of content one pull page carries at most (one file always fits, however large). */
 const PAGE_BYTES = 8 * 1024 * 1024;
 /** Pull sets kept between the pages of a pull (one per open run), so a page costs its own files only. */
-const CACHED_PULLS = 32;
+const CACHED_PULLS = 8;
 
 /** The rules of data sync between the HTTP routes and the stores. */
 export class SyncService {
@@ -115,35 +115,64 @@ export class SyncService {
     this.deps.connections.delete(sync.state.sync_id);
   }
 
-  /** One page of the files changed since `cursor`; the first page (no run id) opens a run. */
-  async pull(sync: Sync, q: { cursor: number; until?: number; after?: string; limit: number; runId?: string }): Promise<PullPage> {
+  /**
+   * One page of the files changed since `cursor`; the first page (no run id) opens a run. With
+   * `withContent: false` the page only lists (up to `limit` entries, no byte budget); `ids` then
+   * fetches the current state and content of the listed files the client needs.
+   */
+  async pull(
+    sync: Sync,
+    q: { cursor: number; until?: number; after?: string; limit: number; runId?: string; withContent?: boolean; ids?: string[] },
+  ): Promise<PullPage> {
     this.assertActive(sync);
     const { content, changelog, store } = this.deps;
     const projectId = sync.state.project_id;
     const until = q.until ?? changelog.latest(projectId);
+    if (q.ids) {
+      if (!q.runId) throw invalidField('run_id', 'is required with ids');
+      const run = store.openRun(sync.state.sync_id, q.runId);
+      const entries = currentEntries(content, projectId, sync.connection.scope_path, q.ids.slice(0, q.limit));
+      return { runId: run.id, cursor: until, entries: await this.withBodies(projectId, entries), hasMore: false, nextAfter: null };
+    }
     const run = q.runId ? store.openRun(sync.state.sync_id, q.runId) : store.startRun(sync.state, 'client', q.cursor);
     const all = this.pullSetOf(run.id, () => pullSet(content, changelog, projectId, sync.connection.scope_path, q.cursor, until), `${q.cursor}:${until}`);
     const start = q.after ? all.findIndex((e) => e.nodeId > q.after!) : 0;
     const rest = start < 0 ? [] : all.slice(start);
+    if (q.withContent === false) {
+      const page = rest.slice(0, q.limit);
+      const hasMore = page.length < rest.length;
+      return { runId: run.id, cursor: until, entries: page.map((entry) => ({ entry, content: null })), hasMore, nextAfter: hasMore ? page[page.length - 1]!.nodeId : null };
+    }
     const entries: PullPage['entries'] = [];
     let bytes = 0;
     let i = 0;
     for (; i < rest.length; i++) {
       const entry = rest[i]!;
       if (entries.length >= q.limit || (entries.length > 0 && bytes + entry.size > PAGE_BYTES)) break;
-      let body: Buffer | null = null;
-      if (entry.action === 'upsert') {
-        try {
-          body = (await content.readContent(projectId, { id: entry.nodeId })).bytes;
-        } catch {
-          continue; // gone since the listing: the next pull reports it
-        }
-        bytes += body.length;
-      }
-      entries.push({ entry, content: body });
+      const [withBody] = await this.withBodies(projectId, [entry]);
+      if (!withBody) continue; // gone since the listing: the next pull reports it
+      bytes += withBody.content?.length ?? 0;
+      entries.push(withBody);
     }
     const hasMore = i < rest.length;
     return { runId: run.id, cursor: until, entries, hasMore, nextAfter: hasMore ? rest[i - 1]!.nodeId : null };
+  }
+
+  /** Reads the content of upserts; an upsert whose node vanished meanwhile is left out. */
+  private async withBodies(projectId: string, entries: PullEntry[]): Promise<PullPage['entries']> {
+    const out: PullPage['entries'] = [];
+    for (const entry of entries) {
+      if (entry.action !== 'upsert') {
+        out.push({ entry, content: null });
+        continue;
+      }
+      try {
+        out.push({ entry, content: (await this.deps.content.readContent(projectId, { id: entry.nodeId })).bytes });
+      } catch {
+        /* gone since the listing */
+      }
+    }
+    return out;
   }
 
   private pullSetOf(runId: string, compute: () => PullEntry[], window: string): PullEntry[] {

@@ -10,6 +10,9 @@ export interface RunSummary {
   cursorTo?: number;
 }
 
+/** Run records kept per sync: a watching client records a run per cycle, so old ones are dropped. */
+const KEEP_RUNS = 500;
+
 /** Sync states and run records (the connection itself lives in the ConnectionStore). */
 export class SyncStore {
   constructor(private readonly db: Db) {}
@@ -98,6 +101,11 @@ export class SyncStore {
       )
       .run(run);
     this.db.prepare('UPDATE sync_states SET last_run_at = ? WHERE sync_id = ?').run(now, sync.sync_id);
+    this.db
+      .prepare(
+        `DELETE FROM sync_runs WHERE sync_id = ? AND id NOT IN (SELECT id FROM sync_runs WHERE sync_id = ? ORDER BY started_at DESC, id DESC LIMIT ?)`,
+      )
+      .run(sync.sync_id, sync.sync_id, KEEP_RUNS);
     return run;
   }
 

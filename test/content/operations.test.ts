@@ -196,6 +196,10 @@ test('bad input is rejected with the right code and changes nothing', async (t) 
   t.is(await code(w('dir')), 'CONFLICT');
   t.is(await code(store.write(P, alice, { path: 'j.json', type: 'json', content: 'string' }) as Promise<unknown>), 'VALIDATION_ERROR');
   t.is(await code(store.write(P, alice, { path: 'j.json', type: 'folder' as never, content: {} })), 'VALIDATION_ERROR');
+  const circular: Record<string, unknown> = {};
+  circular.self = circular;
+  t.is(await code(store.write(P, alice, { path: 'j.json', type: 'json', content: circular })), 'VALIDATION_ERROR');
+  t.is(await code(store.write(P, alice, { path: 'j.json', type: 'json', content: { big: 1n } })), 'VALIDATION_ERROR');
   t.is(await code(store.write(P, alice, { path: 'big.md', type: 'markdown', content: 'x'.repeat(101) })), 'PAYLOAD_TOO_LARGE');
   t.is(await code(store.commit('../evil', alice, [{ op: 'mkdir', path: 'x' }])), 'VALIDATION_ERROR');
   t.is(await code(store.move(P, alice, 'ok.md', '.trash/ok.md')), 'VALIDATION_ERROR');
@@ -244,4 +248,27 @@ test('fsync mode and a small project cache keep working across evictions', async
     t.is((await store.versionContent(`p${p}`, { path: 'dir/file.md' }, 1)).bytes.toString(), `p${p} r0`);
   }
   t.deepEqual(store.listProjects(), ['p0', 'p1', 'p2', 'p3', 'p4']);
+});
+
+test('a commit reaching into trees not read yet (fresh process) loads them and succeeds', async (t) => {
+  const f = fixture();
+  t.teardown(f.cleanup);
+  await f.store.bulkWrite(P, alice, [
+    { path: 'a/x/one.md', type: 'markdown', content: '1' },
+    { path: 'a/x/deeper/two.md', type: 'markdown', content: '2' },
+    { path: 'keep/three.md', type: 'markdown', content: '3' },
+  ]);
+  const store = await f.reopen();
+  const r = await store.commit(P, alice, [
+    { op: 'move', from: 'a', to: 'b' },
+    { op: 'write', path: 'b/x/deeper/new.md', type: 'markdown', content: 'new' },
+    { op: 'write', path: 'b/x/one.md', type: 'markdown', content: '1b' },
+  ]);
+  t.true(r.changed);
+  t.is((await store.readValue(P, { path: 'b/x/deeper/new.md' })).value, 'new');
+  t.is((await store.readValue(P, { path: 'b/x/one.md' })).value, '1b');
+  t.is((await store.readValue(P, { path: 'b/x/deeper/two.md' })).value, '2');
+  const files = execFileSync('git', ['ls-tree', '-r', '--name-only', 'main'], { cwd: join(f.dir, `${P}.git`) }).toString();
+  t.is(files, 'b/x/deeper/new.md\nb/x/deeper/two.md\nb/x/one.md\nkeep/three.md\n');
+  t.deepEqual((await store.reindexProject(P)).differences, []);
 });

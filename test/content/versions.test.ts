@@ -68,3 +68,35 @@ test('project rollback: one commit, changed nodes get versions, new nodes go to 
   t.is(await errorCode(store.rollbackProject(P, bot, 99)), 'NOT_FOUND');
   t.false((await store.rollbackProject(P, bot, 7)).changed);
 });
+
+test('folder snapshots and folder rollback: one commit, nothing outside changes, reindex equal', async (t) => {
+  const f = fixture();
+  t.teardown(f.cleanup);
+  const { store } = f;
+  const folder = (await store.mkdir(P, alice, 'snap')).node;
+  await store.bulkWrite(P, alice, [
+    { path: 'snap/a.md', type: 'markdown', content: 'a1' },
+    { path: 'snap/sub/c.md', type: 'markdown', content: 'c1' },
+  ]);
+  await store.write(P, alice, { path: 'sibling.md', type: 'markdown', content: 's1' });
+  const [target] = store.folderSnapshots(P, folder.id).snapshots;
+  t.is(target.filesCount, 2);
+  const sub = store.getByPath(P, 'snap/sub');
+  await store.write(P, alice, { path: 'snap/a.md', type: 'markdown', content: 'a2' });
+  await store.remove(P, alice, 'snap/sub');
+  const d = await store.write(P, alice, { path: 'snap/d.md', type: 'markdown', content: 'd' });
+  await store.write(P, alice, { path: 'sibling.md', type: 'markdown', content: 's2' });
+
+  const r = await store.rollbackFolder(P, bot, folder.id, { commitId: target.snapshotId });
+  t.true(r.changed);
+  t.is((await store.readValue(P, { path: 'snap/a.md' })).value, 'a1');
+  t.is(store.getByPath(P, 'snap/sub').id, sub.id);
+  t.is((await store.readValue(P, { path: 'snap/sub/c.md' })).value, 'c1');
+  t.is(store.getById(P, d.node.id).state, 'trashed');
+  t.is((await store.readValue(P, { path: 'sibling.md' })).value, 's2');
+  t.false((await store.rollbackFolder(P, bot, folder.id, { projectVersion: target.projectVersion })).changed);
+  t.deepEqual((await store.reindexProject(P)).differences, []);
+  t.is(await errorCode(store.rollbackFolder(P, bot, folder.id, { commitId: 'nothex' })), 'VALIDATION_ERROR');
+  t.is(await errorCode(store.rollbackFolder(P, bot, folder.id, { commitId: '0'.repeat(40) })), 'NOT_FOUND');
+  t.is(await errorCode(async () => store.folderSnapshots(P, d.node.id)), 'VALIDATION_ERROR');
+});

@@ -112,7 +112,7 @@ test('an unknown project or another project answers 404 without revealing it', a
   const r = await git.run(['clone', remoteUrl(server, project.projectId, other.token), git.dir('stranger')]);
   t.not(r.code, 0);
   t.regex(r.stderr, /Project not found/);
-  const res = await fetch(`${remoteUrl(server, 'prj_missing', project.token)}/info/refs?service=git-upload-pack`.replace(/\/\/cns:[^@]+@/, '//'), {
+  const res = await fetch(`${server.url}/git/prj_missing.git/info/refs?service=git-upload-pack`, {
     headers: { authorization: `Bearer ${project.token}` },
   });
   t.is(res.status, 404);

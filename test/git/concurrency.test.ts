@@ -57,9 +57,12 @@ test.serial('an API write while a push is in quarantine wins; the push is refuse
   t.is(content.findByPath(project.projectId, 'pushed.md'), null, 'nothing of the push was applied');
   t.is((await content.readValue(project.projectId, { path: 'doc.md' })).value, 'v2 by the API\n');
   t.is(content.projectVersion(project.projectId), 2);
+  const pushes = () => content.auditLogs(project.projectId, { path: '' }).filter((e) => e.action === ('push' as never)).length;
+  t.is(pushes(), 0, 'a push that did not land is not recorded');
 
   await git.ok(['pull', '-q', '--rebase', 'origin', 'main'], { cwd: dir });
   await git.ok(['push', 'origin', 'main'], { cwd: dir });
+  t.is(pushes(), 1);
   t.is((await content.readValue(project.projectId, { path: 'pushed.md' })).value, 'from git\n');
   t.is((await content.readValue(project.projectId, { path: 'doc.md' })).value, 'v2 by the API\n');
   t.deepEqual((await log(dir, 'HEAD')).slice(0, 2), ['pushed with git', 'write doc.md']);

@@ -83,6 +83,15 @@ test('bootstrap, push-file, pull-files, ack-pull and run records', async (t) => 
   const uno = [...p1.body.data.files, ...p2.body.data.files].find((f: { path: string }) => f.path === 'api-flow/uno.md');
   t.is(Buffer.from(uno.content, 'base64').toString(), '# one\n');
 
+  // A listing without content, then the content of chosen files by id (within the open run).
+  const listing = await w.server.api('GET', `/sync/syncs/${b.id}/pull-files?cursor=0&content=0`, { token: b.key });
+  t.is(listing.body.data.files.length, 3);
+  t.true(listing.body.data.files.every((f: { content?: string }) => f.content === undefined));
+  const fetched = await w.server.api('GET', `/sync/syncs/${b.id}/pull-files?ids=${uno.node_id},unknown-node&run_id=${listing.body.data.run_id}`, { token: b.key });
+  t.deepEqual(fetched.body.data.files.map((f: { action: string }) => f.action), ['upsert', 'delete']);
+  t.is(Buffer.from(fetched.body.data.files[0].content, 'base64').toString(), '# one\n');
+  t.is((await w.server.api('GET', `/sync/syncs/${b.id}/pull-files?ids=${uno.node_id}`, { token: b.key })).status, 422);
+
   // Deltas: a trash in the project is a delete for the client.
   await w.server.api('POST', `/content/${w.projectId}/rm`, { token: w.token, body: { path: 'api-flow/uno.md' } });
   const delta = await w.server.api('GET', `/sync/syncs/${b.id}/pull-files?cursor=${p1.body.data.cursor}`, { token: b.key });

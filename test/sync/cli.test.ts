@@ -95,6 +95,9 @@ test('cns sync --watch on two clients: edits arrive live both ways', async (t) =
     wb.kill('SIGTERM');
   });
   await until('both watchers to start', () => outputs.a.includes('Watching') && outputs.b.includes('Watching'), 20_000);
+  const second = await cns(w, ['sync', a]);
+  t.is(second.code, 2, 'one sync per folder at a time');
+  t.regex(second.stderr, /another cns sync \(pid \d+\) is working on/);
 
   put(a, 'shared.md', 'v1 from a\n');
   await until('a → b', () => existsSync(join(b, 'shared.md')) && read(b, 'shared.md') === 'v1 from a\n');

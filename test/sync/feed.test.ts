@@ -9,7 +9,7 @@ import { GitClient, remoteUrl } from '../git/gitFixture.ts';
 import { createKey } from '../helpers/project.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { defaultProject } from '../helpers/project.ts';
-import { engineFor, folderWith, startWorld, type World } from './helpers.ts';
+import { engineFor, folderWith, startWorld, until, type World } from './helpers.ts';
 import { SseClient } from './sse.ts';
 
 let w: World;
@@ -114,6 +114,15 @@ test('an access key sees only changes inside its scope', async (t) => {
   t.deepEqual(ev.data.changes.map((c) => c.path), ['feed-team/x.md']);
   t.is(ev.data.message, '');
   t.false(JSON.stringify(feed.events).includes('feed-secret'));
+});
+
+test('a consumer that goes away is dropped at once', async (t) => {
+  const before = w.server.services.feed.size;
+  const brief = await subscribe();
+  t.true(w.server.services.feed.size > before);
+  await brief.close();
+  await until('the closed consumer to be dropped', () => w.server.services.feed.size <= before);
+  t.pass();
 });
 
 test('the server ends open streams cleanly when it shuts down', async (t) => {

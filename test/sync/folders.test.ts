@@ -162,3 +162,27 @@ test('a file edited here but deleted in the project is kept and uploaded again',
   await ea.cycle();
   t.is(read(a, 'doc.md'), 'v2 edited in b\n');
 });
+
+test('a file the server refuses is reported and the others still go up', async (t) => {
+  const small = await startWorld({ maxContentBytes: 1024 });
+  t.teardown(() => small.server.stop());
+  const dir = folderWith({ 'ok.md': 'fine\n', 'big.bin': Buffer.alloc(4096, 7), 'also-ok.txt': 'fine too' });
+  const engine = await engineFor(small, dir);
+  const r = await engine.cycle();
+  t.deepEqual(r.uploaded.sort(), ['also-ok.txt', 'ok.md']);
+  t.is(r.errors.length, 1);
+  t.regex(r.errors[0]!, /^big\.bin: /);
+  t.true(existsSync(join(dir, 'big.bin')), 'the local file stays');
+});
+
+test('JSON edited on both sides merges whatever the local formatting', async (t) => {
+  const { a, b, ea, eb } = await pair('json-merge', { 'settings.json': '{"retries":1,"timeout":30}' });
+  put(b, 'settings.json', read(b, 'settings.json').replace('30', '60'));
+  await eb.cycle();
+  put(a, 'settings.json', '{"retries":3,"timeout":30}');
+  const r = await ea.cycle();
+  t.deepEqual(r.merged, ['settings.json']);
+  t.deepEqual(JSON.parse(read(a, 'settings.json')), { retries: 3, timeout: 60 });
+  await eb.cycle();
+  t.deepEqual(JSON.parse(read(b, 'settings.json')), { retries: 3, timeout: 60 });
+});

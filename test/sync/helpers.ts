@@ -18,8 +18,8 @@ export interface World {
   configHome: string;
 }
 
-export async function startWorld(): Promise<World> {
-  const server = await startTestServer();
+export async function startWorld(overrides: Parameters<typeof startTestServer>[0] = {}): Promise<World> {
+  const server = await startTestServer(overrides);
   const { token } = await server.login();
   const { projectId, orgId } = await defaultProject(server, token);
   return { server, token, projectId, orgId, configHome: mkdtempSync(join(tmpdir(), 'cns-sync-cfg-')) };

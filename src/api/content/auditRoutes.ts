@@ -1,10 +1,11 @@
 import Router from '@koa/router';
 import type { Services } from '../../app/services.ts';
 import { ok } from '../../http/envelope.ts';
-import { forbidden } from '../../http/errors.ts';
+import { forbidden, validationError } from '../../http/errors.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { parseInput } from '../../http/validate.ts';
 import { pathInScope } from '../../policies/scope.ts';
+import { findNode } from '../nodes/nodeAccess.ts';
 import { presentAuditLog } from './presenter.ts';
 import { auditQuery } from './schemas.ts';
 
@@ -17,11 +18,14 @@ export function auditRoutes(s: Services): Router {
   router.get('/nodes/*ref/audit-logs', (ctx) => {
     const q = parseInput(auditQuery, ctx.query, 'query');
     const ref = String(ctx.params.ref ?? '');
-    const access = s.authorizer.requireProject(principalOf(ctx), q.project_id, 'content:read');
-    const byId = findNodeById(s, q.project_id, ref);
+    const located = q.project_id === undefined ? findNode(s, ref) : null;
+    if (q.project_id === undefined && !located) throw validationError('project_id is required unless the path names a node id.', [{ field: 'project_id', message: 'required' }]);
+    const projectId = q.project_id ?? located!.projectId;
+    const access = s.authorizer.requireProject(principalOf(ctx), projectId, 'content:read');
+    const byId = located ?? findNodeById(s, projectId, ref);
     const path = byId?.path ?? ref;
     if (!pathInScope(access.scope, path)) throw forbidden(`This access key is limited to "${access.scope}".`);
-    const logs = byId ? s.content.auditLogs(q.project_id, { id: byId.id }, { limit: q.limit }) : s.content.auditLogs(q.project_id, { path }, { limit: q.limit });
+    const logs = byId ? s.content.auditLogs(projectId, { id: byId.id }, { limit: q.limit }) : s.content.auditLogs(projectId, { path }, { limit: q.limit });
     ok(ctx, { path, node_id: byId?.id ?? logs[0]?.nodeId ?? null, logs: logs.map(presentAuditLog), total: logs.length });
   });
   return router;

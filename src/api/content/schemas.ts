@@ -60,4 +60,5 @@ export const rollbackBody = z
     if (b.path === undefined) ctx.addIssue({ code: 'custom', path: ['path'], message: 'path (with version) or target_version is required' });
     if (b.version === undefined) ctx.addIssue({ code: 'custom', path: ['version'], message: 'version is required with path' });
   });
-export const auditQuery = z.object({ project_id: z.string().min(1), limit: intFromQuery(1).max(1000).default(100) });
+/** project_id may be left out when the segment is a node id (the id surface of spec 4.2 sends none). */
+export const auditQuery = z.object({ project_id: z.string().min(1).optional(), limit: intFromQuery(1).max(1000).default(100) });

@@ -47,7 +47,9 @@ export class ChangeFeed {
    */
   attach(res: ServerResponse, input: { projectId: string; scope: string; lastEventId: number | null }): FeedClient {
     const latest = this.changelog.latest(input.projectId);
-    const client = new FeedClient(res, input.projectId, input.scope, input.lastEventId ?? latest, this.maxBufferBytes, (c) => this.detach(c));
+    // An id beyond the project's last commit (another server, a restored backup) resumes from now.
+    const start = Math.min(input.lastEventId ?? latest, latest);
+    const client = new FeedClient(res, input.projectId, input.scope, start, this.maxBufferBytes, (c) => this.detach(c));
     if (this.closed) {
       client.end();
       return client;

@@ -2,8 +2,12 @@ import type { ServerResponse } from 'node:http';
 import type { CommitChanges } from '../../sync/changelog.ts';
 import { scopedCommit } from '../../sync/scopedChanges.ts';
 
+/** Changes listed per event; a larger commit says `truncated` and the changelog has the rest. */
+const MAX_EVENT_CHANGES = 1000;
+
 /** The JSON of one `change` event (spec 6 style: snake_case fields). */
 export function presentCommitEvent(projectId: string, c: CommitChanges) {
+  const truncated = c.changes.length > MAX_EVENT_CHANGES;
   return {
     project_id: projectId,
     project_version: c.projectVersion,
@@ -11,7 +15,7 @@ export function presentCommitEvent(projectId: string, c: CommitChanges) {
     actor: c.actor,
     message: c.message,
     created_at: c.createdAt,
-    changes: c.changes.map((e) => ({
+    changes: c.changes.slice(0, MAX_EVENT_CHANGES).map((e) => ({
       node_id: e.nodeId,
       path: e.path,
       old_path: e.oldPath,
@@ -19,6 +23,7 @@ export function presentCommitEvent(projectId: string, c: CommitChanges) {
       node_type: e.nodeType,
       version: e.version,
     })),
+    ...(truncated ? { truncated: true, changes_total: c.changes.length } : {}),
   };
 }
 
@@ -82,7 +87,10 @@ export class FeedClient {
   end(): void {
     if (this.closed) return;
     this.closed = true;
-    this.res.end();
+    // The socket belongs to this stream alone: close it once the last bytes are out, so that a
+    // shutdown does not wait on it.
+    this.res.end(() => this.res.socket?.destroy());
+    if (this.res.destroyed || this.res.socket?.destroyed === false && this.res.writableFinished) this.res.socket?.destroy();
     this.onClose(this);
   }
 

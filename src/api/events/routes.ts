@@ -29,7 +29,8 @@ export function eventRoutes(s: Services): Router {
     ctx.res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
+      // The connection belongs to the stream: when the stream ends (shutdown, resync) it closes too.
+      connection: 'close',
       'x-accel-buffering': 'no',
     });
     ctx.res.write('retry: 1000\n\n');

@@ -25,6 +25,10 @@ export function syncRoutes(s: Services): Router {
   /** The sync of `:syncId` if the caller may perform `action` on it; others' syncs are not found. */
   function syncFor(ctx: Context, action: ProjectAction, ownKeyOnly = false): Sync {
     const { syncId } = parseInput(schema.syncParams, ctx.params, 'params');
+    return allowedSync(ctx, syncId, action, ownKeyOnly);
+  }
+
+  function allowedSync(ctx: Context, syncId: string, action: ProjectAction, ownKeyOnly = false): Sync {
     const principal = principalOf(ctx);
     const state = s.syncStore.find(syncId);
     if (!state) throw notFound('Sync');
@@ -122,8 +126,7 @@ export function syncRoutes(s: Services): Router {
     const { runId } = parseInput(schema.runParams, ctx.params, 'params');
     const run = s.syncStore.findRun(runId);
     if (!run) throw notFound('Run');
-    ctx.params.syncId = run.sync_id;
-    syncFor(ctx, 'content:read');
+    allowedSync(ctx, run.sync_id, 'content:read');
     ok(ctx, presentRun(run));
   });
 
@@ -143,7 +146,7 @@ export function syncRoutes(s: Services): Router {
   router.get('/syncs/:syncId/pull-files', async (ctx) => {
     const sync = syncFor(ctx, 'content:read', true);
     const q = parseInput(schema.pullQuery, ctx.query, 'query');
-    const page = await s.syncs.pull(sync, { cursor: q.cursor, until: q.until, after: q.after, limit: q.limit, runId: q.run_id });
+    const page = await s.syncs.pull(sync, { cursor: q.cursor, until: q.until, after: q.after, limit: q.limit, runId: q.run_id, withContent: q.content, ids: q.ids });
     ok(ctx, {
       run_id: page.runId,
       scope_path: sync.connection.scope_path,

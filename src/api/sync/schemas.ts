@@ -44,8 +44,16 @@ export const pullQuery = z.object({
   until: int(0).optional(),
   /** Node id after which this page starts (`next_after` of the previous page). */
   after: z.string().max(100).optional(),
-  limit: int(1).max(2000).default(500),
+  limit: int(1).max(5000).default(500),
   run_id: id.optional(),
+  /** `0` lists changes without their content (the client then asks for what it needs with `ids`). */
+  content: z.enum(['0', '1', 'false', 'true']).default('1').transform((v) => v === '1' || v === 'true'),
+  /** Comma-separated node ids: their current state and content, within an open run (`run_id`). */
+  ids: z
+    .string()
+    .max(20_000)
+    .transform((v) => v.split(',').filter(Boolean))
+    .optional(),
 });
 
 export const ackBody = z.object({

@@ -42,18 +42,7 @@ export function registerServeCommand(program: Command): void {
       const { startServer } = await import('../../app/server.ts');
       const running = await startServer(settings);
       const out = (line: string) => process.stdout.write(line + '\n');
-      const admin = running.bootstrap.createdAdmin;
-      if (admin) {
-        out(`cns: first start: initialized data folder ${settings.dataDir}`);
-        if (admin.generatedPassword) {
-          out(`cns: created administrator ${admin.email} with password: ${admin.generatedPassword}`);
-          out('cns: this password is shown only once; set CNS_ADMIN_EMAIL/CNS_ADMIN_PASSWORD to choose your own.');
-        } else {
-          out(`cns: created administrator ${admin.email} (password from CNS_ADMIN_PASSWORD)`);
-        }
-      }
-      out(`cns: listening on ${running.url} (API ${settings.baseUrl}/api/v1, data ${settings.dataDir})`);
-
+      // Handlers first: a supervisor may signal as soon as it reads the "listening" line.
       const shutdown = (signal: string) => {
         out(`cns: ${signal} received, finishing requests in flight`);
         running.close().then(
@@ -66,5 +55,17 @@ export function registerServeCommand(program: Command): void {
       };
       process.once('SIGTERM', () => shutdown('SIGTERM'));
       process.once('SIGINT', () => shutdown('SIGINT'));
+
+      const admin = running.bootstrap.createdAdmin;
+      if (admin) {
+        out(`cns: first start: initialized data folder ${settings.dataDir}`);
+        if (admin.generatedPassword) {
+          out(`cns: created administrator ${admin.email} with password: ${admin.generatedPassword}`);
+          out('cns: this password is shown only once; set CNS_ADMIN_EMAIL/CNS_ADMIN_PASSWORD to choose your own.');
+        } else {
+          out(`cns: created administrator ${admin.email} (password from CNS_ADMIN_PASSWORD)`);
+        }
+      }
+      out(`cns: listening on ${running.url} (API ${running.services.settings.baseUrl}/api/v1, data ${settings.dataDir})`);
     });
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { clientOptions, runClient, type ClientFlags, type CommandContext } from '../client/context.ts';
-import { CliError } from '../client/errors.ts';
+import { CliError, usageError } from '../client/errors.ts';
 import { ExitCode } from '../client/exitCodes.ts';
 import { changedAnything, describeReport, type CycleReport } from '../../sync/client/cycleReport.ts';
 import { bindFolder } from '../../sync/client/folderBinding.ts';
@@ -90,9 +90,15 @@ to DIR/.cns/trash/. Exit status 0 when the folder is in sync (conflicts kept on 
     await runClient(flags, async (ctx) => {
       const root = resolve(dir);
       const store = await bindFolder(ctx, root, flags);
-      const engine = new SyncEngine(store, { progress: !flags.watch && !flags.json });
-      if (flags.watch) await watchFolder(ctx, engine, store, root);
-      else await once(ctx, engine, root);
+      const lock = store.lock();
+      if (typeof lock === 'number') throw usageError(`another cns sync (pid ${lock}) is working on ${root}`);
+      try {
+        const engine = new SyncEngine(store, { progress: !flags.watch && !flags.json });
+        if (flags.watch) await watchFolder(ctx, engine, store, root);
+        else await once(ctx, engine, root);
+      } finally {
+        lock();
+      }
     });
   });
 }

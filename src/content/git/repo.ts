@@ -10,7 +10,7 @@ import type { PackBuilder, PackedLocation } from './packWriter.ts';
 import { casMainRef, readMainRef, type CasOutcome } from './refs.ts';
 
 /** Pack locations remembered per repository (about 200 bytes each). */
-const MAX_RECENT = 20_000;
+const MAX_RECENT = 10_000;
 
 export interface TreeEntryRaw {
   mode: string;

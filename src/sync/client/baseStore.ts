@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { readdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { asText } from './textMerge.ts';
+import { asText } from './fileMerge.ts';
 
 /**
  * The last synced content of each text file (DIR/.cns/base/<blob id>), the common ancestor of a

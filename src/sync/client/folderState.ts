@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** What `cns sync` remembers of one file: the version both sides had when they last agreed. */
@@ -57,6 +57,35 @@ export class FolderStore {
     return existsSync(join(this.dir, 'config.json'));
   }
 
+  /**
+   * Claims the folder for this process (DIR/.cns/lock holds its pid): two syncs of one folder at
+   * once would overwrite each other's state. A lock whose process is gone is taken over. Answers
+   * the pid of the live holder instead when there is one, else a release function.
+   */
+  lock(): (() => void) | number {
+    const file = join(this.dir, 'lock');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        writeFileSync(file, String(process.pid), { flag: 'wx', mode: 0o600 });
+        const release = () => {
+          try {
+            if (readFileSync(file, 'utf8') === String(process.pid)) unlinkSync(file);
+          } catch {
+            /* already gone */
+          }
+        };
+        process.once('exit', release);
+        return release;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        const holder = Number(readFileSync(file, 'utf8'));
+        if (holder && holder !== process.pid && alive(holder)) return holder;
+        unlinkSync(file);
+      }
+    }
+    throw new Error(`cannot lock ${this.dir}`);
+  }
+
   readConfig(): FolderConfig {
     return JSON.parse(readFileSync(join(this.dir, 'config.json'), 'utf8')) as FolderConfig;
   }
@@ -91,5 +120,14 @@ export class FolderStore {
     writeFileSync(tmp, text, { mode });
     chmodSync(tmp, mode);
     renameSync(tmp, target);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

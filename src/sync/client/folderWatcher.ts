@@ -12,6 +12,8 @@ import type { SyncEngine } from './syncEngine.ts';
 const LOCAL_SETTLE_MS = 30;
 /** After a failed cycle (server unreachable…), try again after this long. */
 const RETRY_MS = 2_000;
+/** A full scan of the folder at least this often, in case the watcher missed an event. */
+const FULL_SCAN_MS = 5 * 60_000;
 
 export interface WatchHandlers {
   onCycle: (r: CycleReport) => void;
@@ -32,6 +34,9 @@ export class FolderWatcher {
   private running: Promise<void> | null = null;
   private pending = false;
   private stopped = false;
+  /** Paths reported since the last cycle; null means the next cycle scans the whole folder. */
+  private dirty: Set<string> | null = null;
+  private lastFullScan = 0;
   private rules: IgnoreRules;
 
   constructor(
@@ -75,7 +80,9 @@ export class FolderWatcher {
     // The sync's own writes come back as events: skip those that match what it recorded.
     if ((event === 'add' || event === 'change') && known && stats && known.size === stats.size && known.mtimeMs === stats.mtimeMs) return;
     if (event === 'unlink' && !known) return;
-    if (event === 'addDir' || event === 'unlinkDir') return;
+    if (event === 'addDir' || event === 'unlinkDir' || rel === '.cnsignore') this.dirty = null;
+    else this.dirty?.add(rel);
+    if (event === 'addDir') return; // its files are reported one by one
     this.schedule(LOCAL_SETTLE_MS);
   }
 
@@ -108,8 +115,12 @@ export class FolderWatcher {
       return;
     }
     this.pending = false;
+    const full = this.dirty === null || Date.now() - this.lastFullScan > FULL_SCAN_MS;
+    const dirty = full ? null : this.dirty;
+    this.dirty = new Set();
+    if (full) this.lastFullScan = Date.now();
     this.running = this.engine
-      .cycle()
+      .cycle(dirty)
       .then((r) => this.handlers.onCycle(r))
       .catch((err: Error) => {
         if (err instanceof ApiError && (err.status === 401 || err.status === 403 || err.status === 404)) {
@@ -117,6 +128,7 @@ export class FolderWatcher {
           return;
         }
         this.handlers.onError(err);
+        this.dirty = null;
         setTimeout(() => this.schedule(0), RETRY_MS).unref();
       })
       .finally(() => {

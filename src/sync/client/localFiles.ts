@@ -94,8 +94,8 @@ async function pruneEmptyDirs(root: string, relDir: string): Promise<void> {
 }
 
 /** `notes/plan.md` → `notes/plan.conflict-20261122T021900Z.md` (a dotfile or extensionless name keeps its name whole). */
-export function conflictName(rel: string, at: Date): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+export function conflictName(rel: string, at: Date, n = 1): string {
+  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z') + (n > 1 ? `-${n}` : '');
   const slash = rel.lastIndexOf('/');
   const dir = rel.slice(0, slash + 1);
   const name = rel.slice(slash + 1);

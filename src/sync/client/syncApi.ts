@@ -33,6 +33,9 @@ export interface PushedFile {
   deleted?: boolean;
 }
 
+/** Node ids per content request: keeps the query string well under HTTP header limits. */
+export const FETCH_IDS = 400;
+
 /** The sync routes as the folder client calls them, with the sync connection's own key. */
 export class SyncApi {
   readonly client: ApiClient;
@@ -49,14 +52,23 @@ export class SyncApi {
     return `/sync/syncs/${encodeURIComponent(this.syncId)}`;
   }
 
+  /** One page of the listing of changes since `cursor` (without content). */
   async pull(q: { cursor: number; until?: number; after?: string; runId?: string }): Promise<PullPage> {
     const { data } = await this.client.get<PullPage>(`${this.base}/pull-files`, {
       cursor: q.cursor,
       until: q.until,
       after: q.after,
       run_id: q.runId,
+      content: 0,
+      limit: 5000,
     });
     return data;
+  }
+
+  /** Current state and content of the given files (at most FETCH_IDS per call). */
+  async fetch(nodeIds: string[], runId: string): Promise<PulledFile[]> {
+    const { data } = await this.client.get<PullPage>(`${this.base}/pull-files`, { ids: nodeIds.join(','), run_id: runId, limit: nodeIds.length });
+    return data.files;
   }
 
   async push(files: PushOp[], runId: string, message: string): Promise<{ project_version: number | null; files: PushedFile[] }> {

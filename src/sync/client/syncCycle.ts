@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { ApiError } from '../../cli/client/errors.ts';
 import { Progress } from '../../cli/client/progress.ts';
 import type { PushOp } from '../pushOps.ts';
 import type { BaseStore } from './baseStore.ts';
@@ -7,8 +8,8 @@ import { emptyReport, type CycleReport } from './cycleReport.ts';
 import { blobId, type FileState, type FolderStore, type SyncState } from './folderState.ts';
 import type { IgnoreRules } from './ignoreRules.ts';
 import { absPath, conflictName, renameLocal, scanFolder, trashLocal, writeLocal, type LocalFile } from './localFiles.ts';
-import type { PulledFile, SyncApi } from './syncApi.ts';
-import { mergeThreeWay } from './textMerge.ts';
+import { FETCH_IDS, type PulledFile, type SyncApi } from './syncApi.ts';
+import { mergeThreeWay } from './fileMerge.ts';
 
 export interface CycleContext {
   root: string;
@@ -20,12 +21,18 @@ export interface CycleContext {
   bases: BaseStore;
   /** Show progress bars for large transfers. */
   progress: boolean;
+  /**
+   * Watch mode: the paths the file watcher reported since the last cycle. Only those (and the
+   * paths the pulled changes touch) are looked at; null scans the whole folder.
+   */
+  dirty: Set<string> | null;
 }
 
 /** Ops per push request (one commit each) and the content bytes it may carry. */
 const BATCH_OPS = 500;
 const BATCH_BYTES = 8 * 1024 * 1024;
 const SHOW_PROGRESS_FROM = 200;
+const PROGRESS_STEP = 500;
 /** Local file writes in flight while downloading, and push requests in flight while uploading. */
 const DOWNLOADS_IN_FLIGHT = 32;
 const PUSHES_IN_FLIGHT = 4;
@@ -50,8 +57,8 @@ export class SyncCycle {
     const pulled = await this.pullAll();
     this.report.runId = pulled.runId;
     try {
-      this.local = await scanFolder(this.ctx.root, this.ctx.rules);
-      await this.applyRemote(pulled.files);
+      this.local = await this.localFiles(pulled.files);
+      await this.applyRemote(pulled.files, pulled.runId);
       state.cursor = pulled.cursor;
       this.report.cursor = pulled.cursor;
       store.saveState(state);
@@ -95,9 +102,40 @@ export class SyncCycle {
     return { runId: first.run_id, cursor: first.cursor, files };
   }
 
+  /**
+   * The folder's files: a full scan, or in watch mode the state's record of tracked files with
+   * only the reported and remotely touched paths checked on disk (a 10,000-file folder then costs
+   * a few stats per cycle, not 10,000).
+   */
+  private async localFiles(pulled: PulledFile[]): Promise<Map<string, LocalFile>> {
+    const { dirty, state, root, rules } = this.ctx;
+    const wide = pulled.some((f) => f.action === 'delete' && (f.node_type === 'folder' || f.path === ''));
+    if (!dirty || wide) return scanFolder(root, rules);
+    const files = new Map<string, LocalFile>();
+    for (const [rel, f] of Object.entries(state.files)) files.set(rel, { size: f.size, mtimeMs: f.mtimeMs });
+    const check = new Set(dirty);
+    const touched = new Set(pulled.map((f) => f.node_id));
+    for (const f of pulled) {
+      const rel = this.relOf(f.path);
+      if (rel) check.add(rel);
+    }
+    for (const [rel, f] of Object.entries(state.files)) if (touched.has(f.nodeId)) check.add(rel);
+    await inParallel([...check], DOWNLOADS_IN_FLIGHT, async (rel) => {
+      if (rules.ignores(rel)) return void files.delete(rel);
+      try {
+        const st = await stat(absPath(root, rel));
+        if (st.isFile()) files.set(rel, { size: st.size, mtimeMs: st.mtimeMs });
+        else files.delete(rel);
+      } catch {
+        files.delete(rel);
+      }
+    });
+    return files;
+  }
+
   // ------------------------------------------------------------ remote → folder
 
-  private async applyRemote(files: PulledFile[]): Promise<void> {
+  private async applyRemote(files: PulledFile[], runId: string): Promise<void> {
     const upserted = new Set(files.filter((f) => f.action === 'upsert').map((f) => f.node_id));
     for (const f of files) if (f.action === 'delete') await this.remoteDeleted(f, upserted);
     const byNode = this.nodeIndex();
@@ -106,16 +144,57 @@ export class SyncCycle {
     const known = upserts.filter((f) => byNode.has(f.node_id));
     const fresh = upserts.filter((f) => !byNode.has(f.node_id));
     const bar = this.ctx.progress && upserts.length >= SHOW_PROGRESS_FROM ? new Progress('downloading', upserts.length, sum(upserts.map((f) => f.size))) : null;
-    for (const f of known) {
-      await this.remoteUpserted(f, byNode);
-      bar?.advance(1, f.size);
+    // Progress in steps, so that off a terminal it is a line per few hundred files, not per file.
+    let count = 0;
+    let bytes = 0;
+    const advance = (f: PulledFile) => {
+      count++;
+      bytes += f.size;
+      if (bar && count >= PROGRESS_STEP) {
+        bar.advance(count, bytes);
+        count = 0;
+        bytes = 0;
+      }
+    };
+    // Content comes in chunks, the next one fetched while the current one is written: memory
+    // stays bounded by a chunk, whatever the size of the folder.
+    const chunks = [...chunk(known, FETCH_IDS).map((c) => ({ files: c, parallel: false })), ...chunk(fresh, FETCH_IDS).map((c) => ({ files: c, parallel: true }))];
+    let next = chunks.length ? this.fetchContent(chunks[0]!.files, byNode, runId) : null;
+    for (let i = 0; i < chunks.length; i++) {
+      const bodies = await next!;
+      next = i + 1 < chunks.length ? this.fetchContent(chunks[i + 1]!.files, byNode, runId) : null;
+      const apply = async (f: PulledFile) => {
+        const current = bodies.get(f.node_id);
+        // A file deleted since the listing is left to the next cycle's pull.
+        if (current?.action !== 'delete') await this.remoteUpserted(current ?? f, byNode);
+        advance(f);
+      };
+      if (chunks[i]!.parallel) await inParallel(chunks[i]!.files, DOWNLOADS_IN_FLIGHT, apply);
+      else for (const f of chunks[i]!.files) await apply(f);
     }
-    // New nodes have distinct paths no rename can touch any more: write them in parallel.
-    await inParallel(fresh, DOWNLOADS_IN_FLIGHT, async (f) => {
-      await this.remoteUpserted(f, byNode);
-      bar?.advance(1, f.size);
-    });
+    if (bar && count > 0) bar.advance(count, bytes);
     bar?.done();
+  }
+
+  /** The content of a pulled file, fetched now if the listing came without it. */
+  private async bytesOf(f: PulledFile): Promise<Buffer | null> {
+    if (f.content !== undefined) return Buffer.from(f.content, 'base64');
+    const [current] = await this.ctx.api.fetch([f.node_id], this.report.runId!);
+    if (!current || current.action === 'delete' || current.content === undefined) return null;
+    return Buffer.from(current.content, 'base64');
+  }
+
+  /** Content of the files whose bytes this folder does not already have (renames and re-versions need none). */
+  private async fetchContent(files: PulledFile[], byNode: Map<string, string>, runId: string): Promise<Map<string, PulledFile>> {
+    const state = this.ctx.state.files;
+    const needed = files.filter((f) => {
+      const rel = byNode.get(f.node_id);
+      return !(rel !== undefined && state[rel]?.remoteHash === f.content_hash);
+    });
+    const out = new Map<string, PulledFile>();
+    if (needed.length === 0) return out;
+    for (const f of await this.ctx.api.fetch(needed.map((f) => f.node_id), runId)) out.set(f.node_id, f);
+    return out;
   }
 
   private async remoteDeleted(f: PulledFile, upserted: Set<string>): Promise<void> {
@@ -169,8 +248,13 @@ export class SyncCycle {
     }
     const s0 = files[rel];
     const s = s0 && s0.nodeId === f.node_id ? s0 : undefined;
-    if (s && s.version === f.version && s.remoteHash === f.content_hash) return;
-    const remote = Buffer.from(f.content ?? '', 'base64');
+    if (s && s.remoteHash === f.content_hash) {
+      // Same content at a new version (a move, restore or our own push): nothing to write here.
+      s.version = f.version;
+      return;
+    }
+    const remote = await this.bytesOf(f);
+    if (remote === null) return; // deleted since the listing: the next cycle's pull says so
     if (!this.local.has(rel)) return this.download(rel, f, remote);
     const h = await this.hashOf(rel);
     if (s && h === s.localHash) return this.download(rel, f, remote);
@@ -178,7 +262,7 @@ export class SyncCycle {
     // Changed on both sides since the last sync.
     const mine = await readFile(absPath(this.ctx.root, rel));
     const base = s ? await this.ctx.bases.get(s.localHash) : null;
-    const merged = base ? mergeThreeWay(base, mine, remote) : null;
+    const merged = base ? mergeThreeWay(base, mine, remote, { json: f.node_type === 'json' }) : null;
     await this.download(rel, f, remote);
     this.report.downloaded.pop();
     if (merged) {
@@ -187,7 +271,8 @@ export class SyncCycle {
       this.report.merged.push(rel);
       return;
     }
-    const copy = conflictName(rel, new Date());
+    let copy = conflictName(rel, new Date());
+    for (let n = 2; this.local.has(copy) || existsSync(absPath(this.ctx.root, copy)); n++) copy = conflictName(rel, new Date(), n);
     await this.writeHere(copy, mine);
     this.report.conflicts.push({ path: rel, localCopy: copy });
   }
@@ -270,8 +355,8 @@ export class SyncCycle {
       bytes = 0;
       const done = this.load(sending)
         .then((ready) => (ready.length > 0 ? this.pushBatch(ready, runId) : null))
-        .then((pv) => {
-          if (pv !== null) pushedAt.push(pv);
+        .then((made) => {
+          pushedAt.push(...(made ?? []));
           bar?.advance(sending.length, sum(sending.map((p) => p.bytes?.length ?? 0)));
           for (const p of sending) p.bytes = undefined;
         })
@@ -325,11 +410,27 @@ export class SyncCycle {
     return batch.filter((p) => kept.has(p));
   }
 
-  /** Pushes one batch (one commit) and records its results; answers the commit number, null when nothing changed. */
-  private async pushBatch(batch: { op: PushOp; rel: string; from?: string; bytes?: Buffer; file?: LocalFile }[], runId: string): Promise<number | null> {
+  /**
+   * Pushes one batch (one commit) and records its results; answers the commit numbers made. A
+   * batch the server refuses for one of its files (too large, invalid) is retried file by file,
+   * so that one bad file is reported without holding back the others.
+   */
+  private async pushBatch(batch: { op: PushOp; rel: string; from?: string; bytes?: Buffer; file?: LocalFile }[], runId: string): Promise<number[]> {
     const files = this.ctx.state.files;
     const message = batch.length === 1 ? `cns sync: ${batch[0]!.op.action} ${batch[0]!.op.path}` : `cns sync: ${batch.length} changes`;
-    const res = await this.ctx.api.push(batch.map((p) => p.op), runId, message);
+    let res: Awaited<ReturnType<SyncApi['push']>>;
+    try {
+      res = await this.ctx.api.push(batch.map((p) => p.op), runId, message);
+    } catch (err) {
+      if (!(err instanceof ApiError) || (err.status !== 413 && err.status !== 422)) throw err;
+      if (batch.length === 1) {
+        this.report.errors.push(`${batch[0]!.rel}: ${err.message}`);
+        return [];
+      }
+      const made: number[] = [];
+      for (const p of batch) made.push(...(await this.pushBatch([p], runId)));
+      return made;
+    }
     this.report.cursor = Math.max(this.report.cursor, res.project_version ?? 0);
     batch.forEach((p, i) => {
       const r = res.files[i]!;
@@ -344,12 +445,13 @@ export class SyncCycle {
       } else {
         const hash = blobId(p.bytes!);
         this.record(p.rel, r.node_id!, r.version!, r.content_hash!, hash, p.file!);
-        void this.ctx.bases.put(hash, p.bytes!);
+        // Only a merge needs the base; failing to keep one must not fail the push.
+        void this.ctx.bases.put(hash, p.bytes!).catch(() => undefined);
         if (!this.report.merged.includes(p.rel)) this.report.uploaded.push(p.rel);
       }
     });
     this.ctx.store.saveState(this.ctx.state);
-    return res.project_version;
+    return res.project_version === null ? [] : [res.project_version];
   }
 
   // ------------------------------------------------------------ helpers
@@ -390,6 +492,12 @@ export class SyncCycle {
   private projectPath(rel: string): string {
     return this.ctx.scope === '' ? rel : `${this.ctx.scope}/${rel}`;
   }
+}
+
+function chunk<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }
 
 /** Runs `work` over `items` with at most `limit` at a time. */

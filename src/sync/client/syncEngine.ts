@@ -35,8 +35,11 @@ export class SyncEngine {
     return this.state.files[rel];
   }
 
-  /** One cycle; a 409 from a push (someone wrote first) starts the cycle over with a fresh pull. */
-  async cycle(): Promise<CycleReport> {
+  /**
+   * One cycle; a 409 from a push (someone wrote first) starts the cycle over with a fresh pull.
+   * `dirty` (watch mode) limits the local scan to the paths the watcher reported.
+   */
+  async cycle(dirty: Set<string> | null = null): Promise<CycleReport> {
     for (let attempt = 1; ; attempt++) {
       // .cnsignore may have been edited since the last cycle.
       const rules = new IgnoreRules(this.store.root);
@@ -49,6 +52,7 @@ export class SyncEngine {
         rules,
         bases: this.bases,
         progress: this.options.progress,
+        dirty,
       });
       try {
         return await cycle.run();
