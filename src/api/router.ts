@@ -9,6 +9,8 @@ import { contentRoutes } from './content/routes.ts';
 import { eventRoutes } from './events/routes.ts';
 import { nodeHistoryRoutes } from './nodes/historyRoutes.ts';
 import { nodeRoutes } from './nodes/routes.ts';
+import { nodeSnapshotRoutes } from './nodes/snapshotRoutes.ts';
+import { nodeTransferRoutes } from './nodes/transferRoutes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { projectRoutes } from './projects/routes.ts';
@@ -32,8 +34,10 @@ export function apiRouter(s: Services): Router {
     projectContentRoutes(s),
     contentRoutes(s),
     auditRoutes(s),
+    nodeTransferRoutes(s),
     nodeRoutes(s),
     nodeHistoryRoutes(s),
+    nodeSnapshotRoutes(s),
     collabRoutes(s),
     syncRoutes(s),
     eventRoutes(s),

@@ -11,7 +11,6 @@ import { InvitationStore } from '../domain/invitations/invitationStore.ts';
 import { OrganizationStore } from '../domain/organizations/organizationStore.ts';
 import { OrgMembers } from '../domain/organizations/orgMembers.ts';
 import { ProjectMembers } from '../domain/projects/projectMembers.ts';
-import { BareProjectRepositories } from '../domain/projects/projectRepository.ts';
 import { ProjectStore } from '../domain/projects/projectStore.ts';
 import { UserInitializer } from '../domain/users/userInitialization.ts';
 import { UserStore } from '../domain/users/userStore.ts';
@@ -60,7 +59,6 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const users = new UserStore(db);
   const accessTokens = new AccessTokens(signingSecret, settings.accessTokenTtlSeconds);
   const organizations = new OrganizationStore(db);
-  const projects = new ProjectStore(db, new BareProjectRepositories(settings.dataDir));
   const content = new NotifyingContentStore({
     dataDir: settings.dataDir,
     db,
@@ -69,6 +67,8 @@ export function createServices(settings: Settings, logger: Logger): Services {
     maxContentBytes: settings.maxContentBytes,
     repackEvery: settings.repackEvery,
   });
+  // A project's repository and index live in the content store: creating and deleting go through it.
+  const projects = new ProjectStore(db, content);
   const connections = new ConnectionStore(db);
   const changelog = new Changelog(db);
   const syncStore = new SyncStore(db);

@@ -4,17 +4,22 @@ import type { UserStore } from '../domain/users/userStore.ts';
 import { hashAccessKey, looksLikeAccessKey } from './accessKeys.ts';
 import type { AccessTokens } from './accessTokens.ts';
 import type { Principal } from './principal.ts';
+import { statementCache } from '../db/statements.ts';
 
 /** last_used_at is informative; refreshing it at most once a minute keeps reads free of writes. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** Turns a bearer credential (user JWT or access key) into a principal, or null when it is not valid. */
 export class Authenticator {
+  private readonly sql: ReturnType<typeof statementCache>;
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly users: UserStore,
     private readonly tokens: AccessTokens,
-  ) {}
+  ) {
+    this.sql = statementCache(db);
+  }
 
   async authenticate(token: string): Promise<Principal | null> {
     if (looksLikeAccessKey(token)) return this.byAccessKey(token);
@@ -24,14 +29,13 @@ export class Authenticator {
   }
 
   private byAccessKey(key: string): Principal | null {
-    const connection = this.db
-      .prepare("SELECT * FROM connections WHERE key_hash = ? AND status = 'active'")
+    const connection = this.sql("SELECT * FROM connections WHERE key_hash = ? AND status = 'active'")
       .get(hashAccessKey(key)) as ConnectionRecord | undefined;
     if (!connection) return null;
     const now = Date.now();
     if (!connection.last_used_at || now - Date.parse(connection.last_used_at) > LAST_USED_RESOLUTION_MS) {
       const stamp = new Date(now).toISOString();
-      this.db.prepare('UPDATE connections SET last_used_at = ? WHERE id = ?').run(stamp, connection.id);
+      this.sql('UPDATE connections SET last_used_at = ? WHERE id = ?').run(stamp, connection.id);
       connection.last_used_at = stamp;
     }
     return { kind: 'key', id: connection.id, connection };

@@ -10,6 +10,7 @@ import { registerHistoryCommands } from './commands/history.ts';
 import { registerKeysCommands } from './commands/keys.ts';
 import { registerLoginCommands } from './commands/login.ts';
 import { registerProjectsCommands } from './commands/projects.ts';
+import { registerReindexCommand } from './commands/reindex.ts';
 import { registerServeCommand } from './commands/serve.ts';
 import { registerSyncCommand } from './commands/sync.ts';
 import { registerUserCommand } from './commands/user.ts';
@@ -29,6 +30,7 @@ const program = new Command()
 
 registerServeCommand(program);
 registerUserCommand(program);
+registerReindexCommand(program);
 registerGitCredentialCommand(program);
 registerLoginCommands(program);
 registerProjectsCommands(program);

@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import { BlobCache } from './blobCache.ts';
@@ -10,6 +11,8 @@ import { assertProjectId, normalizePath, normalizeTargetPath } from './paths.ts'
 import type { PreparedMutation } from './mutations.ts';
 import { ProjectWriters } from './projectWriter.ts';
 import { hashObject } from './git/objects.ts';
+import { openLooseBlob, type BlobSource } from './git/blobReader.ts';
+import { looseObjectExists, writeBlobStream } from './git/blobStream.ts';
 import { RepoRegistry } from './git/repo.ts';
 import type {
   Actor,
@@ -36,6 +39,8 @@ export type { FolderSnapshot, SnapshotPage } from './folderSnapshots.ts';
 export { ContentError, NotFoundError, ConflictError, ValidationError, PayloadTooLargeError } from './errors.ts';
 export { decodeContent } from './encoding.ts';
 export { PLACEHOLDER, TRASH_DIR } from './paths.ts';
+export { newNodeId } from './mutations.ts';
+export type { BlobSource } from './git/blobReader.ts';
 
 export interface ContentStoreOptions {
   /** Folder holding `<projectId>.git` bare repositories (the SQLite file lives there too, owned elsewhere). */
@@ -85,10 +90,12 @@ export class ContentStore {
   private readonly writers: ProjectWriters;
   private readonly maxContentBytes: number;
   private readonly snapshots: FolderSnapshots;
+  private readonly fsync: boolean;
 
   constructor(options: ContentStoreOptions) {
     this.dataDir = options.dataDir;
     this.maxContentBytes = options.maxContentBytes ?? 10 * 1024 * 1024;
+    this.fsync = options.fsync ?? false;
     this.index = new IndexStore(options.db);
     this.snapshots = new FolderSnapshots(this.index);
     this.repos = new RepoRegistry(options.dataDir, {
@@ -120,7 +127,7 @@ export class ContentStore {
     assertProjectId(projectId);
     assertActor(actor);
     if (!Array.isArray(mutations) || mutations.length === 0) throw new ValidationError('no mutations given');
-    const prepared = mutations.map((m, i) => this.prepare(m, mutations.length > 1 ? i : undefined));
+    const prepared = mutations.map((m, i) => this.prepare(projectId, m, mutations.length > 1 ? i : undefined));
     return this.writers.get(projectId).submit({ actor, message: options.message, mutations: prepared });
   }
 
@@ -238,6 +245,20 @@ export class ContentStore {
     return this.snapshots.list(projectId, folderId, { limit, before: options.before });
   }
 
+  /** A node by id in whichever project holds it, or null (ids are unique across projects). */
+  findById(id: string): NodeInfo | null {
+    return typeof id === 'string' && id !== '' ? this.index.nodeByIdAnywhere(id) : null;
+  }
+
+  /** Children of a folder by id (the root when null), folders first then by name. */
+  listChildrenOf(projectId: string, parentId: string | null): NodeInfo[] {
+    assertProjectId(projectId);
+    if (parentId === null) return this.index.children(projectId, null, 'active');
+    const folder = this.getById(projectId, parentId);
+    if (folder.type !== 'folder') throw new ValidationError(`${folder.path} is not a folder`, { id: parentId });
+    return this.index.children(projectId, folder.id, folder.state);
+  }
+
   /** The node at `path` (active or in the trash), or null. The root has no node. */
   findByPath(projectId: string, path: string): NodeInfo | null {
     assertProjectId(projectId);
@@ -316,6 +337,27 @@ export class ContentStore {
     return { version: v, bytes: await this.readBlob(projectId, v.blobId) };
   }
 
+  /**
+   * Stores exactly `size` bytes read from `source` as a blob of the project without holding them
+   * in memory (a streamed upload); a `writeBlob` mutation then commits it. Resolves to its id.
+   */
+  async writeBlobStream(projectId: string, source: Readable, size: number): Promise<string> {
+    assertProjectId(projectId);
+    if (!Number.isSafeInteger(size) || size < 0) throw new ValidationError('size must be a non-negative integer');
+    const repo = this.repos.get(projectId);
+    repo.ensure();
+    return writeBlobStream(repo.gitdir, source, size, this.fsync);
+  }
+
+  /** A blob of the project for reading in byte ranges: streamed when loose, else read whole. */
+  async openBlob(projectId: string, oid: string): Promise<BlobSource> {
+    assertProjectId(projectId);
+    const loose = openLooseBlob(this.repos.get(projectId).gitdir, oid);
+    if (loose) return loose;
+    const bytes = await this.readBlob(projectId, oid);
+    return { size: bytes.length, stream: (start, end) => Readable.from([bytes.subarray(start, end + 1)]) };
+  }
+
   listTrash(projectId: string): TrashItem[] {
     assertProjectId(projectId);
     return this.index.trash(projectId);
@@ -372,6 +414,21 @@ export class ContentStore {
     return this.writers.get(projectId).repack();
   }
 
+  /** Creates the project's empty bare repository (branch main) so it can be cloned before its first write. */
+  async createProject(projectId: string): Promise<void> {
+    assertProjectId(projectId);
+    this.repos.get(projectId).ensure();
+  }
+
+  /**
+   * Deletes a project's content for good: waits for its queued writes, then removes the
+   * repository and every index row (audit log included). Other projects are not affected.
+   */
+  async deleteProject(projectId: string): Promise<void> {
+    assertProjectId(projectId);
+    await this.writers.get(projectId).destroy();
+  }
+
   /** Project ids that have a repository in the data folder. */
   listProjects(): string[] {
     let names: string[];
@@ -391,7 +448,7 @@ export class ContentStore {
 
   // ---------------------------------------------------------------- internals
 
-  private prepare(m: Mutation, index: number | undefined): PreparedMutation {
+  private prepare(projectId: string, m: Mutation, index: number | undefined): PreparedMutation {
     const at = (e: unknown): never => {
       if (index !== undefined && e instanceof Error && 'details' in e) {
         (e as { details: Record<string, unknown> }).details.index = index;
@@ -416,6 +473,14 @@ export class ContentStore {
           }
           // The id is computed here (outside the project's lock); the blob is stored with its commit.
           return { op: 'write', path, type: m.type, bytes, blobId: hashObject('blob', bytes), size: bytes.length, baseVersion: m.baseVersion };
+        }
+        case 'writeBlob': {
+          const path = normalizeTargetPath(m.path);
+          if (typeof m.blobId !== 'string' || !looseObjectExists(this.repos.get(projectId).gitdir, m.blobId)) {
+            throw new ValidationError('the blob was not stored by writeBlobStream', { blob_id: m.blobId });
+          }
+          if (m.id !== undefined && (typeof m.id !== 'string' || !/^[A-Za-z0-9_-]{8,64}$/.test(m.id))) throw new ValidationError('invalid node id', { id: m.id });
+          return { op: 'write', path, type: 'file', blobId: m.blobId, size: m.size, baseVersion: m.baseVersion, id: m.id };
         }
         case 'mkdir':
           return { op: 'mkdir', path: normalizeTargetPath(m.path) };

@@ -74,6 +74,7 @@ export class IndexStore {
       allByPath: p(`SELECT * FROM nodes WHERE project_id = ? AND path = ?`),
       byId: p(`SELECT n.*, ${CHILDREN} FROM nodes n WHERE n.id = ? AND n.project_id = ?`),
       rawById: p(`SELECT * FROM nodes WHERE id = ?`),
+      anyById: p(`SELECT n.*, ${CHILDREN} FROM nodes n WHERE n.id = ?`),
       childrenRoot: p(`SELECT n.*, ${CHILDREN} FROM nodes n WHERE n.project_id = ? AND n.parent_id IS NULL AND n.state = ?
         ORDER BY n.type <> 'folder', n.name`),
       children: p(`SELECT n.*, ${CHILDREN} FROM nodes n WHERE n.project_id = ? AND n.parent_id = ? AND n.state = ?
@@ -145,6 +146,12 @@ export class IndexStore {
 
   nodeById(projectId: string, id: string): NodeInfo | null {
     const r = this.s.byId.get(id, projectId) as NodeRow | undefined;
+    return r ? toNode(r) : null;
+  }
+
+  /** A node by id in whichever project holds it (ids are unique across projects). */
+  nodeByIdAnywhere(id: string): NodeInfo | null {
+    const r = this.s.anyById.get(id) as NodeRow | undefined;
     return r ? toNode(r) : null;
   }
 
@@ -314,11 +321,21 @@ export class IndexStore {
     this.s.setState.run(projectId, state.headCommit, state.projectVersion, state.commitsSinceRepack, new Date().toISOString());
   }
 
-  /** Removes every index row of a project (reindex rebuilds them). */
+  /** Removes every row of a deleted project, its audit log included. */
+  deleteProject(projectId: string): void {
+    this.clearProject(projectId);
+    this.db.prepare(`DELETE FROM content_audit_log WHERE project_id = ?`).run(projectId);
+  }
+
+  /**
+   * Removes every index row of a project that git can rebuild. Audit entries without a node
+   * (push summaries recorded by the git remote) are not in git, so they stay.
+   */
   clearProject(projectId: string): void {
-    for (const t of ['nodes', 'node_versions', 'project_commits', 'content_audit_log', 'content_index_state']) {
+    for (const t of ['nodes', 'node_versions', 'project_commits', 'content_index_state']) {
       this.db.prepare(`DELETE FROM ${t} WHERE project_id = ?`).run(projectId);
     }
+    this.db.prepare(`DELETE FROM content_audit_log WHERE project_id = ? AND node_id <> ''`).run(projectId);
   }
 }
 

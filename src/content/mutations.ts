@@ -10,7 +10,7 @@ import type { NodeRef, WritableNodeType } from './types.ts';
 /** A mutation after validation of its input: paths normalized, content stored as a blob. */
 export type PreparedMutation =
   /** `bytes` absent: the blob was already stored (a streamed upload) under `blobId`. */
-  | { op: 'write'; path: string; type: WritableNodeType; bytes?: Buffer; blobId: string; size: number; baseVersion?: number }
+  | { op: 'write'; path: string; type: WritableNodeType; bytes?: Buffer; blobId: string; size: number; baseVersion?: number; id?: string }
   | { op: 'mkdir'; path: string }
   | { op: 'move'; from: string; to: string }
   | { op: 'remove'; path: string; permanent: boolean }
@@ -81,10 +81,11 @@ function write(ctx: MutationContext, m: Extract<PreparedMutation, { op: 'write' 
       base_version: m.baseVersion,
     });
   }
+  if (m.id !== undefined && ctx.index.rowById(m.id)) throw new ConflictError(`node id ${m.id} is already in use`, { id: m.id });
   const parentId = ensureFolders(ctx, parentPath(m.path));
   if (m.bytes) ctx.writeObject('blob', m.bytes);
   ctx.tree.set(m.path, new BlobEntry(m.blobId));
-  ctx.applier.apply({ id: newNodeId(), type: m.type, op: 'create', parentId, path: m.path, blobId: m.blobId, size: m.size });
+  ctx.applier.apply({ id: m.id ?? newNodeId(), type: m.type, op: 'create', parentId, path: m.path, blobId: m.blobId, size: m.size });
 }
 
 function mkdir(ctx: MutationContext, path: string): void {

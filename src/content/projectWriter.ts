@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import { CommitApplier } from './commitApplier.ts';
@@ -64,7 +65,7 @@ export class ProjectWriters {
 
   get(projectId: string): ProjectWriter {
     let w = this.busy.get(projectId) ?? this.lru.get(projectId);
-    if (!w) {
+    if (!w || w.destroyed) {
       w = new ProjectWriter(projectId, this.deps, this);
       this.lru.set(projectId, w);
     }
@@ -74,7 +75,11 @@ export class ProjectWriters {
   /** Keeps a writer with queued work reachable even if the LRU evicts it. */
   markBusy(w: ProjectWriter, busy: boolean): void {
     if (busy) this.busy.set(w.projectId, w);
-    else this.busy.delete(w.projectId);
+    else if (this.busy.get(w.projectId) === w) this.busy.delete(w.projectId);
+  }
+
+  forget(projectId: string): void {
+    this.lru.delete(projectId);
   }
 
   gitAvailable(): boolean {
@@ -104,6 +109,8 @@ export class ProjectWriter {
   private work: WorkTree | null = null;
   private head: string | null = null;
   private readonly repo: Repo;
+  /** Set once the project was deleted: ProjectWriters then hands out a fresh writer. */
+  destroyed = false;
 
   constructor(
     readonly projectId: string,
@@ -136,6 +143,20 @@ export class ProjectWriter {
 
   repack(): Promise<boolean> {
     return this.exclusive(() => this.repackLocked());
+  }
+
+  /** After queued writes: removes the repository and the project's index rows. */
+  destroy(): Promise<void> {
+    return this.exclusive(async () => {
+      this.destroyed = true;
+      this.work = null;
+      this.head = null;
+      this.deps.db.transaction(() => this.deps.index.deleteProject(this.projectId)).immediate();
+      await rm(this.repo.gitdir, { recursive: true, force: true });
+      this.repo.forgetDisk();
+      this.deps.repos.forget(this.projectId);
+      this.owner.forget(this.projectId);
+    });
   }
 
   async idle(): Promise<void> {

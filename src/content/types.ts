@@ -88,6 +88,11 @@ export type Mutation =
   | { op: 'revert'; node: NodeRef; version: number }
   /** Everything beneath the folder back to its state after project version `targetVersion`. */
   | { op: 'rollbackFolder'; folderId: string; targetVersion: number }
+  /**
+   * A `file` node whose blob `writeBlobStream` already stored (a streamed upload). `id` is the id
+   * the node gets when it is created (conflict when that id is already in use).
+   */
+  | { op: 'writeBlob'; path: string; blobId: string; size: number; id?: string; baseVersion?: number }
   | { op: 'rollbackProject'; targetVersion: number };
 
 export interface CommitOptions {

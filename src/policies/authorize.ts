@@ -14,6 +14,7 @@ import {
   type ProjectRole,
 } from './permissions.ts';
 import { pathInScope } from './scope.ts';
+import { statementCache } from '../db/statements.ts';
 
 export interface ProjectAccess {
   project: ProjectRecord;
@@ -29,18 +30,21 @@ export interface ProjectAccess {
  * answers 403.
  */
 export class Authorizer {
-  constructor(private readonly db: Db) {}
+  private readonly sql: ReturnType<typeof statementCache>;
+
+  constructor(db: Db) {
+    this.sql = statementCache(db);
+  }
 
   orgRole(userId: string, orgId: string): OrgRole | null {
-    const row = this.db.prepare('SELECT role FROM org_members WHERE org_id = ? AND user_id = ?').get(orgId, userId) as
+    const row = this.sql('SELECT role FROM org_members WHERE org_id = ? AND user_id = ?').get(orgId, userId) as
       | { role: OrgRole }
       | undefined;
     return row?.role ?? null;
   }
 
   projectRole(userId: string, project: ProjectRecord): ProjectRole | null {
-    const explicit = this.db
-      .prepare('SELECT role FROM project_members WHERE project_id = ? AND user_id = ?')
+    const explicit = this.sql('SELECT role FROM project_members WHERE project_id = ? AND user_id = ?')
       .get(project.id, userId) as { role: ProjectRole } | undefined;
     return effectiveProjectRole(this.orgRole(userId, project.org_id), explicit?.role ?? null);
   }
@@ -48,7 +52,7 @@ export class Authorizer {
   /** An organization route: only users who belong to it; keys never manage organizations. */
   requireOrg(principal: Principal, orgId: string, action: OrgAction): OrgRole {
     if (principal.kind !== 'user') throw forbidden('Access keys cannot manage organizations.');
-    const exists = this.db.prepare('SELECT 1 FROM organizations WHERE id = ?').get(orgId);
+    const exists = this.sql('SELECT 1 FROM organizations WHERE id = ?').get(orgId);
     const role = exists ? this.orgRole(principal.id, orgId) : null;
     if (!role) throw notFound('Organization');
     if (!orgRoleAllows(role, action)) throw forbidden(`Your role (${role}) in this organization does not allow ${action}.`);
@@ -75,7 +79,7 @@ export class Authorizer {
 
   /** A project route; with `path`, a key must also hold that path inside its scope. */
   requireProject(principal: Principal, projectId: string, action: ProjectAction, path?: string): ProjectAccess {
-    const project = this.db.prepare('SELECT * FROM projects WHERE id = ?').get(projectId) as ProjectRecord | undefined;
+    const project = this.sql('SELECT * FROM projects WHERE id = ?').get(projectId) as ProjectRecord | undefined;
     if (principal.kind === 'key') {
       const c = principal.connection;
       if (!project || c.project_id !== projectId) throw notFound('Project');

@@ -36,6 +36,8 @@ export function pullSet(store: ContentStore, changelog: Changelog, projectId: st
   for (const [id, known] of lastInScope) {
     const node = findById(store, projectId, id);
     const live = node !== null && node.state === 'active' && pathInScope(scope, node.path);
+    // A node never inside the scope during the window is none of the client's business.
+    if (!live && known.path === null) continue;
     if (known.type === 'folder') {
       if (node) {
         for (const f of filesUnder(store, projectId, node.path)) {
@@ -49,7 +51,7 @@ export function pullSet(store: ContentStore, changelog: Changelog, projectId: st
       continue;
     }
     if (live && node.type !== 'folder') out.set(id, upsert(node));
-    else if (known.path !== null || node) out.set(id, deletion(id, known.type, known.path));
+    else out.set(id, deletion(id, known.type, known.path));
   }
   return sorted(out);
 }

@@ -272,3 +272,20 @@ test('a commit reaching into trees not read yet (fresh process) loads them and s
   t.is(files, 'b/x/deeper/new.md\nb/x/deeper/two.md\nb/x/one.md\nkeep/three.md\n');
   t.deepEqual((await store.reindexProject(P)).differences, []);
 });
+
+test('deleteProject removes the repository and the index rows, and the id can be used again', async (t) => {
+  const f = fixture();
+  t.teardown(f.cleanup);
+  const { store } = f;
+  await store.write('gone', alice, { path: 'a.md', type: 'markdown', content: 'a' });
+  await store.write('kept', alice, { path: 'b.md', type: 'markdown', content: 'b' });
+  await store.deleteProject('gone');
+  t.deepEqual(store.listProjects(), ['kept']);
+  t.is(store.findByPath('gone', 'a.md'), null);
+  t.is(store.projectVersion('gone'), 0);
+  t.is((f.db.prepare(`SELECT COUNT(*) AS n FROM content_audit_log WHERE project_id = 'gone'`).get() as { n: number }).n, 0);
+  const again = await store.write('gone', alice, { path: 'a.md', type: 'markdown', content: 'new' });
+  t.is(again.node.version, 1);
+  t.is(again.projectVersion, 1);
+  t.is((await store.readValue('kept', { path: 'b.md' })).value, 'b');
+});

@@ -48,6 +48,11 @@ test('reindex rebuilds an identical index from git alone', async (t) => {
   t.deepEqual(indexDump(f.db), before);
   const again = await store.reindexProject(P);
   t.deepEqual(again.differences, []);
+  // Audit entries that are not in git (push summaries, node_id '') survive a rebuild.
+  f.db.prepare(`INSERT INTO content_audit_log (project_id, node_id, path, action, actor_type, actor_id, author, details, created_at)
+    VALUES (?, '', '', 'push', 'user', 'u', 'u@example.com', '{}', '2026-01-01T00:00:00.000Z')`).run(P);
+  await store.reindexProject(P);
+  t.is((f.db.prepare(`SELECT COUNT(*) AS n FROM content_audit_log WHERE project_id = ? AND action = 'push'`).get(P) as { n: number }).n, 1);
   t.deepEqual(store.listVersions(P, { path: 'n.md' }).versions.map((v) => [v.version, v.operation]), [[1, 'create']]);
 });
 

@@ -186,3 +186,19 @@ test('JSON edited on both sides merges whatever the local formatting', async (t)
   await eb.cycle();
   t.deepEqual(JSON.parse(read(b, 'settings.json')), { retries: 3, timeout: 60 });
 });
+
+test('moves into and out of the synced subtree appear and disappear here', async (t) => {
+  const { a, ea } = await pair('inside', { 'stays.md': 'stays\n' });
+  const api = (path: string, body: unknown) => w.server.api('POST', `/content/${w.projectId}/${path}`, { token: w.token, body });
+  await api('write', { path: 'outside/incoming.md', node_type: 'markdown', content: 'moved in\n' });
+  await api('write', { path: 'outside/dir/deep.md', node_type: 'markdown', content: 'deep\n' });
+  await api('mv', { old_path: 'outside/incoming.md', new_path: 'inside/incoming.md' });
+  await api('mv', { old_path: 'outside/dir', new_path: 'inside/dir' });
+  await ea.cycle();
+  t.deepEqual(tree(a), { 'stays.md': 'stays\n', 'incoming.md': 'moved in\n', 'dir/deep.md': 'deep\n' });
+  await api('mv', { old_path: 'inside/dir', new_path: 'outside/dir-again' });
+  await api('mv', { old_path: 'inside/stays.md', new_path: 'outside/left.md' });
+  const r = await ea.cycle();
+  t.deepEqual(r.deletedLocal.sort(), ['dir/deep.md', 'stays.md']);
+  t.deepEqual(tree(a), { 'incoming.md': 'moved in\n' });
+});

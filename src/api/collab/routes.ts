@@ -8,6 +8,7 @@ import { historyHandlers } from '../nodes/historyHandlers.ts';
 import { NodeGuard } from '../nodes/nodeAccess.ts';
 import { nodeWithContent } from '../nodes/nodeReads.ts';
 import { presentNode } from '../nodes/presenter.ts';
+import { snapshotHandlers } from '../nodes/snapshotHandlers.ts';
 import * as schema from './schemas.ts';
 
 /**
@@ -53,5 +54,8 @@ export function collabRoutes(s: Services): Router {
   router.get('/versions/:nodeId/:version', h.version);
   router.post('/rollback/:nodeId/:version', h.rollback);
   router.get('/diff/:nodeId/:v1/:v2', h.diff);
+  const snap = snapshotHandlers(s);
+  router.get('/snapshots/:nodeId', snap.list);
+  router.post('/rollback-snapshot/:nodeId/:snapshotId', snap.rollback);
   return router;
 }

@@ -5,7 +5,6 @@ import { forbidden, validationError } from '../../http/errors.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { parseInput } from '../../http/validate.ts';
 import { pathInScope } from '../../policies/scope.ts';
-import { findNode } from '../nodes/nodeAccess.ts';
 import { presentAuditLog } from './presenter.ts';
 import { auditQuery } from './schemas.ts';
 
@@ -18,7 +17,7 @@ export function auditRoutes(s: Services): Router {
   router.get('/nodes/*ref/audit-logs', (ctx) => {
     const q = parseInput(auditQuery, ctx.query, 'query');
     const ref = String(ctx.params.ref ?? '');
-    const located = q.project_id === undefined ? findNode(s, ref) : null;
+    const located = q.project_id === undefined ? s.content.findById(ref) : null;
     if (q.project_id === undefined && !located) throw validationError('project_id is required unless the path names a node id.', [{ field: 'project_id', message: 'required' }]);
     const projectId = q.project_id ?? located!.projectId;
     const access = s.authorizer.requireProject(principalOf(ctx), projectId, 'content:read');

@@ -9,6 +9,7 @@ const MAX_EVENT_CHANGES = 1000;
 export function presentCommitEvent(projectId: string, c: CommitChanges) {
   const truncated = c.changes.length > MAX_EVENT_CHANGES;
   return {
+    type: 'change',
     project_id: projectId,
     project_version: c.projectVersion,
     commit_id: c.commitId,
@@ -64,9 +65,9 @@ export class FeedClient {
     if (this.res.writableLength > this.maxBufferBytes) this.resync();
   }
 
-  /** An event without an id (it must not move the client's Last-Event-ID). */
-  event(name: string, data: unknown): void {
-    this.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+  /** An event without an id (it must not move the client's Last-Event-ID); `data.type` repeats its name, as in spec 6. */
+  event(name: string, data: Record<string, unknown>): void {
+    this.write(`event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`);
   }
 
   comment(text: string): void {
@@ -87,10 +88,8 @@ export class FeedClient {
   end(): void {
     if (this.closed) return;
     this.closed = true;
-    // The socket belongs to this stream alone: close it once the last bytes are out, so that a
-    // shutdown does not wait on it.
-    this.res.end(() => this.res.socket?.destroy());
-    if (this.res.destroyed || this.res.socket?.destroyed === false && this.res.writableFinished) this.res.socket?.destroy();
+    // Sent with `Connection: close`: ending the stream closes its socket too.
+    this.res.end();
     this.onClose(this);
   }
 

@@ -13,7 +13,13 @@ const eventsQuery = z.object({
 /**
  * `GET /events?project_id=` — the live change feed as Server-Sent Events (`GET /auth/config`
  * advertises it as `realtime_url`). Authenticated like every route; an access key sees only
- * changes inside its scope.
+ * changes inside its scope. Events (each `data` a JSON object whose `type` is the event name):
+ * - `change`, id = the project commit number: project_version, commit_id, actor, message,
+ *   created_at, changes [{node_id, path, old_path, operation, node_type, version}];
+ * - `ready` once connected, after replaying what followed `Last-Event-ID`;
+ * - `resync` when the consumer fell too far behind; the stream then ends and the consumer
+ *   catches up with `GET /sync/changelog` from its last event id.
+ * Comment lines (`: keep-alive`) are heartbeats.
  */
 export function eventRoutes(s: Services): Router {
   const router = new Router();

@@ -32,7 +32,7 @@ export class NodeGuard {
 
   /** The node with `id` for `action`; `projectId` (when the client sent one) must be its project. */
   node(ctx: Context, id: string, action: ProjectAction, projectId?: string): { node: NodeInfo; caller: Caller } {
-    const found = findNode(this.s, id);
+    const found = this.s.content.findById(id);
     if (!found || (projectId !== undefined && found.projectId !== projectId)) throw notFound('Node');
     let caller: Caller;
     try {
@@ -48,7 +48,7 @@ export class NodeGuard {
   /** The parent folder a new node goes into (the root when `parentId` is absent). */
   parent(caller: Caller, parentId: string | null | undefined): { id: string | null; path: string } {
     if (parentId === null || parentId === undefined) return { id: null, path: '' };
-    const folder = findNode(this.s, parentId);
+    const folder = this.s.content.findById(parentId);
     if (!folder || folder.projectId !== caller.projectId) throw notFound('Parent folder');
     if (folder.type !== 'folder') throw validationError('parent_id is not a folder.', [{ field: 'parent_id', message: 'not a folder' }]);
     if (folder.state !== 'active') throw validationError('parent_id is in the trash.', [{ field: 'parent_id', message: 'in the trash' }]);
@@ -84,9 +84,4 @@ export class NodeGuard {
 function visiblePath(node: NodeInfo): string | null {
   if (node.state === 'active') return node.path;
   return node.originalPath;
-}
-
-export function findNode(s: Services, id: string): NodeInfo | null {
-  const row = s.db.prepare('SELECT project_id FROM nodes WHERE id = ?').get(id) as { project_id: string } | undefined;
-  return row ? s.content.getById(row.project_id, id) : null;
 }

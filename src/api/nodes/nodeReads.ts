@@ -1,5 +1,9 @@
 import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
+import { AppError } from '../../http/errors.ts';
 import { presentNode } from './presenter.ts';
+
+/** Files larger than this are not inlined as base64; their download address serves them. */
+const INLINE_FILE_BYTES = 10 * 1024 * 1024;
 
 /**
  * A node with its content when wanted: single-node answers carry json and markdown content by
@@ -9,6 +13,9 @@ export async function nodeWithContent(store: ContentStore, node: NodeInfo, inclu
   if (node.type === 'folder' || !node.contentHash) return presentNode(node);
   const wanted = node.type === 'file' ? include === true : (include ?? byDefault);
   if (!wanted) return presentNode(node);
+  if (node.type === 'file' && node.size > INLINE_FILE_BYTES) {
+    throw new AppError('PAYLOAD_TOO_LARGE', `Files over ${INLINE_FILE_BYTES} bytes are not inlined; use GET /nodes/${node.id}/download.`, { id: node.id, size: node.size });
+  }
   const { bytes } = await store.readContent(node.projectId, { id: node.id });
   return presentNode(node, bytes);
 }

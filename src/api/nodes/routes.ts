@@ -6,7 +6,7 @@ import { created, ok } from '../../http/envelope.ts';
 import { conflict, notFound, validationError } from '../../http/errors.ts';
 import { parseInput } from '../../http/validate.ts';
 import { contentForStore } from '../content/fileContent.ts';
-import { findNode, NodeGuard, type Caller } from './nodeAccess.ts';
+import { NodeGuard, type Caller } from './nodeAccess.ts';
 import { nodesWithContent, nodeWithContent } from './nodeReads.ts';
 import { presentNode } from './presenter.ts';
 import * as schema from './schemas.ts';
@@ -28,13 +28,13 @@ export function nodeRoutes(s: Services): Router {
     const caller = guard.project(ctx, q.project_id, 'content:read');
     let folder: NodeInfo | null = null;
     if (q.parent_id !== undefined) {
-      folder = findNode(s, q.parent_id);
+      folder = store.findById(q.parent_id);
       if (!folder || folder.projectId !== q.project_id) throw notFound('Parent folder');
       if (folder.type !== 'folder') throw validationError('parent_id is not a folder.', [{ field: 'parent_id', message: 'not a folder' }]);
     }
     // A scoped key may list the folders above its scope, but sees only the way down.
     const mode = folder ? (guard.mayRead(caller, folder) ? 'all' : guard.mayList(caller, folder.state === 'active' ? folder.path : '.trash')) : guard.mayList(caller, '');
-    let children = folder ? store.listChildren(q.project_id, folder.path) : store.listChildren(q.project_id, '');
+    let children = store.listChildrenOf(q.project_id, folder?.id ?? null);
     if (mode === 'way-down') children = children.filter((n) => guard.onTheWayDown(caller, n));
     ok(ctx, { project_id: q.project_id, parent_id: folder?.id ?? null, nodes: await nodesWithContent(store, children, q.include_content), total: children.length });
   });
@@ -53,7 +53,7 @@ export function nodeRoutes(s: Services): Router {
     let parentId: string | null = null;
     let node: NodeInfo | null = null;
     for (const id of q.id_path.split('/').filter(Boolean)) {
-      node = findNode(s, id);
+      node = store.findById(id);
       if (!node || node.projectId !== q.project_id || node.parentId !== parentId || node.state !== 'active') {
         throw notFound(`Node ${id} as a child of ${parentId ?? 'the root'}`);
       }
@@ -72,7 +72,7 @@ export function nodeRoutes(s: Services): Router {
     const nodes: NodeInfo[] = [];
     const missing: { id: string; code: 'NOT_FOUND' | 'FORBIDDEN' }[] = [];
     for (const id of q.ids) {
-      const node = findNode(s, id);
+      const node = store.findById(id);
       if (!node || (q.project_id !== undefined && node.projectId !== q.project_id)) {
         missing.push({ id, code: 'NOT_FOUND' });
         continue;

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import { join } from 'node:path';
-import { ContentStore } from '../../content/contentStore.ts';
 import type { ReindexReport } from '../../content/types.ts';
-import { openDatabase } from '../../db/database.ts';
 
 export interface ReindexOptions {
   dataDir: string;
@@ -15,6 +13,8 @@ export interface ReindexOptions {
  * with respect to concurrent writers of another process.
  */
 export async function runReindex(options: ReindexOptions, print: (line: string) => void): Promise<ReindexReport[]> {
+  // Loaded here, not at the top: every `cns` command imports this file to register it.
+  const [{ openDatabase }, { ContentStore }] = await Promise.all([import('../../db/database.ts'), import('../../content/contentStore.ts')]);
   const db = openDatabase(join(options.dataDir, 'cns.db'));
   const store = new ContentStore({ dataDir: options.dataDir, db });
   try {

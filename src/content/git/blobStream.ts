@@ -9,6 +9,11 @@ import { fsyncDirs } from './objects.ts';
 
 let tmpCounter = 0;
 
+/** True when `oid` is stored as a loose object (where writeBlobStream puts it). */
+export function looseObjectExists(gitdir: string, oid: string): boolean {
+  return /^[0-9a-f]{40}$/.test(oid) && existsSync(join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2)));
+}
+
 /**
  * Streams exactly `size` bytes from `source` into a loose blob object: hashed and deflated on
  * the fly into a temporary file that is renamed into place, so memory stays at the stream

@@ -69,6 +69,7 @@ export class Repo {
         if (!fs.existsSync(join(this.gitdir, 'HEAD'))) throw e;
       }
     }
+    fs.mkdirSync(join(this.gitdir, 'objects', 'pack'), { recursive: true });
     this.ready = true;
   }
 
@@ -150,6 +151,12 @@ export class Repo {
     return casMainRef(this.gitdir, expected, next, this.fsync);
   }
 
+  /** Forgets everything about the files on disk (the repository was deleted). */
+  forgetDisk(): void {
+    this.ready = false;
+    this.dropCache();
+  }
+
   /** Forgets pack locations and pack indexes (after a repack replaced the packs). */
   dropCache(): void {
     this.cache = {};
@@ -212,5 +219,9 @@ export class RepoRegistry {
 
   pathOf(projectId: string): string {
     return join(this.dataDir, `${projectId}.git`);
+  }
+
+  forget(projectId: string): void {
+    this.lru.delete(projectId);
   }
 }

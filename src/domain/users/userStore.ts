@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { newId, nowIso } from '../../auth/ids.ts';
 import { hashPassword } from '../../auth/passwords.ts';
+import { statementCache } from '../../db/statements.ts';
 
 export interface UserRecord {
   id: string;
@@ -23,7 +24,11 @@ export class EmailTakenError extends Error {
 
 /** Users: creation with a hashed password, and the look-ups authentication needs. */
 export class UserStore {
-  constructor(private readonly db: Db) {}
+  private readonly sql: ReturnType<typeof statementCache>;
+
+  constructor(db: Db) {
+    this.sql = statementCache(db);
+  }
 
   async create(input: { email: string; password: string; displayName?: string; isAdmin?: boolean }): Promise<UserRecord> {
     if (this.findByEmail(input.email)) throw new EmailTakenError(input.email);
@@ -40,8 +45,7 @@ export class UserStore {
       updated_at: now,
     };
     try {
-      this.db
-        .prepare(
+      this.sql(
           `INSERT INTO users (id, email, password_hash, display_name, is_admin, created_at, updated_at)
            VALUES (@id, @email, @password_hash, @display_name, @is_admin, @created_at, @updated_at)`,
         )
@@ -54,29 +58,29 @@ export class UserStore {
   }
 
   findById(id: string): UserRecord | undefined {
-    return this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRecord | undefined;
+    return this.sql('SELECT * FROM users WHERE id = ?').get(id) as UserRecord | undefined;
   }
 
   findByEmail(email: string): UserRecord | undefined {
-    return this.db.prepare('SELECT * FROM users WHERE email = ? COLLATE NOCASE').get(email.trim()) as UserRecord | undefined;
+    return this.sql('SELECT * FROM users WHERE email = ? COLLATE NOCASE').get(email.trim()) as UserRecord | undefined;
   }
 
   count(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n;
+    return (this.sql('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n;
   }
 
   setOnboardingCompleted(userId: string, completed: boolean): UserRecord {
     const now = nowIso();
     // Completing twice keeps the first completion time; resetting clears it.
     if (completed) {
-      this.db.prepare('UPDATE users SET onboarding_completed_at = COALESCE(onboarding_completed_at, ?), updated_at = ? WHERE id = ?').run(now, now, userId);
+      this.sql('UPDATE users SET onboarding_completed_at = COALESCE(onboarding_completed_at, ?), updated_at = ? WHERE id = ?').run(now, now, userId);
     } else {
-      this.db.prepare('UPDATE users SET onboarding_completed_at = NULL, updated_at = ? WHERE id = ?').run(now, userId);
+      this.sql('UPDATE users SET onboarding_completed_at = NULL, updated_at = ? WHERE id = ?').run(now, userId);
     }
     return this.findById(userId)!;
   }
 
   markInitialized(userId: string): void {
-    this.db.prepare('UPDATE users SET initialized_at = COALESCE(initialized_at, ?) WHERE id = ?').run(nowIso(), userId);
+    this.sql('UPDATE users SET initialized_at = COALESCE(initialized_at, ?) WHERE id = ?').run(nowIso(), userId);
   }
 }

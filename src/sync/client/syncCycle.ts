@@ -71,6 +71,9 @@ export class SyncCycle {
       throw err;
     }
     store.saveState(state);
+    const r = this.report;
+    // Transfers run in parallel: report in path order.
+    for (const list of [r.downloaded, r.uploaded, r.deletedLocal, r.deletedRemote, r.merged, r.keptLocal]) list.sort();
     await api.ack({
       cursor: state.cursor,
       runId: pulled.runId,
@@ -279,10 +282,31 @@ export class SyncCycle {
 
   /** Writes the project's version here and records both sides as agreeing on it. */
   private async download(rel: string, f: PulledFile, bytes: Buffer): Promise<void> {
+    await this.keepIfEditedMeanwhile(rel);
     const st = await this.writeHere(rel, bytes);
     this.record(rel, f.node_id, f.version, f.content_hash ?? blobId(bytes), this.hashes.get(rel)!, st);
     await this.ctx.bases.put(this.hashes.get(rel)!, bytes);
     this.report.downloaded.push(rel);
+  }
+
+  /**
+   * The file may have been saved again since this cycle looked at it: an edit made in that window
+   * is kept as a conflict copy rather than overwritten.
+   */
+  private async keepIfEditedMeanwhile(rel: string): Promise<void> {
+    const seen = this.local.get(rel);
+    let now: { size: number; mtimeMs: number };
+    try {
+      now = await stat(absPath(this.ctx.root, rel));
+    } catch {
+      return; // nothing there (any more): nothing to keep
+    }
+    if (seen && now.size === seen.size && now.mtimeMs === seen.mtimeMs) return;
+    const mine = await readFile(absPath(this.ctx.root, rel));
+    let copy = conflictName(rel, new Date());
+    for (let n = 2; this.local.has(copy) || existsSync(absPath(this.ctx.root, copy)); n++) copy = conflictName(rel, new Date(), n);
+    await this.writeHere(copy, mine);
+    this.report.conflicts.push({ path: rel, localCopy: copy });
   }
 
   /** Same bytes on both sides already (created or edited identically): only the state changes. */
