@@ -18,7 +18,6 @@ import { RateLimiter } from '../http/rateLimiter.ts';
 import type { Logger } from '../logging/logger.ts';
 import { Authorizer } from '../policies/authorize.ts';
 import { ChangeFeed } from '../api/events/changeFeed.ts';
-import { NotifyingContentStore } from '../api/events/notifyingContentStore.ts';
 import { Changelog } from '../sync/changelog.ts';
 import { SyncService } from '../sync/syncService.ts';
 import { SyncStore } from '../sync/syncStore.ts';
@@ -59,7 +58,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const users = new UserStore(db);
   const accessTokens = new AccessTokens(signingSecret, settings.accessTokenTtlSeconds);
   const organizations = new OrganizationStore(db);
-  const content = new NotifyingContentStore({
+  const content = new ContentStore({
     dataDir: settings.dataDir,
     db,
     logger,

@@ -36,9 +36,10 @@ export class CommitApplier {
     return [...this.touched.values()];
   }
 
-  apply(change: NodeChange): void {
+  /** `known`: the node's current row when the caller just read it (null: no such node yet). */
+  apply(change: NodeChange, known?: NodeRow | null): void {
     const { meta, index } = this;
-    const existing = index.rowById(change.id);
+    const existing = known === undefined ? index.rowById(change.id) : (known ?? undefined);
     if (existing && existing.project_id !== meta.projectId) throw new Error(`node ${change.id} belongs to another project`);
     const prev = this.touched.get(change.id);
     if (change.op === 'delete') {

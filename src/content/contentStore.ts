@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import { BlobCache } from './blobCache.ts';
+import { ChildrenCache } from './childrenCache.ts';
 import { assertWritableType, decodeContent, encodeContent } from './encoding.ts';
 import { NotFoundError, PayloadTooLargeError, ValidationError } from './errors.ts';
 import { FolderSnapshots, type SnapshotPage } from './folderSnapshots.ts';
@@ -10,6 +11,7 @@ import { IndexStore } from './indexStore.ts';
 import { assertProjectId, normalizePath, normalizeTargetPath } from './paths.ts';
 import type { PreparedMutation } from './mutations.ts';
 import { ProjectWriters } from './projectWriter.ts';
+import { PushExpectations } from './pushExpectations.ts';
 import { hashObject } from './git/objects.ts';
 import { openLooseBlob, type BlobSource } from './git/blobReader.ts';
 import { looseObjectExists, writeBlobStream } from './git/blobStream.ts';
@@ -25,6 +27,8 @@ import type {
   NodeRef,
   ProjectStats,
   ReindexReport,
+  PushInfo,
+  SyncOptions,
   SyncReport,
   TrashItem,
   TreeNode,
@@ -88,9 +92,13 @@ export class ContentStore {
   private readonly repos: RepoRegistry;
   private readonly blobs: BlobCache;
   private readonly writers: ProjectWriters;
+  private readonly pushes = new PushExpectations();
+  private readonly commitListeners = new Set<(projectId: string) => void>();
   private readonly maxContentBytes: number;
   private readonly snapshots: FolderSnapshots;
   private readonly fsync: boolean;
+  /** Folder listings by id (the hot read of the id surface), valid while the project's head stays. */
+  private readonly children = new ChildrenCache(100_000);
 
   constructor(options: ContentStoreOptions) {
     this.dataDir = options.dataDir;
@@ -113,7 +121,21 @@ export class ContentStore {
       repackEvery: options.repackEvery ?? 2000,
       maxCached: options.maxCachedProjects ?? 64,
       gitBinary: options.gitBinary === undefined ? 'git' : options.gitBinary,
+      pushes: this.pushes,
+      onCommitted: (projectId) => {
+        for (const listener of this.commitListeners) listener(projectId);
+      },
     });
+  }
+
+  /**
+   * Calls `listener(projectId)` after every batch of commits is acknowledged and after commits
+   * pushed with git are indexed (the live change feed); what changed is in the index (audit
+   * entries and project_commits by commit number). Returns the unsubscribe function.
+   */
+  onCommitted(listener: (projectId: string) => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
   }
 
   // ---------------------------------------------------------------- writes
@@ -253,10 +275,19 @@ export class ContentStore {
   /** Children of a folder by id (the root when null), folders first then by name. */
   listChildrenOf(projectId: string, parentId: string | null): NodeInfo[] {
     assertProjectId(projectId);
-    if (parentId === null) return this.index.children(projectId, null, 'active');
-    const folder = this.getById(projectId, parentId);
-    if (folder.type !== 'folder') throw new ValidationError(`${folder.path} is not a folder`, { id: parentId });
-    return this.index.children(projectId, folder.id, folder.state);
+    const head = this.index.indexState(projectId)?.headCommit ?? '';
+    const cached = this.children.get(projectId, parentId, head);
+    if (cached) return cached;
+    let nodes: NodeInfo[];
+    if (parentId === null) {
+      nodes = this.index.children(projectId, null, 'active');
+    } else {
+      const folder = this.getById(projectId, parentId);
+      if (folder.type !== 'folder') throw new ValidationError(`${folder.path} is not a folder`, { id: parentId });
+      nodes = this.index.children(projectId, folder.id, folder.state);
+    }
+    this.children.set(projectId, parentId, head, nodes);
+    return nodes;
   }
 
   /** The node at `path` (active or in the trash), or null. The root has no node. */
@@ -388,15 +419,49 @@ export class ContentStore {
   /**
    * Indexes the commits on `main` beyond the last indexed one (commits pushed by other git
    * clients). Commits without cns trailers are indexed by diffing trees with rename detection;
-   * their actor is `actor` or a `user` named after the commit author.
+   * commits of a push registered with expectPush get that push's attribution, the others get
+   * `options`: actor `actor` (default a `user` named after the commit author), created_at
+   * `receivedAt` (default the commit time), author text the commit's when `keepCommitAuthor`.
    */
-  async syncFromGit(projectId: string, options: { actor?: Actor } = {}): Promise<SyncReport> {
+  async syncFromGit(projectId: string, options: SyncOptions = {}): Promise<SyncReport> {
     assertProjectId(projectId);
-    return this.writers.get(projectId).sync(options.actor);
+    if (options.actor !== undefined) assertActor(options.actor);
+    const receivedAt = options.receivedAt === undefined ? undefined : isoSeconds(options.receivedAt);
+    return this.writers.get(projectId).sync({ ...options, receivedAt });
+  }
+
+  /**
+   * Registers a push the git remote accepted (its pre-receive check passed) before main moves:
+   * whichever path indexes its commits first (the post-push syncFromGit, an API write that finds
+   * main moved, the start-up reconciler) gives the commits up to `after` the pusher as actor,
+   * `receivedAt` as created_at and the commit's author as author text, and records the push in
+   * the audit log (action 'push', path '', details before/after/commits/ref) in the same
+   * transaction. Call forgetPush once the push has ended (a push that did not land).
+   */
+  expectPush(projectId: string, push: PushInfo): void {
+    assertProjectId(projectId);
+    assertActor(push.actor);
+    const oid = /^[0-9a-f]{40}$/;
+    if (!oid.test(push.after) || (push.before !== null && !oid.test(push.before))) throw new ValidationError('push tips must be commit ids');
+    if (!Number.isInteger(push.commits) || push.commits < 0) throw new ValidationError('commits must be a non-negative integer');
+    this.pushes.expect(projectId, {
+      before: push.before,
+      after: push.after,
+      commits: push.commits,
+      actor: { type: push.actor.type, id: push.actor.id, author: push.actor.author },
+      receivedAt: isoSeconds(push.receivedAt),
+      keepCommitAuthor: push.keepCommitAuthor ?? true,
+    });
+  }
+
+  /** Drops a registered push that was not indexed (it ended without moving main). */
+  forgetPush(projectId: string, after: string): void {
+    assertProjectId(projectId);
+    this.pushes.forget(projectId, after);
   }
 
   /** Start-up reconciler: syncFromGit for every repository in the data folder. */
-  async syncAllProjects(options: { actor?: Actor } = {}): Promise<SyncReport[]> {
+  async syncAllProjects(options: SyncOptions = {}): Promise<SyncReport[]> {
     const reports: SyncReport[] = [];
     for (const id of this.listProjects()) reports.push(await this.syncFromGit(id, options));
     return reports;
@@ -405,7 +470,10 @@ export class ContentStore {
   /** Rebuilds the project's index from git alone and reports differences to the previous index. */
   async reindexProject(projectId: string): Promise<ReindexReport> {
     assertProjectId(projectId);
-    return this.writers.get(projectId).reindex();
+    const report = await this.writers.get(projectId).reindex();
+    // A rebuilt index may differ at the same head commit.
+    this.children.clear();
+    return report;
   }
 
   /** Repacks the repository now (system git), under the project's write lock. */
@@ -427,6 +495,8 @@ export class ContentStore {
   async deleteProject(projectId: string): Promise<void> {
     assertProjectId(projectId);
     await this.writers.get(projectId).destroy();
+    this.children.clear();
+    this.pushes.forgetProject(projectId);
   }
 
   /** Project ids that have a repository in the data folder. */
@@ -532,6 +602,13 @@ function assertActor(actor: Actor): void {
     throw new ValidationError('invalid actor');
   }
   if (typeof actor.author !== 'string' || !actor.author) throw new ValidationError('actor needs an author');
+}
+
+/** An ISO 8601 time at second precision (what git records, and every other time of the index). */
+function isoSeconds(at: string): string {
+  const ms = typeof at === 'string' ? Date.parse(at) : NaN;
+  if (Number.isNaN(ms)) throw new ValidationError('received_at must be an ISO 8601 time', { received_at: at });
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString();
 }
 
 function assertVersion(v: unknown, field = 'version'): asserts v is number {

@@ -22,7 +22,10 @@ function queries(db: Database) {
   let q = statements.get(db);
   if (!q) {
     q = {
-      upTo: db.prepare(`SELECT * FROM node_versions WHERE project_id = ? AND project_version <= ?`),
+      // Each node's latest version at or before the target, grouped in SQLite (no row objects for older versions).
+      upTo: db.prepare(`SELECT v.* FROM node_versions v JOIN (
+          SELECT node_id, MAX(version) AS latest FROM node_versions WHERE project_id = ? AND project_version <= ? GROUP BY node_id
+        ) m ON v.node_id = m.node_id AND v.version = m.latest`),
       under: db.prepare(`SELECT * FROM nodes WHERE project_id = ? AND path > ? AND path < ? AND state = ?`),
     };
     statements.set(db, q);
@@ -48,10 +51,7 @@ export function rollbackFolder(ctx: MutationContext, folderId: string, target: n
   if (target >= ctx.projectVersion) throw new NotFoundError(`project version ${target} does not exist`, { project_version: target });
   const q = queries(ctx.index.db);
   const at = new Map<string, VersionRow>();
-  for (const v of q.upTo.all(ctx.projectId, target) as VersionRow[]) {
-    const prev = at.get(v.node_id);
-    if (!prev || prev.version < v.version) at.set(v.node_id, v);
-  }
+  for (const v of q.upTo.all(ctx.projectId, target) as VersionRow[]) at.set(v.node_id, v);
   if (!at.has(folderId)) throw new ValidationError('the folder did not exist at that snapshot', { project_version: target });
   const nodes = new Map<string, NodeRow>();
   for (const n of ctx.index.allNodes(ctx.projectId)) nodes.set(n.id, n);

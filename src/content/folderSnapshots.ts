@@ -22,12 +22,8 @@ export interface SnapshotPage {
   total: number;
 }
 
-interface Row {
-  node_id: string;
-  project_version: number;
-  parent_id: string | null;
-  type: string;
-}
+/** node_id, project_version, parent_id, type. */
+type Row = [string, number, string | null, string];
 
 /**
  * A folder's snapshot history from the index alone: one pass over the project's version rows in
@@ -41,10 +37,10 @@ export class FolderSnapshots {
   private readonly created: Statement;
 
   constructor(index: IndexStore) {
-    this.rows = index.db.prepare(
-      `SELECT node_id, project_version, parent_id, type FROM node_versions
-       WHERE project_id = ? ORDER BY project_version`,
-    );
+    // Raw rows (arrays): this scan reads every version of the project, so row objects would dominate.
+    this.rows = index.db
+      .prepare(`SELECT node_id, project_version, parent_id, type FROM node_versions WHERE project_id = ? ORDER BY project_version`)
+      .raw();
     this.created = index.db.prepare(`SELECT MIN(project_version) AS pv FROM node_versions WHERE node_id = ? AND project_id = ?`);
     this.commits = index.db.prepare(`SELECT * FROM project_commits WHERE project_id = ? AND project_version = ?`);
   }
@@ -109,31 +105,31 @@ export class FolderSnapshots {
     // Every row from the start: nodes made before the folder may move into it later with their subtrees.
     const rows = this.rows.all(projectId) as Row[];
     for (let i = 0; i < rows.length; ) {
-      const pv = rows[i].project_version;
+      const pv = rows[i][1];
       let j = i;
-      while (j < rows.length && rows[j].project_version === pv) j++;
+      while (j < rows.length && rows[j][1] === pv) j++;
       const batch = rows.slice(i, j);
       i = j;
       let changed = 0;
-      const wasBeneath = batch.map((r) => r.node_id !== folderId && beneath(r.node_id));
+      const wasBeneath = batch.map((r) => r[0] !== folderId && beneath(r[0]));
       let created = false;
       for (const r of batch) {
-        if (r.node_id === folderId && !parentOf.has(folderId)) created = true;
-        const old = parentOf.get(r.node_id);
-        if (old !== undefined && old !== null) children.get(old)?.delete(r.node_id);
-        parentOf.set(r.node_id, r.parent_id);
-        isFile.set(r.node_id, r.type !== 'folder');
-        if (r.parent_id !== null) {
-          let set = children.get(r.parent_id);
-          if (!set) children.set(r.parent_id, (set = new Set()));
-          set.add(r.node_id);
+        if (r[0] === folderId && !parentOf.has(folderId)) created = true;
+        const old = parentOf.get(r[0]);
+        if (old !== undefined && old !== null) children.get(old)?.delete(r[0]);
+        parentOf.set(r[0], r[2]);
+        isFile.set(r[0], r[3] !== 'folder');
+        if (r[2] !== null) {
+          let set = children.get(r[2]);
+          if (!set) children.set(r[2], (set = new Set()));
+          set.add(r[0]);
         }
       }
       batch.forEach((r, k) => {
-        if (r.node_id === folderId) return;
-        const now = beneath(r.node_id);
+        if (r[0] === folderId) return;
+        const now = beneath(r[0]);
         if (now || wasBeneath[k]) changed++;
-        if (now !== wasBeneath[k] || isFile.get(r.node_id)) refresh(r.node_id);
+        if (now !== wasBeneath[k] || isFile.get(r[0])) refresh(r[0]);
       });
       if (pv >= first && (changed > 0 || created)) out.push({ projectVersion: pv, filesCount: inside.size, changedCount: changed });
     }

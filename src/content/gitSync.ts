@@ -2,14 +2,16 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import { CommitApplier } from './commitApplier.ts';
 import { isJsonDocument } from './encoding.ts';
-import type { CommitData } from './git/commitObject.ts';
+import { parseCommit, type CommitData } from './git/commitObject.ts';
+import { GitFailed, GitMissing, parseCatFileBatch, runGitCli } from './git/gitCli.ts';
 import type { Repo, TreeEntryRaw } from './git/repo.ts';
 import type { IndexStore, NodeRow, VersionRow } from './indexStore.ts';
 import { newNodeId } from './mutations.ts';
 import { isTrashPath, joinPath, parentPath, PLACEHOLDER, TRASH_DIR, typeFromName } from './paths.ts';
+import type { ExpectedPush, PushExpectations } from './pushExpectations.ts';
 import { TREE_MODE } from './tree.ts';
-import { parseMessage, type NodeChange } from './trailers.ts';
-import type { Actor, NodeType, ReindexReport, SyncReport } from './types.ts';
+import { parseMessage, type NodeChange, type ParsedMessage } from './trailers.ts';
+import type { Actor, NodeType, ReindexReport, SyncOptions, SyncReport } from './types.ts';
 
 export interface SyncDeps {
   projectId: string;
@@ -17,6 +19,12 @@ export interface SyncDeps {
   index: IndexStore;
   repo: Repo;
   logger?: Logger;
+  /** The system git, used to read history in bulk; null or absent: isomorphic-git only. */
+  gitBinary?: string | null;
+  /** Called when `gitBinary` turns out not to be installed (then isomorphic-git is used). */
+  onGitMissing?: () => void;
+  /** Pushes accepted by the git remote: their commits get the pusher as actor. */
+  pushes?: PushExpectations;
 }
 
 interface ChainCommit {
@@ -24,108 +32,360 @@ interface ChainCommit {
   commit: CommitData;
 }
 
-/** Commits of trailers applied per SQLite transaction while replaying. */
+/** Commits applied per SQLite transaction while replaying. */
 const GROUP = 500;
+/** Commits read from git per round (one rev-list for the chain, then per round one cat-file and one diff-tree). */
+const CHUNK = 2000;
 
 /**
- * Indexes the commits on `main` after the last indexed one. Walks first parents back from the
+ * Indexes the commits on `main` after the last indexed one. Follows first parents back from the
  * tip; if the last indexed commit is not among them (history rewritten) the project is rebuilt.
+ * Commits of a push registered with `pushes` are indexed with that push's actor, time and author
+ * and the push is recorded in the audit log; other commits without trailers take `options`.
  * Must run under the project's write lock.
  */
-export async function syncFromGit(deps: SyncDeps, actor?: Actor): Promise<SyncReport> {
-  const { index, repo, projectId } = deps;
-  const tip = repo.readMain();
-  const st = index.indexState(projectId);
-  const last = st?.headCommit ?? null;
-  if (tip === last) return { projectId, indexedCommits: 0, rebuilt: false, head: tip };
-  const { chain, reached } = await firstParents(repo, tip, last);
-  if (!reached) {
-    deps.logger?.warn({ projectId, last, tip }, 'main no longer contains the last indexed commit: rebuilding the index');
-    deps.db.transaction(() => index.clearProject(projectId)).immediate();
-    const full = await firstParents(repo, tip, null);
-    await replay(deps, full.chain, 0, null, actor);
-    return { projectId, indexedCommits: full.chain.length, rebuilt: true, head: tip };
-  }
-  const prevTree = last ? (await repo.readCommit(last)).tree : null;
-  await replay(deps, chain, st?.projectVersion ?? 0, prevTree, actor);
-  return { projectId, indexedCommits: chain.length, rebuilt: false, head: tip };
+export async function syncFromGit(deps: SyncDeps, options: SyncOptions = {}): Promise<SyncReport> {
+  return withHistory(deps, async (history) => {
+    const { index, repo, projectId } = deps;
+    const tip = repo.readMain();
+    const st = index.indexState(projectId);
+    const last = st?.headCommit ?? null;
+    if (tip === last) return { projectId, indexedCommits: 0, rebuilt: false, head: tip };
+    const { ids, reached } = await history.chain(tip, last);
+    if (!reached) {
+      deps.logger?.warn({ projectId, last, tip }, 'main no longer contains the last indexed commit: rebuilding the index');
+      deps.db.transaction(() => index.clearProject(projectId)).immediate();
+      const full = await history.chain(tip, null);
+      await replay(deps, history, full.ids, 0, options);
+      return { projectId, indexedCommits: full.ids.length, rebuilt: true, head: tip };
+    }
+    await replay(deps, history, ids, st?.projectVersion ?? 0, options);
+    return { projectId, indexedCommits: ids.length, rebuilt: false, head: tip };
+  });
 }
 
 /** Rebuilds a project's index from git alone and reports how it differs from the one before. */
-export async function rebuildIndex(deps: SyncDeps, actor?: Actor): Promise<ReindexReport> {
+export async function rebuildIndex(deps: SyncDeps, options: SyncOptions = {}): Promise<ReindexReport> {
   const { index, repo, projectId } = deps;
   const before = snapshot(index, projectId);
-  deps.db.transaction(() => index.clearProject(projectId)).immediate();
-  const { chain } = await firstParents(repo, repo.readMain(), null);
-  await replay(deps, chain, 0, null, actor);
+  const commits = await withHistory(deps, async (history) => {
+    deps.db.transaction(() => index.clearProject(projectId)).immediate();
+    const { ids } = await history.chain(repo.readMain(), null);
+    await replay(deps, history, ids, 0, options);
+    return ids.length;
+  });
   const after = snapshot(index, projectId);
-  return { projectId, commits: chain.length, nodes: after.nodes.size, versions: after.versionCount, ...compare(before, after) };
+  return { projectId, commits, nodes: after.nodes.size, versions: after.versionCount, ...compare(before, after) };
 }
 
-async function firstParents(repo: Repo, tip: string | null, stop: string | null): Promise<{ chain: ChainCommit[]; reached: boolean }> {
-  const chain: ChainCommit[] = [];
-  let c = tip;
-  while (c && c !== stop) {
-    const commit = await repo.readCommit(c);
-    chain.push({ id: c, commit });
-    c = commit.parents[0] ?? null;
+/**
+ * Runs `work` reading history with the system git, or with isomorphic-git when there is no git
+ * (or it failed: `work` then runs again from the index state it left, which is consistent).
+ */
+async function withHistory<T>(deps: SyncDeps, work: (h: History) => Promise<T>): Promise<T> {
+  if (deps.gitBinary) {
+    try {
+      return await work(new GitHistory(deps, deps.gitBinary));
+    } catch (e) {
+      if (e instanceof GitMissing) deps.onGitMissing?.();
+      else if (e instanceof GitFailed) deps.logger?.warn({ err: e, projectId: deps.projectId }, 'reading history with git failed: using isomorphic-git');
+      else throw e;
+    }
   }
-  return { chain: chain.reverse(), reached: c === stop };
+  return work(new IsoHistory(deps));
 }
 
-async function replay(deps: SyncDeps, chain: ChainCommit[], startPv: number, startTree: string | null, actor?: Actor): Promise<void> {
+async function replay(deps: SyncDeps, history: History, ids: string[], startPv: number, options: SyncOptions): Promise<void> {
   const { db, index, projectId } = deps;
   let pv = startPv;
-  let prevTree = startTree;
   const sinceRepack = index.indexState(projectId)?.commitsSinceRepack ?? 0;
-  let i = 0;
-  while (i < chain.length) {
-    const parsed = parseMessage(chain[i].commit.message);
-    if (parsed) {
-      const group: { c: ChainCommit; p: NonNullable<ReturnType<typeof parseMessage>> }[] = [];
-      while (i < chain.length && group.length < GROUP) {
-        const p = parseMessage(chain[i].commit.message);
-        if (!p) break;
-        group.push({ c: chain[i], p });
-        i++;
-      }
+  const pushes = pushSegments(deps, ids);
+  let lastTree: string | null = null;
+  for (let start = 0; start < ids.length; start += CHUNK) {
+    const commits = await history.commits(ids.slice(start, start + CHUNK));
+    const parsed = commits.map((c) => parseMessage(c.commit.message));
+    const plans = await history.plans(commits.filter((_, k) => !parsed[k]));
+    for (let g = 0; g < commits.length; g += GROUP) {
+      const group = commits.slice(g, g + GROUP);
+      const landed: ExpectedPush[] = [];
+      // Folder ids by path, valid while commits change no folders (reset by applyPlan otherwise).
+      const folderIds = new Map<string, string | null>();
       db.transaction(() => {
-        for (const { c, p } of group) {
-          const applier = new CommitApplier(index, { projectId, projectVersion: ++pv, actor: p.actor, message: p.message, time: isoTime(c.commit.time) });
-          for (const change of p.changes) applier.apply(change);
+        group.forEach((c, k) => {
+          const p: ParsedMessage | null = parsed[g + k]!;
+          const push = pushes[start + g + k];
+          const applier = p
+            ? new CommitApplier(index, { projectId, projectVersion: ++pv, actor: p.actor, message: p.message, time: isoTime(c.commit.time) })
+            : new CommitApplier(index, { projectId, projectVersion: ++pv, message: c.commit.message.trim(), ...attribution(c.commit, push, options) });
+          if (p) {
+            folderIds.clear();
+            for (const change of p.changes) applier.apply(change);
+          }
+          else applyPlan(index, projectId, applier, plans.get(c.id)!, folderIds);
           applier.finalize(c.id);
-          prevTree = c.commit.tree;
-        }
-        index.setIndexState(projectId, { headCommit: group[group.length - 1].c.id, projectVersion: pv, commitsSinceRepack: sinceRepack + pv - startPv });
+          if (push && push.after === c.id) {
+            const details = { ref: 'refs/heads/main', before: push.before, after: push.after, commits: push.commits };
+            index.insertAudit(projectId, '', '', 'push', push.actor, details, push.receivedAt);
+            landed.push(push);
+          }
+        });
+        index.setIndexState(projectId, { headCommit: group[group.length - 1]!.id, projectVersion: pv, commitsSinceRepack: sinceRepack + pv - startPv });
       }).immediate();
-      continue;
+      for (const p of landed) deps.pushes?.forget(projectId, p.after);
     }
-    const c = chain[i++];
-    const plan = await planDiff(deps.repo, prevTree, c.commit.tree);
-    const who: Actor = actor ?? {
-      type: 'user',
-      id: c.commit.authorEmail || c.commit.authorName,
-      author: c.commit.authorEmail || c.commit.authorName,
-    };
-    db.transaction(() => {
-      const applier = new CommitApplier(index, {
-        projectId,
-        projectVersion: ++pv,
-        actor: who,
-        message: c.commit.message.trim(),
-        time: isoTime(c.commit.time),
-      });
-      applyPlan(index, projectId, applier, plan);
-      applier.finalize(c.id);
-      index.setIndexState(projectId, { headCommit: c.id, projectVersion: pv, commitsSinceRepack: sinceRepack + pv - startPv });
-    }).immediate();
-    prevTree = c.commit.tree;
+    lastTree = commits[commits.length - 1]!.commit.tree;
   }
-  if (prevTree) await refreshFolderHashes(deps, prevTree);
+  if (lastTree) await history.refreshFolderHashes(lastTree);
+}
+
+/** For each commit of the chain, the registered push that brought it (if any). */
+function pushSegments(deps: SyncDeps, ids: string[]): (ExpectedPush | undefined)[] {
+  const out: (ExpectedPush | undefined)[] = new Array(ids.length);
+  const pending = deps.pushes?.pending(deps.projectId) ?? [];
+  if (pending.length === 0) return out;
+  const pos = new Map(ids.map((id, i) => [id, i] as const));
+  for (const p of pending) {
+    const end = pos.get(p.after);
+    if (end === undefined) continue;
+    const b = p.before ? pos.get(p.before) : undefined;
+    for (let i = b === undefined ? 0 : b + 1; i <= end; i++) out[i] ??= p;
+  }
+  return out;
+}
+
+/** Actor and time of a commit without trailers. */
+function attribution(c: CommitData, push: ExpectedPush | undefined, o: SyncOptions): { actor: Actor; time: string } {
+  const commitAuthor = c.authorEmail || c.authorName;
+  const base = push?.actor ?? o.actor;
+  const keep = push ? push.keepCommitAuthor : o.keepCommitAuthor === true;
+  const actor: Actor = base ? (keep ? { ...base, author: commitAuthor } : base) : { type: 'user', id: commitAuthor, author: commitAuthor };
+  const at = push?.receivedAt ?? o.receivedAt;
+  return { actor, time: at ?? isoTime(c.time) };
 }
 
 export function isoTime(seconds: number): string {
   return new Date(seconds * 1000).toISOString();
+}
+
+// ------------------------------------------------------------ reading history
+
+/** Where replay reads history from. */
+interface History {
+  /** First-parent chain from `tip` back to `stop` (exclusive), oldest first; `reached`: stop was met. */
+  chain(tip: string | null, stop: string | null): Promise<{ ids: string[]; reached: boolean }>;
+  commits(ids: string[]): Promise<ChainCommit[]>;
+  /** Plans of commits without trailers (diffs against their first parent), by commit id. */
+  plans(commits: ChainCommit[]): Promise<Map<string, DiffPlan>>;
+  /** Sets folder content hashes (tree ids) from the final tree. */
+  refreshFolderHashes(rootTree: string): Promise<void>;
+}
+
+/** Object by object through the store's own reader (isomorphic-git for packed objects). */
+class IsoHistory implements History {
+  private readonly seen = new Map<string, CommitData>();
+  private readonly trees = new Map<string, string>();
+  private lastId: string | null = null;
+
+  constructor(private readonly deps: SyncDeps) {}
+
+  private async read(id: string): Promise<CommitData> {
+    let c = this.seen.get(id);
+    if (!c) {
+      c = await this.deps.repo.readCommit(id);
+      this.seen.set(id, c);
+    }
+    return c;
+  }
+
+  async chain(tip: string | null, stop: string | null): Promise<{ ids: string[]; reached: boolean }> {
+    const ids: string[] = [];
+    let c = tip;
+    while (c && c !== stop) {
+      ids.push(c);
+      c = (await this.read(c)).parents[0] ?? null;
+    }
+    return { ids: ids.reverse(), reached: c === stop };
+  }
+
+  async commits(ids: string[]): Promise<ChainCommit[]> {
+    // Trees of this round's commits (and of the one before it): the parents plans() diffs against.
+    const prev = this.lastId ? this.trees.get(this.lastId) : undefined;
+    this.trees.clear();
+    if (this.lastId && prev) this.trees.set(this.lastId, prev);
+    const out: ChainCommit[] = [];
+    for (const id of ids) {
+      const commit = await this.read(id);
+      out.push({ id, commit });
+      this.seen.delete(id);
+      this.trees.set(id, commit.tree);
+      this.lastId = id;
+    }
+    return out;
+  }
+
+  async plans(commits: ChainCommit[]): Promise<Map<string, DiffPlan>> {
+    const plans = new Map<string, DiffPlan>();
+    for (const c of commits) {
+      const parent = c.commit.parents[0];
+      const from = parent ? (this.trees.get(parent) ?? (await this.deps.repo.readCommit(parent)).tree) : null;
+      plans.set(c.id, await planDiff(this.deps.repo, from, c.commit.tree));
+    }
+    return plans;
+  }
+
+  refreshFolderHashes(rootTree: string): Promise<void> {
+    return refreshFolderHashes(this.deps, rootTree);
+  }
+}
+
+/** In bulk through the system git: a handful of processes per CHUNK commits. */
+class GitHistory implements History {
+  constructor(
+    private readonly deps: SyncDeps,
+    private readonly binary: string,
+  ) {}
+
+  private git(args: string[], input?: string): Promise<Buffer> {
+    return runGitCli(this.binary, this.deps.repo.gitdir, args, input);
+  }
+
+  async chain(tip: string | null, stop: string | null): Promise<{ ids: string[]; reached: boolean }> {
+    if (!tip) return { ids: [], reached: stop === null };
+    const out = await this.git(['rev-list', '--first-parent', '--reverse', '--parents', tip, ...(stop ? [`^${stop}`] : []), '--']);
+    const ids: string[] = [];
+    let firstParent: string | null = null;
+    for (const line of out.toString('latin1').split('\n')) {
+      if (line === '') continue;
+      const [id, parent] = line.split(' ');
+      if (ids.length === 0) firstParent = parent ?? null;
+      ids.push(id!);
+    }
+    return { ids, reached: stop === null || (ids.length > 0 && firstParent === stop) };
+  }
+
+  async commits(ids: string[]): Promise<ChainCommit[]> {
+    if (ids.length === 0) return [];
+    const objects = parseCatFileBatch(await this.git(['cat-file', '--batch'], ids.join('\n') + '\n'));
+    return ids.map((id) => {
+      const o = objects.get(id);
+      if (!o || o.type !== 'commit') throw new GitFailed(`commit ${id} could not be read`);
+      return { id, commit: parseCommit(Buffer.from(o.content)) };
+    });
+  }
+
+  async plans(commits: ChainCommit[]): Promise<Map<string, DiffPlan>> {
+    const plans = new Map<string, DiffPlan>();
+    if (commits.length === 0) return plans;
+    const input = commits.map((c) => (c.commit.parents[0] ? `${c.id} ${c.commit.parents[0]}` : c.id)).join('\n') + '\n';
+    const raw = await this.git(['diff-tree', '--stdin', '-r', '-t', '-z', '--raw', '--no-renames', '--root'], input);
+    const byCommit = parseDiffTree(raw);
+    // Sizes of every blob the commits add or change, and whether `.json` ones parse as documents.
+    const blobs = new Set<string>();
+    const jsonBlobs = new Set<string>();
+    for (const changes of byCommit.values()) {
+      for (const c of changes) {
+        if (c.newMode === '000000' || c.newMode === GIT_TREE_MODE) continue;
+        blobs.add(c.newOid);
+        if (typeFromName(c.path) === 'json') jsonBlobs.add(c.newOid);
+      }
+    }
+    const [sizes, jsonOk] = await Promise.all([this.sizes([...blobs]), this.jsonDocuments([...jsonBlobs])]);
+    const info = (p: string, oid: string): FileInfo => {
+      const size = sizes.get(oid);
+      if (size === undefined) throw new GitFailed(`blob ${oid} could not be read`);
+      let type = typeFromName(p);
+      if (type === 'json' && !jsonOk.has(oid)) type = 'file';
+      return { oid, size, type };
+    };
+    for (const c of commits) plans.set(c.id, await planFromChanges(byCommit.get(c.id) ?? [], info));
+    return plans;
+  }
+
+  private async sizes(oids: string[]): Promise<Map<string, number>> {
+    const sizes = new Map<string, number>();
+    if (oids.length === 0) return sizes;
+    const out = await this.git(['cat-file', '--batch-check=%(objectname) %(objectsize)'], oids.join('\n') + '\n');
+    for (const line of out.toString('latin1').split('\n')) {
+      const [oid, size] = line.split(' ');
+      if (oid && size && /^\d+$/.test(size)) sizes.set(oid, Number(size));
+    }
+    return sizes;
+  }
+
+  /** The blobs among `oids` whose content parses as a JSON object or array (read in rounds of 256). */
+  private async jsonDocuments(oids: string[]): Promise<Set<string>> {
+    const ok = new Set<string>();
+    for (let i = 0; i < oids.length; i += 256) {
+      const round = oids.slice(i, i + 256);
+      const objects = parseCatFileBatch(await this.git(['cat-file', '--batch'], round.join('\n') + '\n'));
+      for (const [oid, o] of objects) if (isJsonDocument(Buffer.from(o.content))) ok.add(oid);
+    }
+    return ok;
+  }
+
+  async refreshFolderHashes(rootTree: string): Promise<void> {
+    const { index, projectId } = this.deps;
+    const out = await this.git(['ls-tree', '-r', '-d', '-z', '--full-tree', rootTree]);
+    const updates: [string, string][] = [];
+    // Pre-order listing: a folder whose hash is already right has an unchanged subtree, skip it.
+    let skip: string | null = null;
+    for (const entry of out.toString('utf8').split('\0')) {
+      const tab = entry.indexOf('\t');
+      if (tab < 0) continue;
+      const path = entry.slice(tab + 1);
+      const oid = entry.slice(0, tab).split(' ')[2]!;
+      if (skip !== null && path.startsWith(skip)) continue;
+      skip = null;
+      if (path === TRASH_DIR) continue;
+      const row = index.rowAt(projectId, path, true);
+      if (!row || row.content_hash === oid) {
+        skip = path + '/';
+        continue;
+      }
+      updates.push([path, oid]);
+    }
+    if (updates.length === 0) return;
+    this.deps.db.transaction(() => {
+      for (const [p, oid] of updates) index.setFolderHash(projectId, p, oid);
+    }).immediate();
+  }
+}
+
+/** Mode of trees in `git diff-tree` and `git ls-tree` output. */
+const GIT_TREE_MODE = '040000';
+
+/** One line of `git diff-tree -r -t --raw`. */
+interface RawChange {
+  oldMode: string;
+  newMode: string;
+  oldOid: string;
+  newOid: string;
+  path: string;
+}
+
+function parseDiffTree(buf: Buffer): Map<string, RawChange[]> {
+  const out = new Map<string, RawChange[]>();
+  let current: RawChange[] | null = null;
+  let start = 0;
+  const next = (): string | null => {
+    if (start >= buf.length) return null;
+    let end = buf.indexOf(0, start);
+    if (end < 0) end = buf.length;
+    const s = buf.toString('utf8', start, end);
+    start = end + 1;
+    return s;
+  };
+  for (let t = next(); t !== null; t = next()) {
+    if (t.startsWith(':')) {
+      const [oldMode, newMode, oldOid, newOid] = t.slice(1).split(' ');
+      const path = next() ?? '';
+      current?.push({ oldMode: oldMode!, newMode: newMode!, oldOid: oldOid!, newOid: newOid!, path });
+    } else if (t.trim() !== '') {
+      current = [];
+      out.set(t.trim(), current);
+    }
+  }
+  return out;
 }
 
 // ------------------------------------------------------------ commits without trailers
@@ -146,10 +406,15 @@ interface DiffPlan {
   modified: Map<string, FileInfo>;
 }
 
+interface TreeChange {
+  path: string;
+  oid: string;
+}
+
 /** Compares two trees (reading only subtrees whose ids differ) and pairs up renames by object id. */
 async function planDiff(repo: Repo, from: string | null, to: string | null): Promise<DiffPlan> {
-  const removedTrees: { path: string; oid: string }[] = [];
-  const addedTrees: { path: string; oid: string }[] = [];
+  const removedTrees: TreeChange[] = [];
+  const addedTrees: TreeChange[] = [];
   const removedFiles = new Map<string, string>();
   const addedFiles = new Map<string, string>();
   const modifiedFiles = new Map<string, string>();
@@ -180,6 +445,90 @@ async function planDiff(repo: Repo, from: string | null, to: string | null): Pro
   };
   await walk(from, to, '');
 
+  const expand = async (t: TreeChange, folders: string[], files: Map<string, string>) => {
+    const rec = async (oid: string, path: string) => {
+      folders.push(path);
+      for (const e of await repo.readTree(oid)) {
+        if (e.name === PLACEHOLDER) continue;
+        const p = joinPath(path, e.name);
+        if (e.mode === TREE_MODE) await rec(e.oid, p);
+        else files.set(p, e.oid);
+      }
+    };
+    await rec(t.oid, t.path);
+  };
+  const info = async (p: string, oid: string): Promise<FileInfo> => {
+    const bytes = await repo.readBlob(oid);
+    let type = typeFromName(p);
+    if (type === 'json' && !isJsonDocument(bytes)) type = 'file';
+    return { oid, size: bytes.length, type };
+  };
+  return finishPlan({ removedTrees, addedTrees, removedFiles, addedFiles, modifiedFiles }, expand, info);
+}
+
+/** A tree added or removed as a whole, with everything beneath it (from a recursive diff). */
+interface Region extends TreeChange {
+  folders: string[];
+  files: Map<string, string>;
+}
+
+/**
+ * The same plan as planDiff, from the lines of `git diff-tree -r -t` (trees are listed before
+ * their contents, in tree order): changes below a tree added or removed as a whole belong to it.
+ */
+function planFromChanges(changes: RawChange[], info: (p: string, oid: string) => FileInfo): Promise<DiffPlan> {
+  const removedTrees: Region[] = [];
+  const addedTrees: Region[] = [];
+  const removedFiles = new Map<string, string>();
+  const addedFiles = new Map<string, string>();
+  const modifiedFiles = new Map<string, string>();
+  const removedIn = new Map<string, Region>();
+  const addedIn = new Map<string, Region>();
+  const side = (path: string, mode: string, oid: string, regions: Map<string, Region>, roots: Region[], files: Map<string, string>) => {
+    const inside = regions.get(parentPath(path));
+    if (mode === GIT_TREE_MODE) {
+      const region = inside ?? { path, oid, folders: [], files: new Map<string, string>() };
+      if (!inside) roots.push(region);
+      region.folders.push(path);
+      regions.set(path, region);
+    } else if (inside) inside.files.set(path, oid);
+    else files.set(path, oid);
+  };
+  for (const c of changes) {
+    if (c.path === TRASH_DIR || `/${c.path}/`.includes(`/${PLACEHOLDER}/`)) continue;
+    const hasOld = c.oldMode !== '000000';
+    const hasNew = c.newMode !== '000000';
+    const oldTree = c.oldMode === GIT_TREE_MODE;
+    const newTree = c.newMode === GIT_TREE_MODE;
+    if (oldTree && newTree) continue;
+    if (hasOld && hasNew && !oldTree && !newTree) {
+      if (c.oldOid !== c.newOid || c.oldMode !== c.newMode) modifiedFiles.set(c.path, c.newOid);
+      continue;
+    }
+    if (hasOld) side(c.path, c.oldMode, c.oldOid, removedIn, removedTrees, removedFiles);
+    if (hasNew) side(c.path, c.newMode, c.newOid, addedIn, addedTrees, addedFiles);
+  }
+  const expand = (t: TreeChange, folders: string[], files: Map<string, string>) => {
+    const r = t as Region;
+    folders.push(...r.folders);
+    for (const [p, oid] of r.files) files.set(p, oid);
+  };
+  return finishPlan({ removedTrees, addedTrees, removedFiles, addedFiles, modifiedFiles }, expand, info);
+}
+
+/** Pairs folder moves by tree id, then file moves by blob id; the rest are additions and removals. */
+async function finishPlan(
+  d: {
+    removedTrees: TreeChange[];
+    addedTrees: TreeChange[];
+    removedFiles: Map<string, string>;
+    addedFiles: Map<string, string>;
+    modifiedFiles: Map<string, string>;
+  },
+  expand: (t: TreeChange, folders: string[], files: Map<string, string>) => Promise<void> | void,
+  info: (p: string, oid: string) => Promise<FileInfo> | FileInfo,
+): Promise<DiffPlan> {
+  const { addedFiles, removedFiles, modifiedFiles } = d;
   const plan: DiffPlan = {
     addedFolders: [],
     removedFolders: [],
@@ -189,26 +538,17 @@ async function planDiff(repo: Repo, from: string | null, to: string | null): Pro
     removed: new Set(),
     modified: new Map(),
   };
-  const expand = async (oid: string, path: string, folders: string[], files: Map<string, string>) => {
-    folders.push(path);
-    for (const e of await repo.readTree(oid)) {
-      if (e.name === PLACEHOLDER) continue;
-      const p = joinPath(path, e.name);
-      if (e.mode === TREE_MODE) await expand(e.oid, p, folders, files);
-      else files.set(p, e.oid);
-    }
-  };
-  const unmatchedRemoved = [...removedTrees];
-  for (const t of addedTrees) {
+  const unmatchedRemoved = [...d.removedTrees];
+  for (const t of d.addedTrees) {
     const k = unmatchedRemoved.findIndex((r) => r.oid === t.oid);
     if (k >= 0) {
-      plan.folderMoves.push({ from: unmatchedRemoved[k].path, to: t.path });
+      plan.folderMoves.push({ from: unmatchedRemoved[k]!.path, to: t.path });
       unmatchedRemoved.splice(k, 1);
     } else {
-      await expand(t.oid, t.path, plan.addedFolders, addedFiles);
+      await expand(t, plan.addedFolders, addedFiles);
     }
   }
-  for (const r of unmatchedRemoved) await expand(r.oid, r.path, plan.removedFolders, removedFiles);
+  for (const r of unmatchedRemoved) await expand(r, plan.removedFolders, removedFiles);
 
   const addedByOid = new Map<string, string[]>();
   for (const [p, oid] of addedFiles) addedByOid.set(oid, [...(addedByOid.get(oid) ?? []), p]);
@@ -222,12 +562,6 @@ async function planDiff(repo: Repo, from: string | null, to: string | null): Pro
       plan.removed.add(p);
     }
   }
-  const info = async (p: string, oid: string): Promise<FileInfo> => {
-    const bytes = await repo.readBlob(oid);
-    let type = typeFromName(p);
-    if (type === 'json' && !isJsonDocument(bytes)) type = 'file';
-    return { oid, size: bytes.length, type };
-  };
   for (const [p, oid] of addedFiles) plan.added.set(p, await info(p, oid));
   for (const [p, oid] of modifiedFiles) plan.modified.set(p, await info(p, oid));
   const depth = (p: string) => p.split('/').length;
@@ -236,12 +570,18 @@ async function planDiff(repo: Repo, from: string | null, to: string | null): Pro
   return plan;
 }
 
-function applyPlan(index: IndexStore, projectId: string, applier: CommitApplier, plan: DiffPlan): void {
+function applyPlan(index: IndexStore, projectId: string, applier: CommitApplier, plan: DiffPlan, folderIds = new Map<string, string | null>()): void {
   const folderAt = (p: string) => index.rowAt(projectId, p, true);
   const fileAt = (p: string) => index.rowAt(projectId, p, false);
+  const changesFolders = plan.addedFolders.length > 0 || plan.removedFolders.length > 0 || plan.folderMoves.length > 0;
+  if (changesFolders) folderIds.clear();
   const parentOf = (p: string): string | null => {
     const dir = parentPath(p);
-    return dir === '' || dir === TRASH_DIR ? null : (folderAt(dir)?.id ?? null);
+    if (dir === '' || dir === TRASH_DIR) return null;
+    if (changesFolders) return folderAt(dir)?.id ?? null;
+    let id = folderIds.get(dir);
+    if (id === undefined) folderIds.set(dir, (id = folderAt(dir)?.id ?? null));
+    return id;
   };
   const moveOp = (from: string, to: string): NodeChange['op'] =>
     isTrashPath(to) && !isTrashPath(from) ? 'trash' : isTrashPath(from) && !isTrashPath(to) ? 'restore' : 'move';
@@ -275,7 +615,7 @@ function applyPlan(index: IndexStore, projectId: string, applier: CommitApplier,
     const row = fileAt(p);
     if (row && row.content_hash === f.oid) continue;
     const type = row && !(row.type === 'json' && f.type !== 'json') ? row.type : f.type;
-    applier.apply({ id: row?.id ?? newNodeId(), type, op: row ? 'update' : 'create', parentId: parentOf(p), path: p, blobId: f.oid, size: f.size });
+    applier.apply({ id: row?.id ?? newNodeId(), type, op: row ? 'update' : 'create', parentId: parentOf(p), path: p, blobId: f.oid, size: f.size }, row ?? null);
   }
 }
 

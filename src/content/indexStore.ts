@@ -3,6 +3,7 @@ import type { Db } from '../db/database.ts';
 import { NotFoundError, ValidationError } from './errors.ts';
 import { TRASH_DIR } from './paths.ts';
 import type {
+  AuditAction,
   AuditLogEntry,
   NodeInfo,
   NodeType,
@@ -354,7 +355,7 @@ interface AuditRow {
   id: number;
   node_id: string;
   path: string;
-  action: Operation;
+  action: AuditAction;
   actor_type: 'user' | 'agent' | 'sync';
   actor_id: string;
   author: string;

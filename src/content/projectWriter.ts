@@ -18,7 +18,8 @@ import { rollbackFolder } from './folderRollback.ts';
 import { rollbackProject } from './projectRollback.ts';
 import { formatMessage } from './trailers.ts';
 import { EMPTY_BLOB, loadTree, NeedsLoad, Tree, WorkTree } from './tree.ts';
-import type { Actor, CommitResult, NodeInfo, ReindexReport, SyncReport } from './types.ts';
+import type { PushExpectations } from './pushExpectations.ts';
+import type { Actor, CommitResult, NodeInfo, ReindexReport, SyncOptions, SyncReport } from './types.ts';
 
 export interface WriterDeps {
   db: Db;
@@ -29,6 +30,10 @@ export interface WriterDeps {
   repackEvery: number;
   maxCached: number;
   gitBinary: string | null;
+  /** Pushes accepted by the git remote, not indexed yet (shared by all writers). */
+  pushes?: PushExpectations;
+  /** Called after new commits of a project are indexed and acknowledged (writes and pushes alike). */
+  onCommitted?: (projectId: string) => void;
 }
 
 interface Job {
@@ -130,8 +135,8 @@ export class ProjectWriter {
     });
   }
 
-  sync(actor?: Actor): Promise<SyncReport> {
-    return this.exclusive(() => this.syncLocked(actor));
+  sync(options: SyncOptions = {}): Promise<SyncReport> {
+    return this.exclusive(() => this.syncLocked(options));
   }
 
   reindex(): Promise<ReindexReport> {
@@ -232,9 +237,11 @@ export class ProjectWriter {
         for (const j of pending) j.reject(e);
         return;
       }
+      const moved = outcome.head !== this.head;
       this.head = outcome.head;
       for (const [job, result] of outcome.done) job.resolve(result);
       for (const [job, err] of outcome.failed) job.reject(err);
+      if (moved) this.notify();
       pending = outcome.deferred;
       toLoad = outcome.toLoad;
     }
@@ -379,14 +386,36 @@ export class ProjectWriter {
     return { changed: true, commitId, projectVersion, nodes };
   }
 
-  private async syncLocked(actor?: Actor): Promise<SyncReport> {
-    const report = await syncFromGit(this.syncDeps(), actor);
-    if (report.indexedCommits > 0) this.work = null;
+  private async syncLocked(options: SyncOptions = {}): Promise<SyncReport> {
+    const report = await syncFromGit(this.syncDeps(), options);
+    if (report.indexedCommits > 0) {
+      this.work = null;
+      this.notify();
+    }
     return report;
   }
 
+  /** A listener's failure must not fail writes that are already done. */
+  private notify(): void {
+    try {
+      this.deps.onCommitted?.(this.projectId);
+    } catch (err) {
+      this.deps.logger?.warn({ err, projectId: this.projectId }, 'a commit listener failed');
+    }
+  }
+
   private syncDeps() {
-    return { projectId: this.projectId, db: this.deps.db, index: this.deps.index, repo: this.repo, logger: this.deps.logger };
+    return {
+      projectId: this.projectId,
+      db: this.deps.db,
+      index: this.deps.index,
+      repo: this.repo,
+      logger: this.deps.logger,
+      // History is read in bulk with the system git when there is one (isomorphic-git otherwise).
+      gitBinary: this.owner.gitAvailable() ? this.deps.gitBinary : null,
+      onGitMissing: () => this.owner.noteGitMissing(),
+      pushes: this.deps.pushes,
+    };
   }
 
   private async maybeRepack(): Promise<void> {

@@ -137,9 +137,12 @@ export interface TrashItem {
   deletedBy: string | null;
 }
 
+/** Audit actions: node operations, and `push` (a whole accepted git push, path '' and no node). */
+export type AuditAction = Operation | 'push';
+
 export interface AuditLogEntry {
   id: number;
-  action: Operation;
+  action: AuditAction;
   actorType: Actor['type'];
   actorId: string;
   author: string;
@@ -166,6 +169,32 @@ export interface ReindexReport {
   missingNodes: string[];
   extraNodes: string[];
   differences: string[];
+}
+
+/** How `syncFromGit` attributes commits without cns trailers (pushed by a git client). */
+export interface SyncOptions {
+  /** Actor of those versions; default: a `user` named after the commit's author. */
+  actor?: Actor;
+  /** created_at of those versions (when the push arrived, ISO 8601); default: the commit time. */
+  receivedAt?: string;
+  /** Version `author` text = the commit's author (email, else name) rather than the actor's. */
+  keepCommitAuthor?: boolean;
+}
+
+/** A push the git remote accepted (`ContentStore.expectPush`). */
+export interface PushInfo {
+  /** Tip of main before the push; null when main did not exist. */
+  before: string | null;
+  /** Tip main moves to. */
+  after: string;
+  /** New commits the push brings. */
+  commits: number;
+  /** The credential that pushed. */
+  actor: Actor;
+  /** When the push arrived (ISO 8601). */
+  receivedAt: string;
+  /** Default true: version author text = the commit's author. */
+  keepCommitAuthor?: boolean;
 }
 
 export interface SyncReport {

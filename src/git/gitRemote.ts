@@ -9,9 +9,7 @@ import { gitToken } from './gitCredentials.ts';
 import { runHttpBackend } from './httpBackend.ts';
 import { HOOK_PATH, hookUrl } from './hookUrl.ts';
 import { answerPreReceive } from './preReceiveEndpoint.ts';
-import { recordPush } from './pushAudit.ts';
 import { PushSessions, type PushSession } from './pushSessions.ts';
-import { runGit } from './runGit.ts';
 import { parseSmartRequest, type SmartRequest } from './smartHttp.ts';
 
 export const GIT_PREFIX = '/git/';
@@ -60,7 +58,12 @@ async function serve(s: Services, sessions: PushSessions, ctx: Context, r: Smart
   const gitdir = join(s.settings.dataDir, `${r.projectId}.git`);
   const actor = actorOf(principal);
   const receivedAt = new Date().toISOString();
-  const session = r.isPush ? { projectId: r.projectId, gitdir, token } : null;
+  const session: PushSession | null = r.isPush ? { projectId: r.projectId, gitdir, token } : null;
+  if (session) {
+    // From the moment main may move, whichever path indexes the pushed commits first (this
+    // request's sync below, or an API write that finds main moved) attributes them to the pusher.
+    session.onAccept = (a) => s.content.expectPush(r.projectId, { ...a, actor, receivedAt, keepCommitAuthor: true });
+  }
   const secret = session ? sessions.start(session) : null;
   const env: Record<string, string> = secret ? { CNS_PUSH_SECRET: secret, CNS_HOOK_URL: hookUrl(ctx.req.socket), CNS_NODE: process.execPath } : {};
   let run: Awaited<ReturnType<typeof runHttpBackend>>;
@@ -101,21 +104,17 @@ async function serve(s: Services, sessions: PushSessions, ctx: Context, r: Smart
 }
 
 /**
- * Indexes what the push brought (actor = the pusher) and records the push itself when it
- * landed: the hook accepted it and main now contains the accepted tip (an API write may
- * already be on top of it).
+ * Indexes what the push brought: the store attributes the commits of the accepted push (actor =
+ * the pusher, author text = the commit's author, created_at = when the push arrived) and records
+ * the push in the audit log when it indexes the accepted tip. A push that did not move main
+ * (refused by git after the hook, e.g. a lost ref race) is forgotten.
  */
 async function indexPush(s: Services, session: PushSession, actor: Actor, receivedAt: string): Promise<void> {
-  await s.content.syncFromGit(session.projectId, { actor });
-  const a = session.accepted;
-  if (a && (await containsCommit(session.gitdir, a.after))) {
-    recordPush(s.db, { projectId: session.projectId, actor, before: a.before, after: a.after, commits: a.commits, receivedAt });
+  try {
+    await s.content.syncFromGit(session.projectId, { actor, receivedAt, keepCommitAuthor: true });
+  } finally {
+    if (session.accepted) s.content.forgetPush(session.projectId, session.accepted.after);
   }
-}
-
-async function containsCommit(gitdir: string, commit: string): Promise<boolean> {
-  const { code } = await runGit(['merge-base', '--is-ancestor', commit, 'refs/heads/main'], { gitdir, okCodes: [1, 128] });
-  return code === 0;
 }
 
 function plain(ctx: Context, status: number, message: string): void {

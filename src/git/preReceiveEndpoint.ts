@@ -35,6 +35,7 @@ export async function answerPreReceive(ctx: Context, sessions: PushSessions, dep
       const main = parsed.data.updates[0];
       if (problems.length === 0 && main) {
         session.accepted = { before: main.oldOid === ZERO_OID ? null : main.oldOid, after: main.newOid, commits: verdict.commits };
+        session.onAccept?.(session.accepted);
       }
     }
   } catch (err) {

@@ -42,6 +42,25 @@ export function pathProblems(commits: CommitChanges[], sizes: Map<string, number
   return problems;
 }
 
+/** Trailer keys the store writes (and reads back when it rebuilds its index from git). */
+const CNS_TRAILER = /^[ \t]*(cns-actor|cns-node|cns-from)[ \t]*:/im;
+
+/**
+ * Pushed commits may not carry the store's own trailers: they would be read back as versions
+ * made by whatever actor and node ids they name (a forged actor or an overwritten node).
+ */
+export function trailerProblems(messages: Map<string, string>): string[] {
+  const problems: string[] = [];
+  for (const [commit, message] of messages) {
+    const m = CNS_TRAILER.exec(message);
+    if (!m) continue;
+    problems.push(
+      `${commit.slice(0, 12)}: the commit message has a "${m[1]!.trim()}:" line; Cns-Actor, Cns-Node and Cns-From lines are written by the service only. Reword the commit (git commit --amend, git rebase -i) and push again.`,
+    );
+  }
+  return problems;
+}
+
 function entryProblem(c: PathChange, sizes: Map<string, number>, maxBytes: number): string | null {
   if (c.notUtf8) return 'names must be valid UTF-8.';
   try {

@@ -7,6 +7,8 @@ export interface PushSession {
   token: string;
   /** Set once the hook accepted the push: what main is to move from and to. */
   accepted?: { before: string | null; after: string; commits: number };
+  /** Called when the hook accepts the push, before main moves (registers it with the store). */
+  onAccept?: (accepted: { before: string | null; after: string; commits: number }) => void;
 }
 
 /**

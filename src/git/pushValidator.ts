@@ -4,7 +4,7 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import type { Authorizer } from '../policies/authorize.ts';
 import { gitRefusal } from './gitAccess.ts';
 import { PushedChanges, ZERO_OID } from './pushedChanges.ts';
-import { pathProblems, refProblem } from './pushRules.ts';
+import { pathProblems, refProblem, trailerProblems } from './pushRules.ts';
 import type { PushSession } from './pushSessions.ts';
 
 export interface RefUpdate {
@@ -64,6 +64,7 @@ export async function validatePush(deps: PushValidatorDeps, session: PushSession
     }
     const commits = await pushed.newCommits(u.newOid);
     count += commits.length;
+    problems.push(...trailerProblems(await pushed.messages(commits)));
     const changes = await pushed.changes(commits);
     const blobs = new Set<string>();
     for (const c of changes) for (const p of c.changes) if (p.status !== 'D') blobs.add(p.newOid);

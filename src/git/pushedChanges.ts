@@ -83,6 +83,27 @@ export class PushedChanges {
     return out;
   }
 
+  /** The message of each commit (everything after the header), by commit id. */
+  async messages(commits: PushedCommit[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (commits.length === 0) return out;
+    const { stdout } = await this.git(['cat-file', '--batch'], [], commits.map((c) => c.oid).join('\n') + '\n');
+    let i = 0;
+    while (i < stdout.length) {
+      const nl = stdout.indexOf(0x0a, i);
+      if (nl < 0) break;
+      const [oid, type, size] = stdout.toString('latin1', i, nl).split(' ');
+      i = nl + 1;
+      if (!size || !/^\d+$/.test(size)) continue;
+      const raw = stdout.subarray(i, i + Number(size));
+      i += Number(size) + 1;
+      if (type !== 'commit') continue;
+      const split = raw.indexOf('\n\n');
+      out.set(oid!, split < 0 ? '' : raw.toString('utf8', split + 2));
+    }
+    return out;
+  }
+
   /** Sizes in bytes of the given blobs. */
   async sizes(oids: string[]): Promise<Map<string, number>> {
     const sizes = new Map<string, number>();

@@ -1,17 +1,17 @@
 import test from 'ava';
-import { defaultProject } from '../helpers/project.ts';
+import { type ContentCall, contentApi, defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 let token: string;
 let pid: string;
-let c: (method: string, route: string, body?: unknown) => ReturnType<TestServer['api']>;
+let c: ContentCall;
 
 test.before(async () => {
   server = await startTestServer();
   token = (await server.login()).token;
   pid = (await defaultProject(server, token)).projectId;
-  c = (method, route, body) => server.api(method, `/content/${pid}${route}`, { token, body });
+  c = contentApi(server, token, pid);
 });
 test.after.always(() => server.stop());
 

@@ -1,17 +1,17 @@
 import test from 'ava';
-import { createProject, defaultProject } from '../helpers/project.ts';
+import { type ContentCall, contentApi, createProject, defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 let token: string;
 let pid: string;
-let c: (method: string, route: string, body?: unknown) => ReturnType<TestServer['api']>;
+let c: ContentCall;
 
 test.before(async () => {
   server = await startTestServer();
   token = (await server.login()).token;
   pid = (await defaultProject(server, token)).projectId;
-  c = (method, route, body) => server.api(method, `/content/${pid}${route}`, { token, body });
+  c = contentApi(server, token, pid);
 });
 test.after.always(() => server.stop());
 
@@ -147,7 +147,7 @@ test('rollback of the whole project to a commit number', async (t) => {
   // Its own project: a project rollback would undo the other tests' writes running alongside.
   const orgId = (await server.api('GET', '/organizations/', { token })).body.data.organizations[0].id;
   const own = await createProject(server, token, orgId, 'rollback');
-  const c = (method: string, route: string, body?: unknown) => server.api(method, `/content/${own}${route}`, { token, body });
+  const c = contentApi(server, token, own);
   const a = await c('POST', '/write', { path: 'proj/a.md', content: 'a1', node_type: 'markdown' });
   const target = a.body.data.project_version;
   await c('POST', '/write', { path: 'proj/a.md', content: 'a2', node_type: 'markdown' });

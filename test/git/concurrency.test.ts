@@ -94,4 +94,11 @@ test.serial('an API write after the push moved main but before it is indexed lan
   t.is(content.projectVersion(project.projectId), 3);
   const pushedVersion = content.listVersions(project.projectId, { path: 'pushed.md' }).versions[0]!;
   t.is(pushedVersion.message, 'pushed with git');
+  // The API write indexed the pushed commit first: it is still the pusher's, not the commit author's.
+  const adminId = (await server.login()).user.id;
+  t.like(pushedVersion, { actorType: 'user', actorId: adminId, author: 'git-tester@example.com' });
+  t.like(content.listVersions(project.projectId, { path: 'doc.md' }).versions[0]!, { actorType: 'agent', actorId: apiActor.id });
+  const pushes = content.auditLogs(project.projectId, { path: '' }).filter((e) => e.action === 'push');
+  t.is(pushes.length, 1);
+  t.like(pushes[0]!, { actorId: adminId, details: { commits: 1 } });
 });

@@ -47,8 +47,10 @@ test('pushed commits become versions, in order, with the pusher as actor and the
   await git.ok(['commit', '-qm', 'Edit from git\n\nWith a body.'], { cwd: dir });
   write(dir, 'notes/a.md', '# A, edited twice\n');
   await git.ok(['commit', '-qam', 'Second edit'], { cwd: dir });
+  const pushedFrom = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
   const r = await git.run(['push', 'origin', 'main'], { cwd: dir });
   t.is(r.code, 0, r.stderr);
+  const pushedTo = new Date().toISOString();
 
   const versions = content.listVersions(project.projectId, { path: 'notes/a.md' }).versions;
   t.deepEqual(
@@ -59,6 +61,11 @@ test('pushed commits become versions, in order, with the pusher as actor and the
       [1, 'write notes/a.md', 'user', 'usr_writer'],
     ],
   );
+  // Author text = the commit's author; created_at = when the push arrived (the same for both commits).
+  t.deepEqual(versions.map((v) => v.author), ['git-tester@example.com', 'git-tester@example.com', 'writer@example.com']);
+  const receivedAt = versions[0]!.createdAt;
+  t.true(receivedAt >= pushedFrom && receivedAt <= pushedTo, receivedAt);
+  t.is(versions[1]!.createdAt, receivedAt);
   t.is((await content.readValue(project.projectId, { path: 'notes/a.md' })).value, '# A, edited twice\n');
   t.is(content.getByPath(project.projectId, 'data/new.json').type, 'json');
   t.deepEqual((await content.readValue(project.projectId, { path: 'data/new.json' })).value, { x: [1, 2] });
@@ -67,11 +74,14 @@ test('pushed commits become versions, in order, with the pusher as actor and the
   const head = (await git.ok(['rev-parse', 'HEAD'], { cwd: dir })).trim();
   t.is(content.stats(project.projectId).lastChange?.commitId, head);
 
-  const push = content.auditLogs(project.projectId, { path: '' }).find((e) => e.action === ('push' as never));
-  t.truthy(push, 'the push itself is in the audit log');
-  t.is(push!.actorId, adminId);
-  t.is(push!.details.after, head);
-  t.is(push!.details.commits, 2);
+  const pushes = content.auditLogs(project.projectId, { path: '' }).filter((e) => e.action === 'push');
+  t.is(pushes.length, 1, 'the push itself is in the audit log, once');
+  const push = pushes[0]!;
+  t.is(push.actorId, adminId);
+  t.is(push.timestamp, receivedAt);
+  t.is(push.details.after, head);
+  t.is(push.details.commits, 2);
+  t.is(push.details.ref, 'refs/heads/main');
 });
 
 test('a push with an access key records the connection as actor', async (t) => {
@@ -87,7 +97,9 @@ test('a push with an access key records the connection as actor', async (t) => {
   const v = content.listVersions(project.projectId, { path: 'notes/b.md' }).versions[0]!;
   t.is(v.actorType, 'agent');
   t.is(v.actorId, keyId);
-  t.is(v.author, 'agent:pusher');
+  t.is(v.author, 'git-tester@example.com', 'the author text is the commit author');
+  const push = content.auditLogs(project.projectId, { path: '' }).find((e) => e.action === 'push');
+  t.like(push, { actorType: 'agent', actorId: keyId, author: 'agent:pusher' });
 });
 
 test('renaming a file or a folder with git keeps the node ids', async (t) => {
@@ -186,6 +198,22 @@ test('paths the API would refuse are refused: .git, control characters, .cnskeep
   await git.ok(['add', '-A'], { cwd: dir });
   await git.ok(['commit', '-qm', 'add to trash'], { cwd: dir });
   await expectRejected(t, project.projectId, dir, ['origin', 'main'], /\.trash changes only by moving nodes/);
+});
+
+test('commits carrying cns trailers (Cns-Actor, Cns-Node, Cns-From) are refused: they would forge versions', async (t) => {
+  const { project, dir, content } = await clonedProject('forged trailers');
+  const victim = content.getByPath(project.projectId, 'notes/a.md');
+  write(dir, 'notes/a.md', 'forged');
+  await git.ok(['add', '-A'], { cwd: dir });
+  await git.ok(['commit', '-qm', `innocent\n\nCns-Actor: user usr_someone_else someone@example.com\nCns-Node: ${victim.id} 9 markdown update - 6 - notes/a.md`], { cwd: dir });
+  await expectRejected(t, project.projectId, dir, ['origin', 'main'], /remote: cns: [0-9a-f]{12}: the commit message has a "Cns-Actor:" line; Cns-Actor, Cns-Node and Cns-From lines are written by the service only/);
+  // Any of the three keys, in any case, anywhere in the message; only the new commits are checked.
+  await git.ok(['commit', '-q', '--amend', '-m', 'moved\n\ncns-from: nod_x notes/b.md'], { cwd: dir });
+  await expectRejected(t, project.projectId, dir, ['origin', 'main'], /"cns-from:" line/);
+  await git.ok(['commit', '-q', '--amend', '-m', 'Reworded: mentions Cns-Node: in the middle of a line'], { cwd: dir });
+  const r = await git.run(['push', 'origin', 'main'], { cwd: dir });
+  t.is(r.code, 0, r.stderr);
+  t.is((await content.readValue(project.projectId, { path: 'notes/a.md' })).value, 'forged');
 });
 
 test('a file over the size limit is refused', async (t) => {

@@ -25,3 +25,10 @@ export async function createKey(
   if (res.status !== 201 && res.status !== 200) throw new Error(`key create failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { key: res.body.data.key, id: res.body.data.connection.id };
 }
+
+export type ContentCall = (method: string, route: string, body?: unknown) => ReturnType<TestServer['api']>;
+
+/** Calls the path-addressed content API of one project as one caller. */
+export function contentApi(server: TestServer, token: string, projectId: string): ContentCall {
+  return (method, route, body) => server.api(method, `/content/${projectId}${route}`, { token, body });
+}

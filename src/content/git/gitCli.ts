@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process';
+
+/** The git executable could not be started (not installed / not on PATH). */
+export class GitMissing extends Error {}
+
+/** A git command exited with an error. */
+export class GitFailed extends Error {}
+
+/**
+ * Runs one system git command on a bare repository, feeding `input` on stdin, and collects its
+ * output. Used to read history in bulk (rev-list, diff-tree, cat-file): one process per call
+ * instead of one object access per object.
+ */
+export function runGitCli(binary: string, gitdir: string, args: string[], input?: string | Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, [`--git-dir=${gitdir}`, ...args], {
+      // Replace refs and grafts would show another history than the one the store reads.
+      env: { ...process.env, GIT_NO_REPLACE_OBJECTS: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => {
+      if (err.length < 4096) err += c.toString();
+    });
+    child.stdin.on('error', () => undefined);
+    child.once('error', (e) => {
+      reject((e as NodeJS.ErrnoException).code === 'ENOENT' ? new GitMissing(`${binary} not found`) : e);
+    });
+    child.once('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out));
+      else reject(new GitFailed(`git ${args[0]} exited with ${code}: ${err.trim()}`));
+    });
+    child.stdin.end(input ?? '');
+  });
+}
+
+/** Splits `git cat-file --batch` output into objects (`<oid> <type> <size>\n<content>\n`). */
+export function parseCatFileBatch(buf: Buffer): Map<string, { type: string; content: Buffer }> {
+  const objects = new Map<string, { type: string; content: Buffer }>();
+  let i = 0;
+  while (i < buf.length) {
+    const nl = buf.indexOf(0x0a, i);
+    if (nl < 0) break;
+    const header = buf.toString('latin1', i, nl).split(' ');
+    i = nl + 1;
+    if (header.length !== 3 || header[1] === 'missing') continue;
+    const size = Number(header[2]);
+    objects.set(header[0]!, { type: header[1]!, content: buf.subarray(i, i + size) });
+    i += size + 1;
+  }
+  return objects;
+}
