@@ -107,7 +107,13 @@ export function rollbackFolder(ctx: MutationContext, folderId: string, target: n
   }
   if (changes.length === 0) return;
   // Parents before children, so that the trailers replay in a sensible order.
-  changes.sort((a, b) => a.path.split('/').length - b.path.split('/').length);
+  const depth = (p: string) => {
+    let d = 0;
+    for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) d++;
+    return d;
+  };
+  const depths = new Map(changes.map((c) => [c, depth(c.path)]));
+  changes.sort((a, b) => depths.get(a)! - depths.get(b)!);
   for (const c of changes) ctx.applier.apply(c);
 
   // Deepest first, so that an entry is cleared before the trash folder holding it (if any) goes.

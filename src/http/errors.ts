@@ -47,7 +47,15 @@ export function asAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   if (err && typeof err === 'object' && 'code' in err && typeof err.code === 'string' && knownCodes.has(err.code)) {
     const e = err as { code: ErrorCode; message?: string; details?: unknown };
-    return new AppError(e.code, e.message || e.code, e.details);
+    return new AppError(e.code, e.message || e.code, e.code === 'VALIDATION_ERROR' ? fieldDetails(e.message, e.details) : e.details);
   }
   return null;
+}
+
+/** Validation details are always a list of `{field, message}` (plus any context the domain gave). */
+function fieldDetails(message: string | undefined, details: unknown): unknown {
+  if (Array.isArray(details)) return details;
+  const extra = details && typeof details === 'object' ? (details as Record<string, unknown>) : {};
+  const field = typeof extra.field === 'string' ? extra.field : 'body';
+  return [{ ...extra, field, message: message ?? 'invalid' }];
 }
