@@ -34,6 +34,13 @@ test('invalid paths are 422', async (t) => {
   }
 });
 
+test('a rejected path names the field in the details list', async (t) => {
+  const res = await c('POST', '/write', md('../x.md'));
+  t.is(res.status, 422);
+  t.is(res.body.error.details[0].field, 'path');
+  t.is(res.body.error.details[0].message, res.body.message);
+});
+
 test('type mismatches are 422', async (t) => {
   await rejects(t, { path: 'x.json', content: 'str', node_type: 'json' }, 422);
   await rejects(t, { path: 'x.json', content: 5, node_type: 'json' }, 422);
