@@ -108,3 +108,15 @@ test('a scoped key works inside its scope and sees only the way down at the root
   t.is((await f.server.api('POST', `/nodes/${made.body.data.id}/move`, { token: key, body: { new_parent_id: ids.priv } })).status, 403, 'not out of its scope');
   t.is((await f.server.api('POST', '/nodes/markdown', { token: key, body: { project_id: f.pid, name: 'root.md', content: 'r' } })).status, 403);
 });
+
+test('a key scoped below a folder lists that folder showing only the way down', async (t) => {
+  const inner = (await f.call('POST', '/nodes/folder', { project_id: f.pid, parent_id: ids.pub, name: 'inner' })).body.data;
+  await f.call('POST', '/nodes/markdown', { project_id: f.pid, parent_id: inner.id, name: 'deep.md', content: 'd' });
+  const { key } = await createKey(f.server, f.token, f.pid, { scope_path: 'public/inner', mode: 'read' });
+  const listing = await f.server.api('GET', `/nodes/?project_id=${f.pid}&parent_id=${ids.pub}`, { token: key });
+  t.is(listing.status, 200);
+  t.deepEqual(listing.body.data.nodes.map((n: { name: string }) => n.name), ['inner'], 'doc.md beside it stays hidden');
+  t.is((await f.server.api('GET', `/nodes/${ids.pubDoc}`, { token: key })).status, 403);
+  const inside = await f.server.api('GET', `/nodes/?project_id=${f.pid}&parent_id=${inner.id}`, { token: key });
+  t.deepEqual(inside.body.data.nodes.map((n: { name: string }) => n.name), ['deep.md']);
+});

@@ -15,7 +15,7 @@ export function runGitCli(binary: string, gitdir: string, args: string[], input?
   return new Promise((resolve, reject) => {
     const child = spawn(binary, [`--git-dir=${gitdir}`, ...args], {
       // Replace refs and grafts would show another history than the one the store reads.
-      env: { ...process.env, GIT_NO_REPLACE_OBJECTS: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' },
+      env: { ...cleanEnv(), GIT_NO_REPLACE_OBJECTS: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];
@@ -34,6 +34,15 @@ export function runGitCli(binary: string, gitdir: string, args: string[], input?
     });
     child.stdin.end(input ?? '');
   });
+}
+
+/** The environment without variables that would point git at other objects (e.g. when run from a hook). */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of ['GIT_DIR', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_QUARANTINE_PATH', 'GIT_INDEX_FILE', 'GIT_WORK_TREE', 'GIT_NAMESPACE']) {
+    delete env[k];
+  }
+  return env;
 }
 
 /** Splits `git cat-file --batch` output into objects (`<oid> <type> <size>\n<content>\n`). */
