@@ -84,24 +84,24 @@ try {
 
   // 1. clone of 10,000 files / 10,000 commits
   if (!PUSH_ONLY) {
-  const big = await newProject('clone bench');
-  const bare = join(settings.dataDir, `${big}.git`);
-  const t0 = performance.now();
-  await git([`--git-dir=${bare}`, 'fast-import', '--quiet'], history(10_000, 10_000, 1));
-  report('fast-import of 10,000 commits', `${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const t1 = performance.now();
-  await content.syncFromGit(big);
-  report('syncFromGit of those 10,000 commits (no trailers)', `${((performance.now() - t1) / 1000).toFixed(1)} s`);
-  const viaService: number[] = [];
-  const direct: number[] = [];
-  // Alternating which goes first evens out caches and whatever else runs on the machine.
-  for (let r = 0; r < ROUNDS; r++) {
-    const viaSvc = async () => viaService.push(await git(['clone', '-q', remote(big), join(root, `svc${r}`)]));
-    const plain = async () => direct.push(await git(['clone', '-q', '--no-local', bare, join(root, `dir${r}`)]));
-    if (r % 2 === 0) await viaSvc().then(plain);
-    else await plain().then(viaSvc);
-    rmSync(join(root, `svc${r}`), { recursive: true, force: true });
-    rmSync(join(root, `dir${r}`), { recursive: true, force: true });
+    const big = await newProject('clone bench');
+    const bare = join(settings.dataDir, `${big}.git`);
+    const t0 = performance.now();
+    await git([`--git-dir=${bare}`, 'fast-import', '--quiet'], history(10_000, 10_000, 1));
+    report('fast-import of 10,000 commits', `${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const t1 = performance.now();
+    await content.syncFromGit(big);
+    report('syncFromGit of those 10,000 commits (no trailers)', `${((performance.now() - t1) / 1000).toFixed(1)} s`);
+    const viaService: number[] = [];
+    const direct: number[] = [];
+    // Alternating which goes first evens out caches and whatever else runs on the machine.
+    for (let r = 0; r < ROUNDS; r++) {
+      const viaSvc = async () => viaService.push(await git(['clone', '-q', remote(big), join(root, `svc${r}`)]));
+      const plain = async () => direct.push(await git(['clone', '-q', '--no-local', bare, join(root, `dir${r}`)]));
+      if (r % 2 === 0) await viaSvc().then(plain);
+      else await plain().then(viaSvc);
+      rmSync(join(root, `svc${r}`), { recursive: true, force: true });
+      rmSync(join(root, `dir${r}`), { recursive: true, force: true });
   }
   const svc = median(viaService);
   const dir = median(direct);

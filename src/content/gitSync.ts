@@ -120,8 +120,9 @@ async function replay(deps: SyncDeps, history: History, ids: string[], startPv: 
           if (p) {
             folderIds.clear();
             for (const change of p.changes) applier.apply(change);
+          } else {
+            applyPlan(index, projectId, applier, plans.get(c.id)!, folderIds);
           }
-          else applyPlan(index, projectId, applier, plans.get(c.id)!, folderIds);
           applier.finalize(c.id);
           if (push && push.after === c.id) {
             const details = { ref: 'refs/heads/main', before: push.before, after: push.after, commits: push.commits };

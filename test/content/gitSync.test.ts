@@ -210,3 +210,20 @@ test('a registered push is attributed by whichever path indexes it first, and re
   t.is(f.store.auditLogs(P, { path: '' }).filter((e) => e.action === 'push').length, 1);
   t.throws(() => f.store.expectPush(P, { before: null, after: 'nope', commits: 1, actor: pusher, receivedAt }), { message: /commit ids/ });
 });
+
+test('without a git binary (not on PATH) pushed commits are still indexed, through isomorphic-git', async (t) => {
+  const f = fixture({ gitBinary: join(tmpdir(), 'no-such-git') });
+  t.teardown(f.cleanup);
+  const a = await f.store.write(P, alice, { path: 'docs/a.md', type: 'markdown', content: 'a' });
+  const { c, cleanup } = cloneOf(f);
+  t.teardown(cleanup);
+  git(c, 'mv', 'docs/a.md', 'docs/b.md');
+  put(c, 'x.json', '{"x": 1}');
+  git(c, 'add', '-A');
+  git(c, 'commit', '-q', '-m', 'rename and add');
+  git(c, 'push', '-q', 'origin', 'main');
+  t.is((await f.store.syncFromGit(P)).indexedCommits, 1);
+  t.is(f.store.getByPath(P, 'docs/b.md').id, a.node.id);
+  t.is(f.store.getByPath(P, 'x.json').type, 'json');
+  t.is(f.store.getByPath(P, 'docs').contentHash, git(c, 'rev-parse', 'HEAD:docs').trim());
+});
