@@ -27,7 +27,7 @@ export function spawnServe(args: string[], env: Record<string, string> = {}): Se
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const waitFor = (pattern: RegExp, timeoutMs = 20_000) =>
+  const waitFor = (pattern: RegExp, timeoutMs = 60_000) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
       const check = () => {
         const m = out.match(pattern);

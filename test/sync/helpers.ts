@@ -88,7 +88,7 @@ export function spawnCns(w: World, args: string[], env: Record<string, string> =
 }
 
 /** Polls `check` until it returns a truthy value or the deadline passes (then throws with `what`). */
-export async function until<T>(what: string, check: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
+export async function until<T>(what: string, check: () => T | Promise<T>, timeoutMs = 30_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();

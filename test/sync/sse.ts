@@ -32,7 +32,7 @@ export class SseClient {
     return this.events.filter((e) => e.event === 'change').map((e) => ({ id: Number(e.id), data: JSON.parse(e.data) }));
   }
 
-  async waitFor<T>(what: string, check: () => T, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  async waitFor<T>(what: string, check: () => T, timeoutMs = 30_000): Promise<NonNullable<T>> {
     const first = check();
     if (first) return first as NonNullable<T>;
     return new Promise((resolve, reject) => {
