@@ -11,7 +11,7 @@ import { IndexStore } from './indexStore.ts';
 import { assertProjectId, normalizePath, normalizeTargetPath } from './paths.ts';
 import type { PreparedMutation } from './mutations.ts';
 import { ProjectWriters } from './projectWriter.ts';
-import { PushExpectations } from './pushExpectations.ts';
+import { PushExpectations, STALE_PUSH_MS } from './pushExpectations.ts';
 import { hashObject } from './git/objects.ts';
 import { openLooseBlob, type BlobSource } from './git/blobReader.ts';
 import { looseObjectExists, writeBlobStream } from './git/blobStream.ts';
@@ -92,11 +92,12 @@ export class ContentStore {
   private readonly repos: RepoRegistry;
   private readonly blobs: BlobCache;
   private readonly writers: ProjectWriters;
-  private readonly pushes = new PushExpectations();
+  private readonly pushes: PushExpectations;
   private readonly commitListeners = new Set<(projectId: string) => void>();
   private readonly maxContentBytes: number;
   private readonly snapshots: FolderSnapshots;
   private readonly fsync: boolean;
+  private readonly logger: Logger | undefined;
   /** Folder listings by id (the hot read of the id surface), valid while the project's head stays. */
   private readonly children = new ChildrenCache(100_000);
 
@@ -104,7 +105,9 @@ export class ContentStore {
     this.dataDir = options.dataDir;
     this.maxContentBytes = options.maxContentBytes ?? 10 * 1024 * 1024;
     this.fsync = options.fsync ?? false;
+    this.logger = options.logger;
     this.index = new IndexStore(options.db);
+    this.pushes = new PushExpectations(options.db);
     this.snapshots = new FolderSnapshots(this.index);
     this.repos = new RepoRegistry(options.dataDir, {
       fsync: options.fsync ?? false,
@@ -150,7 +153,10 @@ export class ContentStore {
     assertActor(actor);
     if (!Array.isArray(mutations) || mutations.length === 0) throw new ValidationError('no mutations given');
     const prepared = mutations.map((m, i) => this.prepare(projectId, m, mutations.length > 1 ? i : undefined));
-    return this.writers.get(projectId).submit({ actor, message: options.message, mutations: prepared });
+    const result = await this.writers.get(projectId).submit({ actor, message: options.message, mutations: prepared });
+    // Write-through: what was just written is what is most likely read next, and it is in hand.
+    for (const m of prepared) if (m.op === 'write' && m.bytes) this.blobs.set(m.blobId, m.bytes);
+    return result;
   }
 
   /** Writes one json/markdown/file node, creating missing parent folders. */
@@ -436,7 +442,9 @@ export class ContentStore {
    * main moved, the start-up reconciler) gives the commits up to `after` the pusher as actor,
    * `receivedAt` as created_at and the commit's author as author text, and records the push in
    * the audit log (action 'push', path '', details before/after/commits/ref) in the same
-   * transaction. Call forgetPush once the push has ended (a push that did not land).
+   * transaction. Call forgetPush once the push has ended (a push that did not land). The
+   * registration is stored in SQLite before this returns, so it survives a crash of the service
+   * and the start-up reconciler still attributes the push.
    */
   expectPush(projectId: string, push: PushInfo): void {
     assertProjectId(projectId);
@@ -460,11 +468,31 @@ export class ContentStore {
     this.pushes.forget(projectId, after);
   }
 
-  /** Start-up reconciler: syncFromGit for every repository in the data folder. */
+  /**
+   * Start-up reconciler: syncFromGit for every repository in the data folder. Pushes registered
+   * before a crash are read from the database, so commits that landed before the process died
+   * still get the pusher's attribution and audit row. Afterwards registered pushes that never
+   * landed (their `after` is not on main's indexed first-parent chain, or the project has no
+   * repository) and are older than an hour are dropped, as are any whose commit is already
+   * indexed (nothing is left for them to attribute).
+   */
   async syncAllProjects(options: SyncOptions = {}): Promise<SyncReport[]> {
     const reports: SyncReport[] = [];
-    for (const id of this.listProjects()) reports.push(await this.syncFromGit(id, options));
+    const projects = this.listProjects();
+    for (const id of projects) reports.push(await this.syncFromGit(id, options));
+    this.dropStalePushes(new Set(projects));
     return reports;
+  }
+
+  /** Drops registered pushes that can no longer apply (see syncAllProjects); runs after every project is synced. */
+  private dropStalePushes(projects: Set<string>, now = Date.now()): void {
+    for (const p of this.pushes.all()) {
+      const indexed = projects.has(p.projectId) && this.index.commitById(p.projectId, p.after) !== undefined;
+      const old = !(now - Date.parse(p.registeredAt) <= STALE_PUSH_MS);
+      if (!indexed && !old) continue;
+      if (!indexed) this.logger?.warn({ projectId: p.projectId, after: p.after, registeredAt: p.registeredAt }, 'dropping a registered push that never landed');
+      this.pushes.forget(p.projectId, p.after);
+    }
   }
 
   /** Rebuilds the project's index from git alone and reports differences to the previous index. */

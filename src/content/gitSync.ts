@@ -107,7 +107,6 @@ async function replay(deps: SyncDeps, history: History, ids: string[], startPv: 
     const plans = await history.plans(commits.filter((_, k) => !parsed[k]));
     for (let g = 0; g < commits.length; g += GROUP) {
       const group = commits.slice(g, g + GROUP);
-      const landed: ExpectedPush[] = [];
       // Folder ids by path, valid while commits change no folders (reset by applyPlan otherwise).
       const folderIds = new Map<string, string | null>();
       db.transaction(() => {
@@ -127,12 +126,12 @@ async function replay(deps: SyncDeps, history: History, ids: string[], startPv: 
           if (push && push.after === c.id) {
             const details = { ref: 'refs/heads/main', before: push.before, after: push.after, commits: push.commits };
             index.insertAudit(projectId, '', '', 'push', push.actor, details, push.receivedAt);
-            landed.push(push);
+            // Consumed with its versions and audit row, all or nothing (the row survives a crash).
+            deps.pushes?.forget(projectId, push.after);
           }
         });
         index.setIndexState(projectId, { headCommit: group[group.length - 1]!.id, projectVersion: pv, commitsSinceRepack: sinceRepack + pv - startPv });
       }).immediate();
-      for (const p of landed) deps.pushes?.forget(projectId, p.after);
     }
     lastTree = commits[commits.length - 1]!.commit.tree;
   }

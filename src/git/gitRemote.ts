@@ -106,15 +106,14 @@ async function serve(s: Services, sessions: PushSessions, ctx: Context, r: Smart
 /**
  * Indexes what the push brought: the store attributes the commits of the accepted push (actor =
  * the pusher, author text = the commit's author, created_at = when the push arrived) and records
- * the push in the audit log when it indexes the accepted tip. A push that did not move main
- * (refused by git after the hook, e.g. a lost ref race) is forgotten.
+ * the push in the audit log when it indexes the accepted tip (consuming its registration). A push
+ * still registered after a successful sync did not move main (refused by git after the hook, e.g.
+ * a lost ref race) and is forgotten. When the sync fails the registration stays in the database,
+ * so the next write or the start-up reconciler still attributes the commits to the pusher.
  */
 async function indexPush(s: Services, session: PushSession, actor: Actor, receivedAt: string): Promise<void> {
-  try {
-    await s.content.syncFromGit(session.projectId, { actor, receivedAt, keepCommitAuthor: true });
-  } finally {
-    if (session.accepted) s.content.forgetPush(session.projectId, session.accepted.after);
-  }
+  await s.content.syncFromGit(session.projectId, { actor, receivedAt, keepCommitAuthor: true });
+  if (session.accepted) s.content.forgetPush(session.projectId, session.accepted.after);
 }
 
 function plain(ctx: Context, status: number, message: string): void {

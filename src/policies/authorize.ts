@@ -43,10 +43,13 @@ export class Authorizer {
     return row?.role ?? null;
   }
 
+  /** The user's effective role; both memberships in one look-up, as this runs on every content request. */
   projectRole(userId: string, project: ProjectRecord): ProjectRole | null {
-    const explicit = this.sql('SELECT role FROM project_members WHERE project_id = ? AND user_id = ?')
-      .get(project.id, userId) as { role: ProjectRole } | undefined;
-    return effectiveProjectRole(this.orgRole(userId, project.org_id), explicit?.role ?? null);
+    const row = this.sql(
+      `SELECT (SELECT role FROM org_members WHERE org_id = ? AND user_id = ?) AS org_role,
+              (SELECT role FROM project_members WHERE project_id = ? AND user_id = ?) AS project_role`,
+    ).get(project.org_id, userId, project.id, userId) as { org_role: OrgRole | null; project_role: ProjectRole | null };
+    return effectiveProjectRole(row.org_role, row.project_role);
   }
 
   /** An organization route: only users who belong to it; keys never manage organizations. */

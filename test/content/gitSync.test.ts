@@ -211,6 +211,39 @@ test('a registered push is attributed by whichever path indexes it first, and re
   t.throws(() => f.store.expectPush(P, { before: null, after: 'nope', commits: 1, actor: pusher, receivedAt }), { message: /commit ids/ });
 });
 
+test('a registered push survives a restart: the reconciler attributes it, and stale registrations are dropped', async (t) => {
+  const f = fixture();
+  t.teardown(f.cleanup);
+  await f.store.write(P, alice, { path: 'a.md', type: 'markdown', content: 'a' });
+  const before = git(join(f.dir, `${P}.git`), 'rev-parse', 'main').trim();
+  const { c, cleanup } = cloneOf(f);
+  t.teardown(cleanup);
+  put(c, 'pushed.md', 'pushed');
+  git(c, 'add', '-A');
+  git(c, 'commit', '-q', '-m', 'one');
+  const after = git(c, 'rev-parse', 'HEAD').trim();
+  const receivedAt = '2031-05-06T07:08:09.000Z';
+  f.store.expectPush(P, { before, after, commits: 1, actor: pusher, receivedAt });
+  // Pushes that never landed: one registered two hours ago (stale), one just now (may still land).
+  f.store.expectPush(P, { before: after, after: 'e'.repeat(40), commits: 1, actor: pusher, receivedAt });
+  f.store.expectPush(P, { before: after, after: 'f'.repeat(40), commits: 1, actor: pusher, receivedAt });
+  const twoHoursAgo = new Date(Date.now() - 2 * 3600_000).toISOString();
+  f.db.prepare(`UPDATE content_pending_pushes SET registered_at = ? WHERE after_commit IN (?, ?)`).run(twoHoursAgo, after, 'e'.repeat(40));
+  git(c, 'push', '-q', 'origin', 'main');
+
+  // The process dies before indexing: a new store on the same database is the restarted service.
+  const store = await f.reopen();
+  await store.syncAllProjects();
+  t.like(store.listVersions(P, { path: 'pushed.md' }).versions[0]!, { actorType: 'agent', actorId: 'con_pusher', createdAt: receivedAt });
+  const pushes = store.auditLogs(P, { path: '' }).filter((e) => e.action === 'push');
+  t.is(pushes.length, 1);
+  t.like(pushes[0]!, { actorType: 'agent', actorId: 'con_pusher', timestamp: receivedAt });
+  const left = f.db.prepare(`SELECT after_commit FROM content_pending_pushes WHERE project_id = ?`).all(P) as { after_commit: string }[];
+  t.deepEqual(left.map((r) => r.after_commit), ['f'.repeat(40)], 'the landed push was consumed, the stale one dropped');
+  store.forgetPush(P, 'f'.repeat(40));
+  t.is((f.db.prepare(`SELECT COUNT(*) AS n FROM content_pending_pushes`).get() as { n: number }).n, 0);
+});
+
 test('without a git binary (not on PATH) pushed commits are still indexed, through isomorphic-git', async (t) => {
   const f = fixture({ gitBinary: join(tmpdir(), 'no-such-git') });
   t.teardown(f.cleanup);

@@ -2,6 +2,7 @@ import type { Migration } from '../migrate.ts';
 import { accountsMigration } from './001_accounts.ts';
 import { contentMigration } from './002_content.ts';
 import { syncMigration } from './006_sync.ts';
+import { pendingPushesMigration } from './007_pending_pushes.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
-export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration];
+export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration];
