@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawnGit } from '../content/git/gitCli.ts';
 import { baseGitEnv } from './gitConfig.ts';
 
 export interface RunGitOptions {
@@ -10,26 +10,7 @@ export interface RunGitOptions {
   okCodes?: number[];
 }
 
-/** Runs one system git command on a bare repository and collects its output. */
+/** Runs one system git command on a bare repository with the remote's git settings. */
 export function runGit(args: string[], o: RunGitOptions): Promise<{ code: number; stdout: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', [`--git-dir=${o.gitdir}`, ...args], {
-      env: { ...baseGitEnv(), ...o.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => {
-      if (err.length < 4096) err += c.toString();
-    });
-    child.stdin.on('error', () => undefined);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      const c = code ?? -1;
-      if (c === 0 || o.okCodes?.includes(c)) resolve({ code: c, stdout: Buffer.concat(out) });
-      else reject(new Error(`git ${args[0]} exited with ${c}: ${err.trim()}`));
-    });
-    child.stdin.end(o.input ?? '');
-  });
+  return spawnGit('git', o.gitdir, args, { env: { ...baseGitEnv(), ...o.env }, input: o.input, okCodes: o.okCodes });
 }

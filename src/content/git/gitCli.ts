@@ -6,18 +6,21 @@ export class GitMissing extends Error {}
 /** A git command exited with an error. */
 export class GitFailed extends Error {}
 
+export interface SpawnGitOptions {
+  env: NodeJS.ProcessEnv;
+  input?: string | Buffer;
+  /** Exit codes that are answers rather than failures (`merge-base --is-ancestor` uses 1). */
+  okCodes?: number[];
+}
+
 /**
  * Runs one system git command on a bare repository, feeding `input` on stdin, and collects its
- * output. Used to read history in bulk (rev-list, diff-tree, cat-file): one process per call
- * instead of one object access per object.
+ * output: the one place that spawns git for reading (the store's bulk history reads and the
+ * git remote's push checks both use it).
  */
-export function runGitCli(binary: string, gitdir: string, args: string[], input?: string | Buffer): Promise<Buffer> {
+export function spawnGit(binary: string, gitdir: string, args: string[], o: SpawnGitOptions): Promise<{ code: number; stdout: Buffer }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, [`--git-dir=${gitdir}`, ...args], {
-      // Replace refs and grafts would show another history than the one the store reads.
-      env: { ...cleanEnv(), GIT_NO_REPLACE_OBJECTS: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(binary, [`--git-dir=${gitdir}`, ...args], { env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (c: Buffer) => out.push(c));
@@ -29,11 +32,19 @@ export function runGitCli(binary: string, gitdir: string, args: string[], input?
       reject((e as NodeJS.ErrnoException).code === 'ENOENT' ? new GitMissing(`${binary} not found`) : e);
     });
     child.once('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out));
-      else reject(new GitFailed(`git ${args[0]} exited with ${code}: ${err.trim()}`));
+      const c = code ?? -1;
+      if (c === 0 || o.okCodes?.includes(c)) resolve({ code: c, stdout: Buffer.concat(out) });
+      else reject(new GitFailed(`git ${args[0]} exited with ${c}: ${err.trim()}`));
     });
-    child.stdin.end(input ?? '');
+    child.stdin.end(o.input ?? '');
   });
+}
+
+/** The store's reads: a clean environment, so hooks' variables cannot point git elsewhere. */
+export async function runGitCli(binary: string, gitdir: string, args: string[], input?: string | Buffer): Promise<Buffer> {
+  // Replace refs and grafts would show another history than the one the store reads.
+  const env = { ...cleanEnv(), GIT_NO_REPLACE_OBJECTS: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' };
+  return (await spawnGit(binary, gitdir, args, { env, input })).stdout;
 }
 
 /** The environment without variables that would point git at other objects (e.g. when run from a hook). */
