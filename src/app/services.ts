@@ -95,7 +95,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
     userInitializer: new UserInitializer(db, users, organizations, projects),
     changelog,
     syncStore,
-    syncs: new SyncService({ store: syncStore, connections, content, changelog, maxContentBytes: settings.maxContentBytes }),
+    syncs: new SyncService({ store: syncStore, connections, content, changelog, maxContentBytes: settings.maxContentBytes, urlFetchAllowPrivate: settings.urlFetchAllowPrivate }),
     feed,
   };
 }

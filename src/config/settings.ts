@@ -25,6 +25,7 @@ export interface Settings {
   loginRateLimitWindowMs: number;
   fsync: boolean;
   repackEvery: number;
+  urlFetchAllowPrivate: boolean;
 }
 
 const bool = z
@@ -52,6 +53,7 @@ const envSchema = z.object({
   CNS_LOGIN_RATE_LIMIT_WINDOW_MS: int(1).default(60_000),
   CNS_FSYNC: bool.default(false),
   CNS_REPACK_EVERY: int(0).default(2000),
+  CNS_URL_FETCH_ALLOW_PRIVATE: bool.default(false),
 });
 
 export type EnvInput = Record<string, string | undefined>;
@@ -86,6 +88,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     loginRateLimitWindowMs: e.CNS_LOGIN_RATE_LIMIT_WINDOW_MS,
     fsync: e.CNS_FSYNC,
     repackEvery: e.CNS_REPACK_EVERY,
+    urlFetchAllowPrivate: e.CNS_URL_FETCH_ALLOW_PRIVATE,
   };
   return { ...settings, ...overrides, dataDir: resolve(overrides.dataDir ?? settings.dataDir) };
 }

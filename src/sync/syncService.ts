@@ -45,6 +45,8 @@ export class SyncService {
       content: ContentStore;
       changelog: Changelog;
       maxContentBytes: number;
+      /** Let `url` syncs fetch loopback and private addresses (off by default). */
+      urlFetchAllowPrivate?: boolean;
     },
   ) {}
 
@@ -237,7 +239,7 @@ export class SyncService {
     const config = JSON.parse(sync.connection.config) as { url: string; path: string };
     const run = store.startRun(sync.state, 'manual', null);
     try {
-      const { bytes } = await fetchUrl(config.url, this.deps.maxContentBytes);
+      const { bytes } = await fetchUrl(config.url, { maxBytes: this.deps.maxContentBytes, allowPrivate: this.deps.urlFetchAllowPrivate });
       const { type, content: value } = storedContent(config.path, bytes);
       await content.write(sync.state.project_id, actorOfSync(sync.connection), { path: config.path, type, content: value, message: `sync ${sync.connection.name}: fetch ${config.url}` });
       store.countUp(run.id, 1);

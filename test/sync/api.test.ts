@@ -6,7 +6,8 @@ import { startWorld, type World } from './helpers.ts';
 
 let w: World;
 test.before(async () => {
-  w = await startWorld();
+  // The url sync test fetches from a server on this machine, which is refused by default.
+  w = await startWorld({ urlFetchAllowPrivate: true });
 });
 test.after.always(async () => {
   await w?.server.stop();
