@@ -60,3 +60,33 @@ test('the service takes the token from Basic (password or user name) or Bearer',
   t.is(gitToken('Digest x'), null);
   t.is(gitToken(undefined), null);
 });
+
+test('git-credential refreshes an expired stored sign-in and saves the new pair', async (t) => {
+  const { startTestServer } = await import('../helpers/server.ts');
+  const { execFile } = await import('node:child_process');
+  const { CNS_BIN } = await import('../helpers/cli.ts');
+  const server = await startTestServer();
+  t.teardown(() => server.stop());
+  const dir = mkdtempSync(join(tmpdir(), 'cns-creds-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const { token, refresh } = await server.login();
+  const path = credentialsPath({ XDG_CONFIG_HOME: dir });
+  saveServerCredentials(server.url, { token, refresh_token: refresh, expires_at: new Date(Date.now() - 1000).toISOString() }, path);
+
+  const url = new URL(server.url);
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CNS_')));
+  // Asynchronously: the server answering the refresh runs in this process.
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = execFile(process.execPath, [CNS_BIN, 'git-credential', 'get'], { env: { ...env, XDG_CONFIG_HOME: dir }, encoding: 'utf8' }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    );
+    child.stdin!.end(`protocol=http\nhost=${url.host}\npath=git/p.git\n\n`);
+  });
+  const fresh = /password=(\S+)/.exec(out)?.[1] ?? '';
+  // (The new access token can equal the old one byte for byte when both were signed in the same second.)
+  const saved = readCredentials(path).servers[normalizeServerUrl(server.url)]!;
+  t.is(saved.token, fresh);
+  t.not(saved.refresh_token, refresh, 'the rotated refresh token was saved');
+  t.true(Date.parse(saved.expires_at!) > Date.now());
+  t.is((await server.api('GET', '/auth/me', { token: fresh })).status, 200);
+});

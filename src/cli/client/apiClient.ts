@@ -121,6 +121,12 @@ export class ApiClient {
     }
   }
 
+  /** The token to use now: a stored sign-in near its expiry is refreshed first, as before any request. */
+  async currentToken(): Promise<string | null> {
+    if (this.expiresSoon()) await this.refresh();
+    return this.token;
+  }
+
   private canRefresh(): boolean {
     return this.target.source === 'file' && Boolean(this.target.stored?.refresh_token);
   }

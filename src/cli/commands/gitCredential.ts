@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { credentialsPath, findServerCredentials, normalizeServerUrl, readCredentials } from '../credentials.ts';
+import { credentialsPath, findServerCredentials, normalizeServerUrl, readCredentials, type ServerCredentials } from '../credentials.ts';
 
 /** git's credential-helper request: `key=value` lines up to a blank line or the end of input. */
 export function parseCredentialRequest(text: string): Record<string, string> {
@@ -18,12 +18,35 @@ export function parseCredentialRequest(text: string): Record<string, string> {
  * handed to every host git asks about), else the credentials file's entry for that server.
  */
 export function tokenForRequest(req: Record<string, string>, env: NodeJS.ProcessEnv = process.env): string | null {
+  return credentialForRequest(req, env)?.token ?? null;
+}
+
+/** Where the token comes from: a stored sign-in can be refreshed, CNS_TOKEN is used as given. */
+function credentialForRequest(req: Record<string, string>, env: NodeJS.ProcessEnv): { token: string; stored: { server: string; credentials: ServerCredentials } | null } | null {
   if (!req.protocol || !req.host || !['http', 'https'].includes(req.protocol)) return null;
   const origin = `${req.protocol}://${req.host}`;
   if (env.CNS_TOKEN) {
-    if (!env.CNS_SERVER || sameOrigin(env.CNS_SERVER, origin)) return env.CNS_TOKEN;
+    if (!env.CNS_SERVER || sameOrigin(env.CNS_SERVER, origin)) return { token: env.CNS_TOKEN, stored: null };
   }
-  return findServerCredentials(readCredentials(credentialsPath(env)), origin, req.path ?? '')?.credentials.token ?? null;
+  const stored = findServerCredentials(readCredentials(credentialsPath(env)), origin, req.path ?? '');
+  return stored?.credentials.token ? { token: stored.credentials.token, stored } : null;
+}
+
+/**
+ * A stored user sign-in expires after an hour; git would then fail until another `cns` command
+ * refreshed it, so the helper refreshes it itself (under the same lock as every cns command).
+ */
+async function freshToken(req: Record<string, string>): Promise<string | null> {
+  const found = credentialForRequest(req, process.env);
+  if (!found?.stored) return found?.token ?? null;
+  const { ApiClient } = await import('../client/apiClient.ts');
+  const client = new ApiClient({ server: found.stored.server, token: found.token, source: 'file', stored: found.stored.credentials });
+  try {
+    return await client.currentToken();
+  } catch (err) {
+    process.stderr.write(`cns: ${(err as Error).message}\n`);
+    return null;
+  }
 }
 
 function sameOrigin(a: string, b: string): boolean {
@@ -54,7 +77,7 @@ export function registerGitCredentialCommand(program: Command): void {
     .action(async (operation: string) => {
       const request = parseCredentialRequest(await readStdin());
       if (operation !== 'get') return;
-      const token = tokenForRequest(request);
+      const token = await freshToken(request);
       if (token) process.stdout.write(`username=cns\npassword=${token}\n`);
     });
 }
