@@ -1,5 +1,5 @@
 import test from 'ava';
-import { type ContentCall, contentApi, defaultProject } from '../helpers/project.ts';
+import { type ContentCall, contentApi, createKey, defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -128,9 +128,16 @@ test('seed is idempotent and the dashboard counts content', async (t) => {
   t.true(first.body.data.changed);
   const second = await server.api('POST', `/projects/${pid}/seed`, { token });
   t.false(second.body.data.changed);
+  await createKey(server, token, pid, { name: 'dash key' });
+  const sync = await server.api('POST', '/sync/bootstrap', { token, body: { project_id: pid, provider: 'folder' } });
+  t.is(sync.status, 201, JSON.stringify(sync.body));
   const dash = await server.api('GET', `/projects/${pid}/dashboard`, { token });
   t.is(dash.status, 200);
   t.true(dash.body.data.nodes.markdown >= 3);
   t.true(dash.body.data.commits >= 1);
   t.truthy(dash.body.data.last_change.commit_id);
+  t.true(dash.body.data.connections.active >= 2, 'the key and the sync connection');
+  t.is(dash.body.data.sync.syncs, 1);
+  t.is(dash.body.data.sync.behind, 1, 'a new sync has confirmed nothing yet');
+  t.is(dash.body.data.sync.items[0].commits_behind, dash.body.data.commits);
 });

@@ -16,9 +16,8 @@ export function projectContentRoutes(s: Services): Router {
     const { projectId } = parseInput(projectParams, ctx.params, 'params');
     const access = s.authorizer.requireProject(principalOf(ctx), projectId, 'project:read');
     const stats = s.content.stats(projectId);
-    const connections = s.db
-      .prepare('SELECT status, COUNT(*) AS n FROM connections WHERE project_id = ? GROUP BY status')
-      .all(projectId) as { status: string; n: number }[];
+    const projectVersion = s.content.projectVersion(projectId);
+    const syncs = s.syncs.list(projectId);
     ok(ctx, {
       project: { id: access.project.id, name: access.project.name, org_id: access.project.org_id },
       nodes: { ...stats.nodesByType, total: Object.values(stats.nodesByType).reduce((a, b) => a + b, 0) },
@@ -31,8 +30,21 @@ export function projectContentRoutes(s: Services): Router {
         message: stats.lastChange.message,
         at: stats.lastChange.at,
       },
-      connections: Object.fromEntries(connections.map((c) => [c.status, c.n])),
-      sync: { syncs: 0, running: 0 },
+      connections: s.connections.countByStatus(projectId),
+      // Sync progress: how far each sync's client has confirmed the project's commits.
+      sync: {
+        syncs: syncs.length,
+        active: syncs.filter((x) => x.state.status === 'active').length,
+        behind: syncs.filter((x) => x.state.acked_cursor < projectVersion).length,
+        items: syncs.map((x) => ({
+          sync_id: x.state.sync_id,
+          provider: x.state.provider,
+          status: x.state.status,
+          acked_version: x.state.acked_cursor,
+          commits_behind: Math.max(0, projectVersion - x.state.acked_cursor),
+          last_run_at: x.state.last_run_at,
+        })),
+      },
     });
   });
 

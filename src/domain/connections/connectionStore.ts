@@ -67,6 +67,15 @@ export class ConnectionStore {
     return { connection, key };
   }
 
+  /** How many of a project's connections are in each status (for the dashboard). */
+  countByStatus(projectId: string): Record<string, number> {
+    const rows = this.db.prepare('SELECT status, COUNT(*) AS n FROM connections WHERE project_id = ? GROUP BY status').all(projectId) as {
+      status: string;
+      n: number;
+    }[];
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+
   find(id: string): ConnectionRecord | undefined {
     return this.db.prepare('SELECT * FROM connections WHERE id = ?').get(id) as ConnectionRecord | undefined;
   }
