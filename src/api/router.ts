@@ -1,5 +1,10 @@
 import Router from '@koa/router';
 import type { Services } from '../app/services.ts';
+import { serviceVersion } from '../app/version.ts';
+import { API_PREFIX } from '../http/apiPrefix.ts';
+import type { RouteGroup } from '../http/routes/declaration.ts';
+import { mountGroup } from '../http/routes/mount.ts';
+import { openApiDocument, type OpenApiSource } from '../http/routes/openapi.ts';
 import { authRoutes } from './auth/routes.ts';
 import { connectionRoutes } from './connections/routes.ts';
 import { collabRoutes } from './collab/routes.ts';
@@ -7,6 +12,7 @@ import { auditRoutes } from './content/auditRoutes.ts';
 import { projectContentRoutes } from './content/projectContentRoutes.ts';
 import { contentRoutes } from './content/routes.ts';
 import { eventRoutes } from './events/routes.ts';
+import { healthRoutes } from './health/routes.ts';
 import { nodeHistoryRoutes } from './nodes/historyRoutes.ts';
 import { nodeRoutes } from './nodes/routes.ts';
 import { nodeSnapshotRoutes } from './nodes/snapshotRoutes.ts';
@@ -15,33 +21,61 @@ import { organizationRoutes } from './organizations/routes.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { projectRoutes } from './projects/routes.ts';
 import { syncRoutes } from './sync/routes.ts';
+import { toolRoutes } from './tools/routes.ts';
 
-export const API_PREFIX = '/api/v1';
+export { API_PREFIX };
 
 /**
- * Every resource's router, mounted under /api/v1. Each resource lives in its own folder with
- * its routes, request schemas and presenter.
+ * Every resource's routes, mounted under /api/v1. Each resource lives in its own folder with its
+ * routes, request schemas and presenter. Declared groups build their router and their part of
+ * the OpenAPI document from one declaration; the routers still written by hand are listed in
+ * the document with their paths only (`x-undeclared`) until they are declared too.
  */
-export function apiRouter(s: Services): Router {
-  const api = new Router({ prefix: API_PREFIX });
-  const resources: Router[] = [
+export function apiRoutes(s: Services): OpenApiSource & { routers: Router[] } {
+  const groups: RouteGroup[] = [
+    healthRoutes(s),
     authRoutes(s),
     profileRoutes(s),
     organizationRoutes(s),
-    projectRoutes(s),
     connectionRoutes(s, '/connections'),
     connectionRoutes(s, '/access'),
-    projectContentRoutes(s),
-    contentRoutes(s),
-    auditRoutes(s),
-    nodeTransferRoutes(s),
-    nodeRoutes(s),
+    toolRoutes(s),
     nodeHistoryRoutes(s),
     nodeSnapshotRoutes(s),
     collabRoutes(s),
     syncRoutes(s),
     eventRoutes(s),
   ];
-  for (const r of resources) api.use(r.routes(), r.allowedMethods());
+  const undeclared: { tag: string; router: Router }[] = [
+    { tag: 'Projects', router: projectRoutes(s) },
+    { tag: 'Projects', router: projectContentRoutes(s) },
+    { tag: 'Content (paths)', router: contentRoutes(s) },
+    { tag: 'Audit', router: auditRoutes(s) },
+    { tag: 'Nodes', router: nodeTransferRoutes(s) },
+    { tag: 'Nodes', router: nodeRoutes(s) },
+  ];
+  // /healthz is mounted by the app outside the base path; it is only documented here.
+  const routers = [...groups.filter((g) => !g.server).map(mountGroup), ...undeclared.map((u) => u.router)];
+  return {
+    basePath: API_PREFIX,
+    title: 'Content Node Service API',
+    version: serviceVersion,
+    description: 'A git-backed, versioned store of content for people and AI agents. Every answer is in the envelope {success, code, data, message}.',
+    groups,
+    undeclared,
+    routers,
+  };
+}
+
+export function apiRouter(s: Services): Router {
+  const api = new Router({ prefix: API_PREFIX });
+  const source = apiRoutes(s);
+  let document: unknown;
+  // Public: the description of the API is no secret, and clients fetch it before signing in.
+  api.get('/openapi.json', (ctx) => {
+    document ??= openApiDocument(source);
+    ctx.body = document;
+  });
+  for (const r of source.routers) api.use(r.routes(), r.allowedMethods());
   return api;
 }

@@ -1,5 +1,8 @@
 import Koa from 'koa';
-import { apiRouter } from '../api/router.ts';
+import { feedAccessWatch } from '../api/events/routes.ts';
+import { API_PREFIX, apiRouter } from '../api/router.ts';
+import { referencePage } from '../http/routes/referencePage.ts';
+import { mountGroup } from '../http/routes/mount.ts';
 import { gitRemote } from '../git/gitRemote.ts';
 import { healthRoutes } from '../api/health/routes.ts';
 import { authenticate } from '../http/middleware/authenticate.ts';
@@ -19,19 +22,22 @@ import type { Services } from './services.ts';
 export function createApp(s: Services): Koa {
   const app = new Koa();
   app.silent = true; // the error handler logs; Koa's default printer would duplicate it
-  const health = healthRoutes(s);
+  const health = mountGroup(healthRoutes(s));
   const api = apiRouter(s);
+  const reference = referencePage(`${API_PREFIX}/openapi.json`);
   app
     .use(requestId())
     .use(requestLogger(s.logger))
     .use(errorHandler(s.logger))
     .use(notFoundFallback())
     .use(health.routes())
+    .use(reference.routes())
     // Git remotes authenticate themselves (Basic challenge) and stream raw bodies: before both.
     .use(gitRemote(s))
     .use(authenticate(s.authenticator, isPublicRoute))
     .use(rateLimit(s.rateLimiter, callerKey))
     .use(jsonBodyParser(s.settings.bodyLimitBytes))
+    .use(feedAccessWatch(s))
     .use(api.routes())
     .use(api.allowedMethods());
   return app;

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Settings } from '../config/settings.ts';
 import { createLogger, type Logger } from '../logging/logger.ts';
@@ -9,7 +9,10 @@ import { closeServices, createServices, type Services } from './services.ts';
 const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface RunningServer {
+  /** An address that reaches the server from this machine (loopback when bound to every interface). */
   url: string;
+  /** What the server listens on, as bound (`http://0.0.0.0:8080` means every IPv4 interface). */
+  listenUrl: string;
   port: number;
   services: Services;
   bootstrap: BootstrapResult;
@@ -20,22 +23,44 @@ export interface RunningServer {
 /** Builds the services, runs first-start bootstrap and listens. Used by `cns serve` and by the tests. */
 export async function startServer(settings: Settings, logger: Logger = createLogger(settings.logLevel)): Promise<RunningServer> {
   const services = createServices(settings, logger);
-  const boot = await bootstrap(services);
-  // Commits that reached a repository without being indexed (a crash after a push) are indexed before serving.
-  await services.content.syncAllProjects();
-  const app = createApp(services);
-  const server: Server = createServer(app.callback());
+  // The port is taken first: a start that cannot listen must fail before it changes anything
+  // (a first start would otherwise create an administrator whose password nobody sees).
+  // Requests that arrive while the start finishes wait for the app (their bodies stay unread).
+  let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
+  const early: [IncomingMessage, ServerResponse][] = [];
+  const server: Server = createServer((req, res) => (handle ? handle(req, res) : early.push([req, res])));
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(settings.port, settings.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(settings.port, settings.host, () => resolve());
+    });
+  } catch (err) {
+    await closeServices(services);
+    throw new ListenError(settings.host, settings.port, err as NodeJS.ErrnoException);
+  }
   const port = (server.address() as AddressInfo).port;
   // With PORT=0 the address is only known now; links must name the real port.
   if (settings.port === 0 && services.settings.baseUrl.endsWith(':0')) {
     services.settings.baseUrl = services.settings.baseUrl.slice(0, -1) + String(port);
   }
-  const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
+  let boot: BootstrapResult;
+  try {
+    boot = await bootstrap(services);
+    // Commits that reached a repository without being indexed (a crash after a push) are indexed before serving.
+    await services.content.syncAllProjects();
+  } catch (err) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServices(services);
+    throw err;
+  }
+  handle = createApp(services).callback();
+  for (const [req, res] of early.splice(0)) handle(req, res);
+
+  const everywhere = settings.host === '0.0.0.0' || settings.host === '::';
+  const host = everywhere ? '127.0.0.1' : settings.host;
+  const bracket = (h: string) => (h.includes(':') ? `[${h}]` : h);
 
   let closing: Promise<void> | null = null;
   const close = () =>
@@ -51,5 +76,26 @@ export async function startServer(settings: Settings, logger: Logger = createLog
       await closeServices(services);
     })());
 
-  return { url: `http://${host}:${port}`, port, services, bootstrap: boot, close };
+  return { url: `http://${bracket(host)}:${port}`, listenUrl: `http://${bracket(settings.host)}:${port}`, port, services, bootstrap: boot, close };
+}
+
+/** The server could not listen (port in use, no permission, unknown address): one clear sentence. */
+export class ListenError extends Error {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    readonly cause: NodeJS.ErrnoException,
+  ) {
+    const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const why =
+      cause.code === 'EADDRINUSE'
+        ? `port ${port} is already in use on ${host}: stop the other process or choose another port (PORT or --port)`
+        : cause.code === 'EACCES'
+          ? `no permission to listen on ${where} (ports below 1024 need privileges): choose another port (PORT or --port)`
+          : cause.code === 'EADDRNOTAVAIL' || cause.code === 'ENOTFOUND'
+            ? `cannot listen on ${where}: ${host} is not an address of this machine (HOST or --host)`
+            : `cannot listen on ${where}: ${cause.message}`;
+    super(why);
+    this.name = 'ListenError';
+  }
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { AccessTokens } from '../auth/accessTokens.ts';
+import { anonKeyOf } from '../auth/anonKey.ts';
 import { Authenticator } from '../auth/authenticator.ts';
 import { RefreshTokens } from '../auth/refreshTokens.ts';
 import { loadOrCreateSigningSecret } from '../auth/signingSecret.ts';
@@ -17,10 +18,12 @@ import { UserStore } from '../domain/users/userStore.ts';
 import { RateLimiter } from '../http/rateLimiter.ts';
 import type { Logger } from '../logging/logger.ts';
 import { Authorizer } from '../policies/authorize.ts';
+import { ContentAccess } from '../policies/contentAccess.ts';
 import { ChangeFeed } from '../api/events/changeFeed.ts';
 import { Changelog } from '../sync/changelog.ts';
 import { SyncService } from '../sync/syncService.ts';
 import { SyncStore } from '../sync/syncStore.ts';
+import { createTools, type ToolsService } from '../tools/service.ts';
 
 /** Everything a request handler may need, built once per process and passed down explicitly. */
 export interface Services {
@@ -33,8 +36,12 @@ export interface Services {
   refreshTokens: RefreshTokens;
   authenticator: Authenticator;
   authorizer: Authorizer;
+  /** The one content-access policy: what a principal may read and write beneath which path. */
+  access: ContentAccess;
   rateLimiter: RateLimiter;
   loginRateLimiter: RateLimiter;
+  /** Login attempts per client address, whatever the email. */
+  loginAddressRateLimiter: RateLimiter;
   /** The content-store core: every content write of every surface goes through it. */
   content: ContentStore;
   organizations: OrganizationStore;
@@ -50,6 +57,8 @@ export interface Services {
   syncs: SyncService;
   /** The live change feed (Server-Sent Events), fed by the content store's commit notifications. */
   feed: ChangeFeed;
+  /** Tools (spec 4.9) and the search indexer that follows every commit. */
+  tools: ToolsService;
 }
 
 export function createServices(settings: Settings, logger: Logger): Services {
@@ -68,11 +77,16 @@ export function createServices(settings: Settings, logger: Logger): Services {
   });
   // A project's repository and index live in the content store: creating and deleting go through it.
   const projects = new ProjectStore(db, content);
+  const orgMembers = new OrgMembers(db);
+  const projectMembers = new ProjectMembers(db);
+  const authorizer = new Authorizer({ organizations, orgMembers, projects, projectMembers });
   const connections = new ConnectionStore(db);
   const changelog = new Changelog(db);
   const syncStore = new SyncStore(db);
-  const feed = new ChangeFeed(changelog);
+  const feed = new ChangeFeed(changelog, { maxStreamsPerHolder: settings.maxEventStreams });
   content.onCommitted((projectId) => feed.notify(projectId));
+  const access = new ContentAccess(authorizer);
+  const tools = createTools({ settings, logger, db, content, changelog, access, authorizer });
   return {
     settings,
     logger,
@@ -81,26 +95,30 @@ export function createServices(settings: Settings, logger: Logger): Services {
     users,
     accessTokens,
     refreshTokens: new RefreshTokens(db, settings.refreshTokenTtlSeconds),
-    authenticator: new Authenticator(db, users, accessTokens),
-    authorizer: new Authorizer(db),
+    authenticator: new Authenticator(db, users, accessTokens, anonKeyOf(signingSecret)),
+    authorizer,
+    access,
     rateLimiter: new RateLimiter(settings.rateLimitMax, settings.rateLimitWindowMs),
     loginRateLimiter: new RateLimiter(settings.loginRateLimitMax, settings.loginRateLimitWindowMs),
+    loginAddressRateLimiter: new RateLimiter(settings.loginAddressRateLimitMax, settings.loginRateLimitWindowMs),
     content,
     organizations,
-    orgMembers: new OrgMembers(db),
+    orgMembers,
     invitations: new InvitationStore(db),
     projects,
-    projectMembers: new ProjectMembers(db),
+    projectMembers,
     connections,
     userInitializer: new UserInitializer(db, users, organizations, projects),
     changelog,
     syncStore,
     syncs: new SyncService({ store: syncStore, connections, content, changelog, maxContentBytes: settings.maxContentBytes, urlFetchAllowPrivate: settings.urlFetchAllowPrivate }),
     feed,
+    tools,
   };
 }
 
 export async function closeServices(services: Services): Promise<void> {
+  await services.tools.close();
   await services.content.close();
   services.db.close();
 }

@@ -17,8 +17,14 @@ export class Authenticator {
     db: Db,
     private readonly users: UserStore,
     private readonly tokens: AccessTokens,
+    private readonly anonKey: string | null = null,
   ) {
     this.sql = statementCache(db);
+  }
+
+  /** The deployment's public anonymous key: an identifier, never a credential. */
+  isAnonKey(token: string): boolean {
+    return this.anonKey !== null && token === this.anonKey;
   }
 
   async authenticate(token: string): Promise<Principal | null> {
@@ -26,6 +32,19 @@ export class Authenticator {
     const userId = await this.tokens.verify(token);
     const user = userId ? this.users.findById(userId) : undefined;
     return user ? { kind: 'user', id: user.id, user } : null;
+  }
+
+  /**
+   * The principal as it stands now: null once its key was revoked or deleted or its user
+   * deleted. Long-lived streams call this to notice that access ended after they were opened.
+   */
+  current(principal: Principal): Principal | null {
+    if (principal.kind === 'user') {
+      const user = this.users.findById(principal.id);
+      return user ? { kind: 'user', id: user.id, user } : null;
+    }
+    const connection = this.sql("SELECT * FROM connections WHERE id = ? AND status = 'active'").get(principal.id) as ConnectionRecord | undefined;
+    return connection ? { kind: 'key', id: connection.id, connection } : null;
   }
 
   private byAccessKey(key: string): Principal | null {

@@ -23,9 +23,15 @@ export interface Settings {
   rateLimitWindowMs: number;
   loginRateLimitMax: number;
   loginRateLimitWindowMs: number;
+  /** Login attempts per client address per window, whatever the email (each costs a full scrypt). */
+  loginAddressRateLimitMax: number;
+  /** Open event streams (GET /events) one credential may hold at a time. */
+  maxEventStreams: number;
   fsync: boolean;
   repackEvery: number;
   urlFetchAllowPrivate: boolean;
+  /** An OpenAI-compatible /v1/embeddings provider for hybrid search (unset: search is lexical). */
+  embeddings: { baseUrl: string; model: string; apiKey: string | undefined; dimensions: number | undefined } | null;
 }
 
 const bool = z
@@ -51,9 +57,15 @@ const envSchema = z.object({
   CNS_RATE_LIMIT_WINDOW_MS: int(1).default(60_000),
   CNS_LOGIN_RATE_LIMIT_MAX: int(0).default(10),
   CNS_LOGIN_RATE_LIMIT_WINDOW_MS: int(1).default(60_000),
+  CNS_LOGIN_ADDRESS_RATE_LIMIT_MAX: int(0).optional(),
+  CNS_MAX_EVENT_STREAMS: int(0).default(20),
   CNS_FSYNC: bool.default(false),
   CNS_REPACK_EVERY: int(0).default(2000),
   CNS_URL_FETCH_ALLOW_PRIVATE: bool.default(false),
+  CNS_EMBEDDINGS_BASE_URL: z.string().url().optional(),
+  CNS_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  CNS_EMBEDDINGS_API_KEY: z.string().optional(),
+  CNS_EMBEDDINGS_DIMENSIONS: int(1).max(4096).optional(),
 });
 
 export type EnvInput = Record<string, string | undefined>;
@@ -86,9 +98,15 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     rateLimitWindowMs: e.CNS_RATE_LIMIT_WINDOW_MS,
     loginRateLimitMax: e.CNS_LOGIN_RATE_LIMIT_MAX,
     loginRateLimitWindowMs: e.CNS_LOGIN_RATE_LIMIT_WINDOW_MS,
+    // Unset: three times the per-email cap (so disabling login limits disables both).
+    loginAddressRateLimitMax: e.CNS_LOGIN_ADDRESS_RATE_LIMIT_MAX ?? 3 * e.CNS_LOGIN_RATE_LIMIT_MAX,
+    maxEventStreams: e.CNS_MAX_EVENT_STREAMS,
     fsync: e.CNS_FSYNC,
     repackEvery: e.CNS_REPACK_EVERY,
     urlFetchAllowPrivate: e.CNS_URL_FETCH_ALLOW_PRIVATE,
+    embeddings: e.CNS_EMBEDDINGS_BASE_URL
+      ? { baseUrl: e.CNS_EMBEDDINGS_BASE_URL.replace(/\/+$/, ''), model: e.CNS_EMBEDDINGS_MODEL, apiKey: e.CNS_EMBEDDINGS_API_KEY, dimensions: e.CNS_EMBEDDINGS_DIMENSIONS }
+      : null,
   };
   return { ...settings, ...overrides, dataDir: resolve(overrides.dataDir ?? settings.dataDir) };
 }

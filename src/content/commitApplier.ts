@@ -94,7 +94,7 @@ export class CommitApplier {
       type: change.type,
       path: change.path,
       parent_id: change.parentId,
-      operation: prev?.op === 'create' ? 'create' : change.op,
+      operation: mergedOp(prev?.op, change.op),
       actor_type: meta.actor.type,
       actor_id: meta.actor.id,
       author: meta.actor.author,
@@ -102,10 +102,11 @@ export class CommitApplier {
       size: change.size,
       created_at: meta.time,
     });
-    const fromPath = prev ? (prev.op === 'create' ? undefined : prev.fromPath) : change.fromPath;
+    // The path the node had before this commit: the first change that moved it says so.
+    const fromPath = prev ? (prev.op === 'create' ? undefined : (prev.fromPath ?? change.fromPath)) : change.fromPath;
     this.touched.set(change.id, {
       ...change,
-      op: prev?.op === 'create' ? 'create' : change.op,
+      op: mergedOp(prev?.op, change.op),
       fromPath: fromPath === change.path ? undefined : fromPath,
       version,
     });
@@ -113,8 +114,16 @@ export class CommitApplier {
 
   /** Writes the version rows (now that the commit id is known), the commit row and the audit entries. */
   finalize(commitId: string): void {
+    for (const _ of this.finalizeSteps(commitId));
+  }
+
+  /** finalize() one row at a time, so that a very large commit can be written in several transactions. */
+  *finalizeSteps(commitId: string): Generator<void> {
     const { meta, index } = this;
-    for (const row of this.versionRows.values()) index.putVersion({ ...row, commit_id: commitId });
+    for (const row of this.versionRows.values()) {
+      index.putVersion({ ...row, commit_id: commitId });
+      yield;
+    }
     index.insertCommit(meta.projectId, meta.projectVersion, commitId, meta.actor, meta.message, meta.time);
     for (const c of this.touched.values()) {
       const details: Record<string, unknown> = {
@@ -129,6 +138,7 @@ export class CommitApplier {
       }
       if (meta.message) details.message = meta.message;
       index.insertAudit(meta.projectId, c.id, c.path, c.op, meta.actor, details, meta.time);
+      yield;
     }
   }
 
@@ -150,4 +160,15 @@ export class CommitApplier {
     };
     walk(folderId, folderPath);
   }
+}
+
+/**
+ * The operation recorded for a node changed twice in one commit: a creation stays a creation,
+ * and new content plus a rename (PUT /nodes/{id} with name and content) is an update (its
+ * old path is recorded as for a move); otherwise the last change names it.
+ */
+function mergedOp<T extends string>(prev: T | undefined, next: T): T {
+  if (prev === 'create') return prev;
+  if (prev === 'update' && next === 'move') return prev;
+  return next;
 }

@@ -1,4 +1,6 @@
 import { readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
@@ -11,11 +13,15 @@ import { IndexStore } from './indexStore.ts';
 import { assertProjectId, normalizePath, normalizeTargetPath } from './paths.ts';
 import type { PreparedMutation } from './mutations.ts';
 import { ProjectWriters } from './projectWriter.ts';
+import { LARGE_COMMIT } from './largeCommit.ts';
+import { TimeSlice } from './timeSlice.ts';
+import { rootNode, treePage, type TreePage, type TreePageOptions } from './treePages.ts';
 import { PushExpectations, STALE_PUSH_MS } from './pushExpectations.ts';
 import { hashObject } from './git/objects.ts';
 import { openLooseBlob, type BlobSource } from './git/blobReader.ts';
 import { looseObjectExists, writeBlobStream } from './git/blobStream.ts';
 import { RepoRegistry } from './git/repo.ts';
+import { purgeHistory, remapPushAudit } from './purge.ts';
 import type {
   Actor,
   AuditLogEntry,
@@ -40,11 +46,38 @@ import type {
 
 export type * from './types.ts';
 export type { FolderSnapshot, SnapshotPage } from './folderSnapshots.ts';
+export type { TreePage, TreePageOptions } from './treePages.ts';
 export { ContentError, NotFoundError, ConflictError, ValidationError, PayloadTooLargeError } from './errors.ts';
 export { decodeContent } from './encoding.ts';
 export { PLACEHOLDER, TRASH_DIR } from './paths.ts';
 export { newNodeId } from './mutations.ts';
 export type { BlobSource } from './git/blobReader.ts';
+
+/** A change of ContentStore.commitPlanned: a write names a stored blob (blobId, size) or carries bytes. */
+export type PlannedChange =
+  | { op: 'write'; path: string; type: WritableNodeType; blobId?: string; size?: number; bytes?: Buffer }
+  | { op: 'mkdir'; path: string }
+  | { op: 'move'; from: string; to: string }
+  | { op: 'remove'; path: string; permanent?: boolean }
+  | { op: 'restore'; trashPath: string; to: string };
+
+export interface PlannedCommit {
+  message: string;
+  /** Parents after the tip of main. */
+  parents: string[];
+  changes: PlannedChange[];
+}
+
+/** What a purge did (ContentStore.purge). */
+export interface PurgeReport {
+  path: string;
+  /** Tip of main before and after the rewrite. */
+  before: string;
+  after: string;
+  commitsRewritten: number;
+  /** Nodes that were at the path at some time: their versions are gone. */
+  nodes: string[];
+}
 
 export interface ContentStoreOptions {
   /** Folder holding `<projectId>.git` bare repositories (the SQLite file lives there too, owned elsewhere). */
@@ -98,6 +131,7 @@ export class ContentStore {
   private readonly snapshots: FolderSnapshots;
   private readonly fsync: boolean;
   private readonly logger: Logger | undefined;
+  private readonly db: Db;
   /** Folder listings by id (the hot read of the id surface), valid while the project's head stays. */
   private readonly children = new ChildrenCache(100_000);
 
@@ -106,6 +140,7 @@ export class ContentStore {
     this.maxContentBytes = options.maxContentBytes ?? 10 * 1024 * 1024;
     this.fsync = options.fsync ?? false;
     this.logger = options.logger;
+    this.db = options.db;
     this.index = new IndexStore(options.db);
     this.pushes = new PushExpectations(options.db);
     this.snapshots = new FolderSnapshots(this.index);
@@ -152,10 +187,21 @@ export class ContentStore {
     assertProjectId(projectId);
     assertActor(actor);
     if (!Array.isArray(mutations) || mutations.length === 0) throw new ValidationError('no mutations given');
-    const prepared = mutations.map((m, i) => this.prepare(projectId, m, mutations.length > 1 ? i : undefined));
-    const result = await this.writers.get(projectId).submit({ actor, message: options.message, mutations: prepared });
+    let prepared: PreparedMutation[];
+    if (mutations.length < LARGE_COMMIT) {
+      prepared = mutations.map((m, i) => this.prepare(projectId, m, mutations.length > 1 ? i : undefined));
+    } else {
+      // Validating and hashing a hundred thousand files takes seconds: let other requests in between.
+      const slice = new TimeSlice();
+      prepared = [];
+      for (let i = 0; i < mutations.length; i++) {
+        await slice.tick();
+        prepared.push(this.prepare(projectId, mutations[i], i));
+      }
+    }
+    const result = await this.writers.get(projectId).submit({ actor, message: options.message, mutations: prepared, guard: options.guard });
     // Write-through: what was just written is what is most likely read next, and it is in hand.
-    for (const m of prepared) if (m.op === 'write' && m.bytes) this.blobs.set(m.blobId, m.bytes);
+    if (prepared.length <= 64) for (const m of prepared) if (m.op === 'write' && m.bytes) this.blobs.set(m.blobId, m.bytes);
     return result;
   }
 
@@ -340,6 +386,22 @@ export class ContentStore {
     return this.index.tree(projectId, normalizePath(path), maxDepth);
   }
 
+  /**
+   * One page of the tree under `path` (see treePages.ts): at most `limit` nodes depth first, the
+   * cursor to continue, reads spread over event-loop turns. `visibility` limits it to a scope.
+   */
+  async treePage(projectId: string, path: string, options: TreePageOptions): Promise<TreePage> {
+    assertProjectId(projectId);
+    if (!Number.isInteger(options.limit) || options.limit < 1) throw new ValidationError('limit must be a positive integer', { field: 'limit' });
+    return treePage(this.index, projectId, normalizePath(path), options);
+  }
+
+  /** The node at `path`, or the project root (`''`) / the trash folder as a folder without id. */
+  statPath(projectId: string, path: string): NodeInfo {
+    assertProjectId(projectId);
+    return rootNode(this.index, projectId, normalizePath(path));
+  }
+
   /** Current content bytes of a node (NOT_FOUND for folders). */
   async readContent(projectId: string, ref: NodeRef): Promise<{ node: NodeInfo; bytes: Buffer }> {
     const node = this.getNode(projectId, ref);
@@ -367,6 +429,11 @@ export class ContentStore {
     return v;
   }
 
+  /** The node's version current at project version `projectVersion`; null when it did not exist yet. */
+  versionAtProjectVersion(projectId: string, ref: NodeRef, projectVersion: number): VersionInfo | null {
+    return this.index.versionAt(this.getNode(projectId, ref).id, projectVersion);
+  }
+
   /** Bytes of one version (an index look-up plus a blob read). */
   async versionContent(projectId: string, ref: NodeRef, version: number): Promise<{ version: VersionInfo; bytes: Buffer }> {
     const v = this.getVersion(projectId, ref, version);
@@ -380,6 +447,7 @@ export class ContentStore {
    */
   async writeBlobStream(projectId: string, source: Readable, size: number): Promise<string> {
     assertProjectId(projectId);
+    this.writers.assertWritable(projectId);
     if (!Number.isSafeInteger(size) || size < 0) throw new ValidationError('size must be a non-negative integer');
     const repo = this.repos.get(projectId);
     repo.ensure();
@@ -398,6 +466,13 @@ export class ContentStore {
   listTrash(projectId: string): TrashItem[] {
     assertProjectId(projectId);
     return this.index.trash(projectId);
+  }
+
+  /** Every audit entry of the project newest first (pushes too), `before` an entry id for paging. */
+  projectAuditLogs(projectId: string, options: { limit?: number; before?: number } = {}): AuditLogEntry[] {
+    assertProjectId(projectId);
+    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 100), 1), 1000);
+    return this.index.auditByProject(projectId, limit, options.before);
   }
 
   /** Audit entries newest first, by node id or by path (any node ever recorded at that path). */
@@ -504,6 +579,60 @@ export class ContentStore {
     return report;
   }
 
+  /**
+   * One commit planned inside the project's serialized writer against the current tip of main,
+   * with `parents` after the tip (the git remote merges a push to refs/for/main this way, so no
+   * API write can interleave and the merge cannot starve). `plan(tip)` returns the changes
+   * (writes name a blob already in the repository, or carry bytes) or null for nothing to do;
+   * it is planned again if main moves before the commit is written.
+   */
+  async commitPlanned(projectId: string, actor: Actor, plan: (tip: string | null) => Promise<PlannedCommit | null>): Promise<CommitResult | null> {
+    assertProjectId(projectId);
+    assertActor(actor);
+    return this.writers.get(projectId).submitPlanned(async (tip) => {
+      const p = await plan(tip);
+      if (!p || p.changes.length === 0) return null;
+      const mutations: PreparedMutation[] = p.changes.map((c, i) => {
+        if (c.op !== 'write') return this.prepare(projectId, c as Mutation, i);
+        const path = normalizeTargetPath(c.path);
+        assertWritableType(c.type);
+        const blobId = c.bytes ? hashObject('blob', c.bytes) : c.blobId;
+        const size = c.bytes ? c.bytes.length : (c.size ?? -1);
+        if (!blobId || !Number.isSafeInteger(size) || size < 0) throw new ValidationError('a planned write needs bytes or a blob id and size', { path });
+        if (size > this.maxContentBytes) throw new PayloadTooLargeError(`content is larger than ${this.maxContentBytes} bytes`, { path, limit: this.maxContentBytes });
+        return { op: 'write' as const, path, type: c.type, bytes: c.bytes, blobId, size };
+      });
+      return { actor, message: p.message, mutations, extraParents: p.parents };
+    });
+  }
+
+  /**
+   * Removes `path` from the project's whole history (see purge.ts): what was ever at the path,
+   * and wherever those nodes went, is gone from every commit and from the repository's objects;
+   * every other node keeps its id and versions (commit ids change). Clones must be made again:
+   * pushes built on the old history are refused. Recorded in the audit log (action 'purge').
+   */
+  async purge(projectId: string, actor: Actor, path: string): Promise<PurgeReport> {
+    assertProjectId(projectId);
+    assertActor(actor);
+    const target = normalizePath(path);
+    if (target === '' || target === '.trash') throw new ValidationError('cannot purge this path', { path });
+    const { result } = await this.writers.get(projectId).rewrite(async (repo, gitBinary) => {
+      const r = await purgeHistory(repo, gitBinary, target);
+      if (r.rewritten === 0) throw new NotFoundError(`nothing was ever at ${target}`, { path: target });
+      this.db.transaction(() => {
+        remapPushAudit(this.db, projectId, r.renamed);
+        this.pushes.forgetProject(projectId);
+        const details = { path: target, before: r.before, after: r.after, commits_rewritten: r.rewritten, nodes: r.nodes };
+        this.index.insertAudit(projectId, '', '', 'purge', actor, details, new Date().toISOString().replace(/\.\d{3}Z$/, '.000Z'));
+      }).immediate();
+      return r;
+    });
+    this.blobs.clear();
+    this.children.clear();
+    return { path: target, before: result.before, after: result.after, commitsRewritten: result.rewritten, nodes: result.nodes };
+  }
+
   /** Repacks the repository now (system git), under the project's write lock. */
   async repack(projectId: string): Promise<boolean> {
     assertProjectId(projectId);
@@ -513,6 +642,7 @@ export class ContentStore {
   /** Creates the project's empty bare repository (branch main) so it can be cloned before its first write. */
   async createProject(projectId: string): Promise<void> {
     assertProjectId(projectId);
+    this.writers.revive(projectId);
     this.repos.get(projectId).ensure();
   }
 
@@ -522,9 +652,31 @@ export class ContentStore {
    */
   async deleteProject(projectId: string): Promise<void> {
     assertProjectId(projectId);
-    await this.writers.get(projectId).destroy();
+    let writer;
+    try {
+      writer = this.writers.get(projectId);
+    } catch (e) {
+      if (e instanceof NotFoundError) return; // deleted already
+      throw e;
+    }
+    await writer.destroy();
     this.children.clear();
     this.pushes.forgetProject(projectId);
+    await this.sweepDeleted();
+  }
+
+  /** Removes leftovers of deletions whose folder could not be removed at the time (see ProjectWriter.destroy). */
+  private async sweepDeleted(): Promise<void> {
+    let names: string[];
+    try {
+      names = readdirSync(this.dataDir);
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      if (!n.startsWith('.deleted-')) continue;
+      await rm(join(this.dataDir, n), { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
+    }
   }
 
   /** Project ids that have a repository in the data folder. */

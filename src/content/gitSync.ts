@@ -10,7 +10,8 @@ import { newNodeId } from './mutations.ts';
 import { isTrashPath, joinPath, parentPath, PLACEHOLDER, TRASH_DIR, typeFromName } from './paths.ts';
 import type { ExpectedPush, PushExpectations } from './pushExpectations.ts';
 import { TREE_MODE } from './tree.ts';
-import { parseMessage, type NodeChange, type ParsedMessage } from './trailers.ts';
+import { formatNote, parseMessage, parseNote, type NodeChange, type ParsedMessage, type ParsedNote } from './trailers.ts';
+import { Notes } from './git/notes.ts';
 import type { Actor, NodeType, ReindexReport, SyncOptions, SyncReport } from './types.ts';
 
 export interface SyncDeps {
@@ -100,11 +101,22 @@ async function replay(deps: SyncDeps, history: History, ids: string[], startPv: 
   let pv = startPv;
   const sinceRepack = index.indexState(projectId)?.commitsSinceRepack ?? 0;
   const pushes = pushSegments(deps, ids);
+  const notes = new Notes(deps.repo);
   let lastTree: string | null = null;
   for (let start = 0; start < ids.length; start += CHUNK) {
     const commits = await history.commits(ids.slice(start, start + CHUNK));
     const parsed = commits.map((c) => parseMessage(c.commit.message));
-    const plans = await history.plans(commits.filter((_, k) => !parsed[k]));
+    // Commits without trailers: indexed as their note says (exact rebuild), else planned from
+    // their diff and then noted, in git before the index commits.
+    const untrailered = commits.filter((_, k) => !parsed[k]).map((c) => c.id);
+    const draft = await notes.prepare(untrailered);
+    const noted = new Map<string, ParsedNote>();
+    for (const id of untrailered) {
+      const oid = draft.lookup(id);
+      const note = oid ? parseNote((await deps.repo.readBlob(oid)).toString('utf8')) : null;
+      if (note) noted.set(id, note);
+    }
+    const plans = await history.plans(commits.filter((c, k) => !parsed[k] && !noted.has(c.id)), (p) => index.rowAt(projectId, p, false)?.type);
     for (let g = 0; g < commits.length; g += GROUP) {
       const group = commits.slice(g, g + GROUP);
       // Folder ids by path, valid while commits change no folders (reset by applyPlan otherwise).
@@ -112,30 +124,49 @@ async function replay(deps: SyncDeps, history: History, ids: string[], startPv: 
       db.transaction(() => {
         group.forEach((c, k) => {
           const p: ParsedMessage | null = parsed[g + k]!;
+          const note = noted.get(c.id);
           const push = pushes[start + g + k];
-          const applier = p
-            ? new CommitApplier(index, { projectId, projectVersion: ++pv, actor: p.actor, message: p.message, time: isoTime(c.commit.time) })
-            : new CommitApplier(index, { projectId, projectVersion: ++pv, message: c.commit.message.trim(), ...attribution(c.commit, push, options) });
-          if (p) {
+          const message = c.commit.message.trim();
+          if (p || note) {
+            const meta = p ? { actor: p.actor, message: p.message, time: isoTime(c.commit.time) } : { actor: note!.actor, message, time: note!.time };
+            const applier = new CommitApplier(index, { projectId, projectVersion: ++pv, ...meta });
             folderIds.clear();
-            for (const change of p.changes) applier.apply(change);
-          } else {
-            applyPlan(index, projectId, applier, plans.get(c.id)!, folderIds);
+            for (const change of (p ?? note!).changes) applier.apply(change);
+            applier.finalize(c.id);
+            // A rebuild keeps the push rows it finds (they are not node rows): add only missing ones.
+            if (note?.push && !pushRecorded(deps.db, projectId, note.push.after)) {
+              index.insertAudit(projectId, '', '', 'push', note.actor, { ref: 'refs/heads/main', ...note.push }, note.time);
+            }
+            if (push && push.after === c.id) deps.pushes?.forget(projectId, push.after);
+            return;
           }
+          const who = attribution(c.commit, push, options);
+          const applier = new CommitApplier(index, { projectId, projectVersion: ++pv, message, ...who });
+          applyPlan(index, projectId, applier, plans.get(c.id)!, folderIds);
           applier.finalize(c.id);
-          if (push && push.after === c.id) {
-            const details = { ref: 'refs/heads/main', before: push.before, after: push.after, commits: push.commits };
-            index.insertAudit(projectId, '', '', 'push', push.actor, details, push.receivedAt);
+          const pushRecord = push && push.after === c.id ? { before: push.before, after: push.after, commits: push.commits } : null;
+          if (pushRecord) {
+            index.insertAudit(projectId, '', '', 'push', push!.actor, { ref: 'refs/heads/main', ...pushRecord }, push!.receivedAt);
             // Consumed with its versions and audit row, all or nothing (the row survives a crash).
-            deps.pushes?.forget(projectId, push.after);
+            deps.pushes?.forget(projectId, pushRecord.after);
           }
+          draft.add(c.id, formatNote({ actor: who.actor, time: who.time, push: pushRecord, changes: applier.changes() }));
         });
         index.setIndexState(projectId, { headCommit: group[group.length - 1]!.id, projectVersion: pv, commitsSinceRepack: sinceRepack + pv - startPv });
+        // The notes reach git before the index commits: a crash in between re-indexes from them.
+        draft.commit();
       }).immediate();
     }
     lastTree = commits[commits.length - 1]!.commit.tree;
   }
   if (lastTree) await history.refreshFolderHashes(lastTree);
+}
+
+function pushRecorded(db: Db, projectId: string, after: string): boolean {
+  const row = db
+    .prepare(`SELECT 1 FROM content_audit_log WHERE project_id = ? AND path = '' AND action = 'push' AND json_extract(details, '$.after') = ? LIMIT 1`)
+    .get(projectId, after);
+  return row !== undefined;
 }
 
 /** For each commit of the chain, the registered push that brought it (if any). */
@@ -174,8 +205,12 @@ interface History {
   /** First-parent chain from `tip` back to `stop` (exclusive), oldest first; `reached`: stop was met. */
   chain(tip: string | null, stop: string | null): Promise<{ ids: string[]; reached: boolean }>;
   commits(ids: string[]): Promise<ChainCommit[]>;
-  /** Plans of commits without trailers (diffs against their first parent), by commit id. */
-  plans(commits: ChainCommit[]): Promise<Map<string, DiffPlan>>;
+  /**
+   * Plans of commits without trailers (diffs against their first parent), by commit id.
+   * `typeAt(path)`: the type of the file indexed at a path now (its new content is checked
+   * against it, so that a json or markdown node keeps its type while the content fits).
+   */
+  plans(commits: ChainCommit[], typeAt: TypeAt): Promise<Map<string, DiffPlan>>;
   /** Sets folder content hashes (tree ids) from the final tree. */
   refreshFolderHashes(rootTree: string): Promise<void>;
 }
@@ -273,7 +308,7 @@ class GitHistory implements History {
     });
   }
 
-  async plans(commits: ChainCommit[]): Promise<Map<string, DiffPlan>> {
+  async plans(commits: ChainCommit[], typeAt: TypeAt): Promise<Map<string, DiffPlan>> {
     const plans = new Map<string, DiffPlan>();
     if (commits.length === 0) return plans;
     const input = commits.map((c) => (c.commit.parents[0] ? `${c.id} ${c.commit.parents[0]}` : c.id)).join('\n') + '\n';
@@ -281,21 +316,23 @@ class GitHistory implements History {
     const byCommit = parseDiffTree(raw);
     // Sizes of every blob the commits add or change, and whether `.json` ones parse as documents.
     const blobs = new Set<string>();
-    const jsonBlobs = new Set<string>();
+    const checked = new Set<string>();
     for (const changes of byCommit.values()) {
       for (const c of changes) {
         if (c.newMode === '000000' || c.newMode === GIT_TREE_MODE) continue;
         blobs.add(c.newOid);
-        if (typeFromName(c.path) === 'json') jsonBlobs.add(c.newOid);
+        const now = typeAt(c.path);
+        if (typeFromName(c.path) === 'json' || now === 'json' || now === 'markdown') checked.add(c.newOid);
       }
     }
-    const [sizes, jsonOk] = await Promise.all([this.sizes([...blobs]), this.jsonDocuments([...jsonBlobs])]);
+    const [sizes, kinds] = await Promise.all([this.sizes([...blobs]), this.contentKinds([...checked])]);
     const info = (p: string, oid: string): FileInfo => {
       const size = sizes.get(oid);
       if (size === undefined) throw new GitFailed(`blob ${oid} could not be read`);
-      let type = typeFromName(p);
-      if (type === 'json' && !jsonOk.has(oid)) type = 'file';
-      return { oid, size, type };
+      const kind = kinds.get(oid);
+      const named = typeFromName(p);
+      // Blobs not read are neither at a json/markdown node nor named .json: only their name matters.
+      return fileInfo(p, oid, size, kind ?? { json: false, text: named === 'markdown' });
     };
     for (const c of commits) plans.set(c.id, await planFromChanges(byCommit.get(c.id) ?? [], info));
     return plans;
@@ -312,15 +349,15 @@ class GitHistory implements History {
     return sizes;
   }
 
-  /** The blobs among `oids` whose content parses as a JSON object or array (read in rounds of 256). */
-  private async jsonDocuments(oids: string[]): Promise<Set<string>> {
-    const ok = new Set<string>();
-    for (let i = 0; i < oids.length; i += 256) {
-      const round = oids.slice(i, i + 256);
+  /** What each blob's content can be served as (read in rounds of 64). */
+  private async contentKinds(oids: string[]): Promise<Map<string, ContentKind>> {
+    const kinds = new Map<string, ContentKind>();
+    for (let i = 0; i < oids.length; i += 64) {
+      const round = oids.slice(i, i + 64);
       const objects = parseCatFileBatch(await this.git(['cat-file', '--batch'], round.join('\n') + '\n'));
-      for (const [oid, o] of objects) if (isJsonDocument(Buffer.from(o.content))) ok.add(oid);
+      for (const [oid, o] of objects) kinds.set(oid, contentKind(Buffer.from(o.content)));
     }
-    return ok;
+    return kinds;
   }
 
   async refreshFolderHashes(rootTree: string): Promise<void> {
@@ -393,7 +430,44 @@ function parseDiffTree(buf: Buffer): Map<string, RawChange[]> {
 interface FileInfo {
   oid: string;
   size: number;
+  /** The type its name and content give it (json only when the content is a JSON document). */
   type: Exclude<NodeType, 'folder'>;
+  /** What the content can be served as: a node of that type keeps it. */
+  json: boolean;
+  text: boolean;
+}
+
+interface ContentKind {
+  json: boolean;
+  text: boolean;
+}
+
+type TypeAt = (path: string) => NodeType | undefined;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function contentKind(bytes: Buffer): ContentKind {
+  let text = true;
+  try {
+    utf8.decode(bytes);
+  } catch {
+    text = false;
+  }
+  return { json: text && isJsonDocument(bytes), text };
+}
+
+function fileInfo(path: string, oid: string, size: number, kind: ContentKind): FileInfo {
+  let type = typeFromName(path);
+  if (type === 'json' && !kind.json) type = 'file';
+  return { oid, size, type, json: kind.json, text: kind.text };
+}
+
+/** A node keeps its type while the new content fits it; otherwise name and content decide. */
+function keptType(row: NodeRow | undefined, f: FileInfo): Exclude<NodeType, 'folder'> {
+  if (!row || row.type === 'folder') return f.type;
+  if (row.type === 'json') return f.json ? 'json' : f.type;
+  if (row.type === 'markdown') return f.text ? 'markdown' : f.type === 'markdown' ? 'file' : f.type;
+  return row.type;
 }
 
 interface DiffPlan {
@@ -459,9 +533,7 @@ async function planDiff(repo: Repo, from: string | null, to: string | null): Pro
   };
   const info = async (p: string, oid: string): Promise<FileInfo> => {
     const bytes = await repo.readBlob(oid);
-    let type = typeFromName(p);
-    if (type === 'json' && !isJsonDocument(bytes)) type = 'file';
-    return { oid, size: bytes.length, type };
+    return fileInfo(p, oid, bytes.length, contentKind(bytes));
   };
   return finishPlan({ removedTrees, addedTrees, removedFiles, addedFiles, modifiedFiles }, expand, info);
 }
@@ -614,7 +686,7 @@ function applyPlan(index: IndexStore, projectId: string, applier: CommitApplier,
   for (const [p, f] of [...plan.added, ...plan.modified]) {
     const row = fileAt(p);
     if (row && row.content_hash === f.oid) continue;
-    const type = row && !(row.type === 'json' && f.type !== 'json') ? row.type : f.type;
+    const type = keptType(row, f);
     applier.apply({ id: row?.id ?? newNodeId(), type, op: row ? 'update' : 'create', parentId: parentOf(p), path: p, blobId: f.oid, size: f.size }, row ?? null);
   }
 }

@@ -104,6 +104,7 @@ export class IndexStore {
         VALUES (@node_id, @version, @project_id, @project_version, @commit_id, @blob_id, @type, @path, @parent_id,
           @operation, @actor_type, @actor_id, @author, @message, @size, @created_at)`),
       version: p(`SELECT * FROM node_versions WHERE node_id = ? AND version = ?`),
+      versionAtPv: p(`SELECT * FROM node_versions WHERE node_id = ? AND project_version <= ? ORDER BY version DESC LIMIT 1`),
       versions: p(`SELECT * FROM node_versions WHERE node_id = ? AND version > ? ORDER BY version DESC LIMIT ?`),
       versionsAt: p(`SELECT v.* FROM node_versions v WHERE v.project_id = ? AND v.project_version <= ?
           AND v.version = (SELECT MAX(w.version) FROM node_versions w WHERE w.node_id = v.node_id AND w.project_version <= ?)`),
@@ -218,6 +219,12 @@ export class IndexStore {
     return { versions: rows.map(toVersion), total: currentVersion, currentVersion };
   }
 
+  /** The node's latest version at or before project version `pv` (null: it did not exist yet). */
+  versionAt(nodeId: string, pv: number): VersionInfo | null {
+    const r = this.s.versionAtPv.get(nodeId, pv) as VersionRow | undefined;
+    return r ? toVersion(r) : null;
+  }
+
   /** Each node's latest version at or before project version `pv` (project rollback). */
   versionsAt(projectId: string, pv: number): VersionRow[] {
     return this.s.versionsAt.all(projectId, pv, pv) as VersionRow[];
@@ -245,6 +252,14 @@ export class IndexStore {
       deletedAt: r.deleted_at,
       deletedBy: r.deleted_by,
     }));
+  }
+
+  /** Every audit entry of a project (pushes included, path ''), newest first, below `beforeId`. */
+  auditByProject(projectId: string, limit: number, beforeId?: number): AuditLogEntry[] {
+    const rows = this.db
+      .prepare(`SELECT * FROM content_audit_log WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?`)
+      .all(projectId, beforeId ?? Number.MAX_SAFE_INTEGER, limit) as AuditRow[];
+    return rows.map(toAudit);
   }
 
   auditByNode(projectId: string, nodeId: string, limit: number): AuditLogEntry[] {

@@ -15,6 +15,57 @@ const MAX_NAME_BYTES = 255;
 const MAX_PATH_BYTES = 1024;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Code points HFS+ ignores when it compares names, so `.g\u200cit` opens `.git` there; git skips
+ * the same list in its is_hfs_dotgit check.
+ */
+const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
+/**
+ * Why git itself refuses `name` as a path component (its verify_path and fsck `hasDotgit`
+ * rules, with the NTFS and HFS+ protections on as on a server), or null when it is fine:
+ * - `.git` in any case (NTFS and HFS+ are case-insensitive);
+ * - on NTFS: `.git` or its 8.3 short name `git~1`, followed only by spaces and dots (which
+ *   NTFS drops) up to the end or a `:` (an alternate data stream: `.git::$INDEX_ALLOCATION`);
+ * - on HFS+: `.git` once the ignored code points above are removed;
+ * - a backslash anywhere: NTFS reads it as a separator (git refuses it on Windows, and its
+ *   NTFS check looks for `.git` after each one), so `a\.git` or `..\x` would escape on a clone.
+ * With `symlink`, also what git refuses for symbolic links: `.gitmodules` and its NTFS short
+ * names and HFS+ spellings.
+ */
+export function gitNameProblem(name: string, options: { symlink?: boolean } = {}): string | null {
+  if (name.includes('\\')) return 'may not contain a backslash';
+  if (isNtfsDotGeneric(name, 'git', 'git~1') || isHfsDot(name, 'git')) return 'may not contain .git or a name git reads as .git';
+  if (options.symlink && (isNtfsDotGeneric(name, 'gitmodules', 'gi7eba') || isHfsDot(name, 'gitmodules'))) {
+    return 'may not link .gitmodules';
+  }
+  return null;
+}
+
+/** `.<needle>` (any case) or NTFS short names of it, then only spaces/dots up to the end or ':'. */
+function isNtfsDotGeneric(name: string, needle: string, shortPrefix: string): boolean {
+  const lower = name.toLowerCase();
+  const onlyTrailing = (from: number) => /^[ .]*(:|$)/.test(name.slice(from));
+  if (needle === 'git') {
+    if (lower.startsWith('.git') && onlyTrailing(4)) return true;
+    return lower.startsWith('git~1') && onlyTrailing(5);
+  }
+  if (lower.startsWith('.' + needle) && onlyTrailing(needle.length + 1)) return true;
+  // The regular short name: the first 6 characters, then ~1 to ~4.
+  if (lower.startsWith(needle.slice(0, 6)) && /^~[1-4]/.test(name.slice(6)) && onlyTrailing(8)) return true;
+  // The fall-back short name: a hashed prefix, ~ and digits, 8 characters in all.
+  const m = /^([^~]{0,6})~([1-9][0-9]*)/.exec(name.slice(0, 8));
+  if (name.length < 8 || !m || m[0].length !== 8 || /[^\x00-\x7f]/.test(m[1])) return false;
+  return shortPrefix.startsWith(m[1].toLowerCase()) && m[1].length > 0 && onlyTrailing(8);
+}
+
+/** `.<needle>` as HFS+ compares names: ignorable code points skipped, ASCII case folded. */
+function isHfsDot(name: string, needle: string): boolean {
+  const folded = name.replace(HFS_IGNORED, '');
+  return folded.length === needle.length + 1 && folded[0] === '.' && /^[\x00-\x7f]*$/.test(folded) && folded.slice(1).toLowerCase() === needle;
+}
 
 /**
  * Normalizes a user path ("/a//b/" is rejected, "a/b" kept; leading/trailing slashes are
@@ -27,13 +78,16 @@ export function normalizePath(input: unknown, field = 'path'): string {
   if (p.endsWith('/')) p = p.slice(0, -1);
   if (p === '' || p === '.') return '';
   if (CONTROL.test(p)) throw new ValidationError(`${field} contains control characters`, { field, path: input });
+  // A lone surrogate has no UTF-8 form: git would store U+FFFD while the index kept the original.
+  if (LONE_SURROGATE.test(p)) throw new ValidationError(`${field} is not valid Unicode (a lone surrogate)`, { field });
   if (Buffer.byteLength(p) > MAX_PATH_BYTES) {
     throw new ValidationError(`${field} is longer than ${MAX_PATH_BYTES} bytes`, { field });
   }
   for (const seg of p.split('/')) {
     if (seg === '') throw new ValidationError(`${field} has an empty segment`, { field, path: input });
     if (seg === '.' || seg === '..') throw new ValidationError(`${field} may not contain . or ..`, { field, path: input });
-    if (seg.toLowerCase() === '.git') throw new ValidationError(`${field} may not contain .git`, { field, path: input });
+    const refused = gitNameProblem(seg);
+    if (refused) throw new ValidationError(`${field} ${refused}`, { field, path: input });
     if (Buffer.byteLength(seg) > MAX_NAME_BYTES) {
       throw new ValidationError(`a name in ${field} is longer than ${MAX_NAME_BYTES} bytes`, { field });
     }

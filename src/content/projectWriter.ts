@@ -1,13 +1,19 @@
 import { execFile } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import { CommitApplier } from './commitApplier.ts';
-import { isContentError, ValidationError } from './errors.ts';
+import { isLargeCommit, planBulkWrite } from './largeCommit.ts';
+import { TimeSlice } from './timeSlice.ts';
+import { ConflictError, isContentError, NotFoundError, ValidationError } from './errors.ts';
 import { serializeCommit } from './git/commitObject.ts';
 import type { ObjectType } from './git/objects.ts';
 import { PackBuilder } from './git/packWriter.ts';
 import { breakMainLock, mainLockAge } from './git/refs.ts';
+import { dropExtraBitmaps } from './git/bitmaps.ts';
 import type { Repo, RepoRegistry } from './git/repo.ts';
 import { rebuildIndex, syncFromGit } from './gitSync.ts';
 import type { IndexStore } from './indexStore.ts';
@@ -16,7 +22,7 @@ import { applyMutation, type MutationContext, type PreparedMutation } from './mu
 import { parentPath, TRASH_DIR } from './paths.ts';
 import { rollbackFolder } from './folderRollback.ts';
 import { rollbackProject } from './projectRollback.ts';
-import { formatMessage } from './trailers.ts';
+import { formatMessage, formatMessageSliced } from './trailers.ts';
 import { EMPTY_BLOB, loadTree, NeedsLoad, Tree, WorkTree } from './tree.ts';
 import type { PushExpectations } from './pushExpectations.ts';
 import type { Actor, CommitResult, NodeInfo, ReindexReport, SyncOptions, SyncReport } from './types.ts';
@@ -40,6 +46,10 @@ interface Job {
   actor: Actor;
   message?: string;
   mutations: PreparedMutation[];
+  /** CommitOptions.guard: a check (and its writes) inside the call's savepoint. */
+  guard?: () => void;
+  /** Parents after the tip (a merge commit: the git remote's merge of a push to refs/for/main). */
+  extraParents?: string[];
   resolve: (r: CommitResult) => void;
   reject: (e: unknown) => void;
 }
@@ -54,6 +64,12 @@ interface Task {
 class RefMoved extends Error {}
 /** Another process holds `main.lock` right now. */
 class RefLocked extends Error {}
+/** A call's guard refused it: the call fails alone with `reason`. */
+class GuardRejected extends Error {
+  constructor(readonly reason: unknown) {
+    super('guard rejected the call');
+  }
+}
 
 /** A lock older than this is taken to be abandoned by a crashed process. */
 const STALE_LOCK_MS = 30_000;
@@ -68,7 +84,11 @@ export class ProjectWriters {
     this.lru = new Lru<string, ProjectWriter>(deps.maxCached);
   }
 
+  /** Projects deleted while this process runs: nothing may recreate their repository. */
+  private readonly gone = new Set<string>();
+
   get(projectId: string): ProjectWriter {
+    if (this.gone.has(projectId)) throw new NotFoundError('project not found', { project_id: projectId });
     let w = this.busy.get(projectId) ?? this.lru.get(projectId);
     if (!w || w.destroyed) {
       w = new ProjectWriter(projectId, this.deps, this);
@@ -85,6 +105,22 @@ export class ProjectWriters {
 
   forget(projectId: string): void {
     this.lru.delete(projectId);
+  }
+
+  markGone(projectId: string): void {
+    this.gone.add(projectId);
+    this.lru.delete(projectId);
+  }
+
+  /** A project created (again) under this id may be written. */
+  revive(projectId: string): void {
+    this.gone.delete(projectId);
+  }
+
+  /** Throws unless the project may take new data (not deleted, not being deleted). */
+  assertWritable(projectId: string): void {
+    const w = this.get(projectId);
+    if (w.closing) throw w.closingError();
   }
 
   gitAvailable(): boolean {
@@ -116,6 +152,9 @@ export class ProjectWriter {
   private readonly repo: Repo;
   /** Set once the project was deleted: ProjectWriters then hands out a fresh writer. */
   destroyed = false;
+  /** Set when deletion was asked for: calls queued before it still run, new ones are refused. */
+  closing = false;
+  private destroying: Promise<void> | null = null;
 
   constructor(
     readonly projectId: string,
@@ -125,7 +164,12 @@ export class ProjectWriter {
     this.repo = deps.repos.get(projectId);
   }
 
+  closingError(): ConflictError {
+    return new ConflictError('the project is being deleted', { project_id: this.projectId });
+  }
+
   submit(job: Omit<Job, 'resolve' | 'reject'>): Promise<CommitResult> {
+    if (this.closing) return Promise.reject(this.closingError());
     if (job.mutations.some((m) => m.op === 'rollbackProject') && job.mutations.length > 1) {
       return Promise.reject(new ValidationError('a project rollback must be the only mutation of its commit'));
     }
@@ -142,7 +186,9 @@ export class ProjectWriter {
   reindex(): Promise<ReindexReport> {
     return this.exclusive(async () => {
       this.work = null;
-      return rebuildIndex(this.syncDeps());
+      const report = await rebuildIndex(this.syncDeps());
+      await unlink(this.indexingMarker()).catch(() => {});
+      return report;
     });
   }
 
@@ -150,18 +196,96 @@ export class ProjectWriter {
     return this.exclusive(() => this.repackLocked());
   }
 
-  /** After queued writes: removes the repository and the project's index rows. */
-  destroy(): Promise<void> {
+  /**
+   * One call planned against the current tip inside the project's serialized section (the merge
+   * of a push to refs/for/main): `plan(tip)` returns it (null: nothing to commit). Should main
+   * move before it is written (a direct push), it is planned again on the new tip.
+   */
+  submitPlanned(plan: (tip: string | null) => Promise<Omit<Job, 'resolve' | 'reject'> | null>): Promise<CommitResult | null> {
     return this.exclusive(async () => {
-      this.destroyed = true;
+      for (let attempt = 0; ; attempt++) {
+        await this.ready();
+        const planned = this.head;
+        const job = await plan(planned);
+        if (!job) return null;
+        const stale = new Error('main moved while the merge was planned');
+        let result: CommitResult | null = null;
+        let error: unknown = null;
+        const guard = () => {
+          if ((this.deps.index.indexState(this.projectId)?.headCommit ?? null) !== planned) throw stale;
+          job.guard?.();
+        };
+        await this.runBatch([{ ...job, guard, resolve: (r) => (result = r), reject: (e) => (error = e ?? stale) }]);
+        if (error === stale && attempt < 5) continue;
+        if (error) throw error;
+        return result;
+      }
+    });
+  }
+
+  /**
+   * Runs a history rewrite (a purge) with the project's writes held: the index is brought up to
+   * main first, `work` rewrites the repository, then the index is rebuilt from the new history.
+   */
+  rewrite<T>(work: (repo: Repo, gitBinary: string | null) => Promise<T>): Promise<{ result: T; report: ReindexReport }> {
+    return this.exclusive(async () => {
+      await this.syncLocked();
+      this.work = null;
+      this.head = null;
+      try {
+        const result = await work(this.repo, this.owner.gitAvailable() ? this.deps.gitBinary : null);
+        this.repo.dropCache();
+        const report = await rebuildIndex(this.syncDeps());
+        this.notify();
+        return { result, report };
+      } finally {
+        this.work = null;
+        this.head = null;
+      }
+    });
+  }
+
+  /**
+   * Deletes the project: calls queued before this one finish (they were accepted), later ones are
+   * refused (409 while it runs, 404 after). Then the index rows go in one transaction and the
+   * repository leaves its name in one rename (to a dot folder nothing lists), so no reader or
+   * `cns reindex` ever sees half a project; the renamed folder is removed last, and if that
+   * fails (a process still writing into it) it is only a hidden leftover, swept next time.
+   */
+  destroy(): Promise<void> {
+    if (this.destroying) return this.destroying;
+    const run = this.exclusive(async () => {
       this.work = null;
       this.head = null;
       this.deps.db.transaction(() => this.deps.index.deleteProject(this.projectId)).immediate();
-      await rm(this.repo.gitdir, { recursive: true, force: true });
+      const gitdir = this.repo.gitdir;
+      const doomed = join(dirname(gitdir), `.deleted-${this.projectId}-${randomBytes(4).toString('hex')}`);
+      let moved = true;
+      try {
+        await rename(gitdir, doomed);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        moved = false;
+      }
       this.repo.forgetDisk();
       this.deps.repos.forget(this.projectId);
-      this.owner.forget(this.projectId);
+      this.owner.markGone(this.projectId);
+      // Only now: while it runs, ProjectWriters keeps handing out this (closing) writer.
+      this.destroyed = true;
+      if (moved) {
+        await rm(doomed, { recursive: true, force: true, maxRetries: 5 }).catch((err: unknown) => {
+          this.deps.logger?.warn({ err, projectId: this.projectId, folder: doomed }, 'could not remove the deleted repository yet');
+        });
+      }
     });
+    this.closing = true;
+    this.destroying = run.catch((e: unknown) => {
+      // The repository could not be moved away: the project stays writable and deletion can be retried.
+      this.closing = false;
+      this.destroying = null;
+      throw e;
+    });
+    return this.destroying;
   }
 
   async idle(): Promise<void> {
@@ -169,6 +293,7 @@ export class ProjectWriter {
   }
 
   private exclusive<T>(run: () => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(this.closingError());
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ run, resolve: resolve as (r: never) => void, reject });
       this.kick();
@@ -197,8 +322,14 @@ export class ProjectWriter {
         }
         continue;
       }
+      if (isLargeJob(first)) {
+        this.queue.shift();
+        await this.runLarge(first);
+        await this.maybeRepack();
+        continue;
+      }
       const jobs: Job[] = [];
-      while (jobs.length < this.deps.maxBatchCommits && this.queue.length > 0 && !('run' in this.queue[0])) {
+      while (jobs.length < this.deps.maxBatchCommits && this.queue.length > 0 && !('run' in this.queue[0]) && !isLargeJob(this.queue[0])) {
         jobs.push(this.queue.shift() as Job);
       }
       await this.runBatch(jobs);
@@ -247,8 +378,148 @@ export class ProjectWriter {
     }
   }
 
+  /**
+   * One call of thousands of writes (a bulk write) as one commit, without holding the event loop:
+   * it is planned in memory (index reads only), hashed and written as a pack in time slices, and
+   * `main` moves by compare-and-swap; only then is the index written, in short transactions
+   * between which other requests run. Until the last of them the project's index state still names
+   * the previous head and a marker file names the commit: after a crash in between, ready()
+   * rebuilds the project's index from git (git is the source of truth). Other writes of the
+   * project wait in the queue meanwhile; readers may see the commit's nodes appear before it is
+   * acknowledged.
+   */
+  private async runLarge(job: Job): Promise<void> {
+    let lockedSince = 0;
+    for (;;) {
+      const slice = new TimeSlice();
+      try {
+        await this.ready();
+        const work = this.work!;
+        const before = this.head;
+        const st = this.deps.index.indexState(this.projectId);
+        const pv = (st?.projectVersion ?? 0) + 1;
+        const pack = new PackBuilder();
+        work.begin();
+        let changes;
+        try {
+          changes = await planBulkWrite({ projectId: this.projectId, index: this.deps.index, tree: work, repo: this.repo, pack, slice }, job.mutations as never);
+        } catch (e) {
+          work.revert();
+          if (isContentError(e)) {
+            job.reject(e);
+            return;
+          }
+          throw e;
+        }
+        if (changes.length === 0) {
+          work.keep();
+          job.resolve({ changed: false, commitId: null, projectVersion: null, nodes: [] });
+          return;
+        }
+        const folderHashes: [string, string][] = [];
+        const writeObject = (type: ObjectType, content: Buffer) => pack.add(type, content);
+        const tree = await work.hashSliced(writeObject, (path, oid) => {
+          if (path !== '' && path !== TRASH_DIR) folderHashes.push([path, oid]);
+        }, slice);
+        const seconds = Math.floor(Date.now() / 1000);
+        const message = job.message?.trim() || describe(job.mutations);
+        const full = await formatMessageSliced(message, job.actor, changes, () => slice.tick());
+        await slice.yield();
+        const commitId = await pack.addSliced('commit', serializeCommit({
+          tree, parents: [...(before ? [before] : []), ...(job.extraParents ?? [])], authorName: job.actor.author, authorEmail: emailOf(job.actor), time: seconds, message: full,
+        }), slice);
+        await slice.yield();
+        await this.repo.writePackSliced(pack, slice);
+        this.repo.syncObjectDirs();
+        await writeFile(this.indexingMarker(), commitId + '\n');
+        const cas = this.repo.casMain(before, commitId);
+        if (cas !== 'ok') {
+          await unlink(this.indexingMarker()).catch(() => {});
+          throw cas === 'moved' ? new RefMoved() : new RefLocked();
+        }
+        work.keep();
+        this.head = commitId;
+        // main has the commit: the index catches up in short transactions.
+        const applier = new CommitApplier(this.deps.index, {
+          projectId: this.projectId, projectVersion: pv, actor: job.actor, message, time: new Date(seconds * 1000).toISOString(),
+        });
+        const { index } = this.deps;
+        const projectId = this.projectId;
+        const steps = (function* () {
+          for (const c of changes) yield () => applier.apply(c);
+          for (const [path, oid] of folderHashes) yield () => { index.setFolderHash(projectId, path, oid); };
+          const fin = applier.finalizeSteps(commitId);
+          for (;;) {
+            let done = false;
+            yield () => { done = fin.next().done === true; };
+            if (done) return;
+          }
+        })();
+        let finished = false;
+        while (!finished) {
+          this.deps.db.transaction(() => {
+            while (!slice.due()) {
+              const step = steps.next();
+              if (step.done) {
+                finished = true;
+                this.deps.index.setIndexState(this.projectId, {
+                  headCommit: commitId, projectVersion: pv, commitsSinceRepack: (st?.commitsSinceRepack ?? 0) + 1,
+                });
+                return;
+              }
+              step.value();
+            }
+          }).immediate();
+          await slice.yield();
+        }
+        await unlink(this.indexingMarker()).catch(() => {});
+        const nodes: NodeInfo[] = [];
+        for (const c of changes) {
+          await slice.tick();
+          const n = this.deps.index.nodeById(this.projectId, c.id);
+          if (n) nodes.push(n);
+        }
+        job.resolve({ changed: true, commitId, projectVersion: pv, nodes });
+        this.notify();
+        return;
+      } catch (e) {
+        this.work = null;
+        if (e instanceof RefMoved) continue;
+        if (e instanceof RefLocked) {
+          lockedSince ||= Date.now();
+          if ((mainLockAge(this.repo.gitdir) ?? 0) > STALE_LOCK_MS) breakMainLock(this.repo.gitdir);
+          else if (Date.now() - lockedSince > 2 * STALE_LOCK_MS) {
+            job.reject(new Error('refs/heads/main stays locked by another process'));
+            return;
+          }
+          await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
+          continue;
+        }
+        this.deps.logger?.error({ err: e, projectId: this.projectId }, 'large commit failed');
+        job.reject(e);
+        return;
+      }
+    }
+  }
+
+  /** Present while a large commit is on main but not fully indexed (see runLarge). */
+  private indexingMarker(): string {
+    return join(this.repo.gitdir, 'cns-indexing');
+  }
+
+  /** A large commit was interrupted while being indexed: rebuild the project's index from git. */
+  private async recoverInterruptedIndexing(): Promise<void> {
+    if (!existsSync(this.indexingMarker())) return;
+    this.deps.logger?.warn({ projectId: this.projectId }, 'a large commit was not fully indexed: rebuilding the index from git');
+    this.work = null;
+    await rebuildIndex(this.syncDeps());
+    await unlink(this.indexingMarker()).catch(() => {});
+    this.notify();
+  }
+
   /** Loads the index up to the tip of `main` (pushed commits) and the in-memory tree of that tip. */
   private async ready(): Promise<void> {
+    await this.recoverInterruptedIndexing();
     const tip = this.repo.readMain();
     const indexed = this.deps.index.indexState(this.projectId)?.headCommit ?? null;
     if (tip !== indexed) {
@@ -317,6 +588,8 @@ export class ProjectWriter {
           out.toLoad.push(e.tree);
         } else if (isContentError(e)) {
           out.failed.push([job, e]);
+        } else if (e instanceof GuardRejected) {
+          out.failed.push([job, e.reason]);
         } else {
           throw e;
         }
@@ -352,6 +625,13 @@ export class ProjectWriter {
     });
     const writeObject = (type: ObjectType, content: Buffer) => pack.add(type, content);
     const ctx: MutationContext = { projectId: this.projectId, index, tree: this.work!, applier, projectVersion, writeObject };
+    if (job.guard) {
+      try {
+        job.guard();
+      } catch (e) {
+        throw new GuardRejected(e);
+      }
+    }
     for (const m of job.mutations) {
       if (m.op === 'rollbackProject') rollbackProject(ctx, m.targetVersion);
       else if (m.op === 'rollbackFolder') rollbackFolder(ctx, m.folderId, m.targetVersion);
@@ -369,7 +649,7 @@ export class ProjectWriter {
       'commit',
       serializeCommit({
         tree,
-        parents: parent ? [parent] : [],
+        parents: [...(parent ? [parent] : []), ...(job.extraParents ?? [])],
         authorName: job.actor.author,
         authorEmail: emailOf(job.actor),
         time: seconds,
@@ -387,6 +667,7 @@ export class ProjectWriter {
   }
 
   private async syncLocked(options: SyncOptions = {}): Promise<SyncReport> {
+    await this.recoverInterruptedIndexing();
     const report = await syncFromGit(this.syncDeps(), options);
     if (report.indexedCommits > 0) {
       this.work = null;
@@ -446,10 +727,16 @@ export class ProjectWriter {
       return false;
     }
     this.repo.dropCache();
+    dropExtraBitmaps(this.repo.gitdir);
     const st = this.deps.index.indexState(this.projectId);
     if (st) this.deps.db.transaction(() => this.deps.index.setIndexState(this.projectId, { ...st, commitsSinceRepack: 0 })).immediate();
     return true;
   }
+}
+
+/** A bulk write big enough for the sliced path (runLarge); calls with a guard keep the batch path. */
+function isLargeJob(job: Job): boolean {
+  return !job.guard && isLargeCommit(job.mutations);
 }
 
 interface BatchOutcome {

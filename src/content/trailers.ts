@@ -56,12 +56,21 @@ export function parseMessage(full: string): ParsedMessage | null {
   const block = cut < 0 ? text : text.slice(cut + 2);
   if (!block.startsWith('Cns-Actor: ')) return null;
   const lines = block.split('\n');
-  const a = /^Cns-Actor: (user|agent|sync) (\S+) (.*)$/.exec(lines[0]);
-  if (!a) return null;
-  const actor: Actor = { type: a[1] as Actor['type'], id: a[2], author: a[3] };
+  const actor = parseActor(lines[0]);
+  if (!actor) return null;
+  return { message: cut < 0 ? '' : text.slice(0, cut), actor, changes: parseNodeLines(lines.slice(1)) };
+}
+
+function parseActor(line: string): Actor | null {
+  const a = /^Cns-Actor: (user|agent|sync) (\S+) (.*)$/.exec(line);
+  return a ? { type: a[1] as Actor['type'], id: a[2], author: a[3] } : null;
+}
+
+/** `Cns-Node` and `Cns-From` lines (other lines are skipped). */
+function parseNodeLines(lines: string[]): NodeChange[] {
   const changes: NodeChange[] = [];
   const byId = new Map<string, NodeChange>();
-  for (const line of lines.slice(1)) {
+  for (const line of lines) {
     let m = /^Cns-Node: (\S+) (\d+) (folder|json|markdown|file) (\w+) (\S+) (\d+) (\S+) (.*)$/.exec(line);
     if (m) {
       const c: NodeChange = {
@@ -81,7 +90,54 @@ export function parseMessage(full: string): ParsedMessage | null {
     m = /^Cns-From: (\S+) (.*)$/.exec(line);
     if (m && byId.has(m[1])) byId.get(m[1])!.fromPath = m[2];
   }
-  return { message: cut < 0 ? '' : text.slice(0, cut), actor, changes };
+  return changes;
+}
+
+/*
+ * Notes (`refs/notes/cns`, one note per commit that has no trailers, i.e. pushed with git):
+ * what indexing that commit decided, so that a rebuild from git reproduces it exactly (node ids
+ * of pushed files, the pusher as actor, the arrival time, the push's audit entry).
+ *
+ *   Cns-Actor: <actor type> <actor id> <author text>
+ *   Cns-Time: <ISO 8601 time of the versions>
+ *   Cns-Push: <before|-> <after> <commits>          (on the tip commit of a push only)
+ *   Cns-Node: ... / Cns-From: ...                   (as in trailers)
+ */
+
+export interface PushRecord {
+  before: string | null;
+  after: string;
+  commits: number;
+}
+
+export interface ParsedNote {
+  actor: Actor;
+  time: string;
+  push: PushRecord | null;
+  changes: NodeChange[];
+}
+
+export function formatNote(note: ParsedNote): string {
+  const { actor } = note;
+  const lines = [`Cns-Actor: ${actor.type} ${oneWord(actor.id)} ${oneLine(actor.author)}`, `Cns-Time: ${note.time}`];
+  if (note.push) lines.push(`Cns-Push: ${note.push.before ?? '-'} ${note.push.after} ${note.push.commits}`);
+  for (const c of note.changes) {
+    lines.push(`Cns-Node: ${c.id} ${c.version ?? 0} ${c.type} ${c.op} ${c.parentId ?? '-'} ${c.size} ${c.blobId ?? '-'} ${c.path}`);
+    if (c.fromPath !== undefined) lines.push(`Cns-From: ${c.id} ${c.fromPath}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Reads a note written by formatNote; null when it is not one. */
+export function parseNote(text: string): ParsedNote | null {
+  const lines = text.replace(/\n+$/, '').split('\n');
+  const actor = parseActor(lines[0] ?? '');
+  const t = /^Cns-Time: (\S+)$/.exec(lines[1] ?? '');
+  if (!actor || !t || Number.isNaN(Date.parse(t[1]))) return null;
+  let push: PushRecord | null = null;
+  const p = /^Cns-Push: ([0-9a-f]{40}|-) ([0-9a-f]{40}) (\d+)$/.exec(lines[2] ?? '');
+  if (p) push = { before: p[1] === '-' ? null : p[1], after: p[2], commits: Number(p[3]) };
+  return { actor, time: t[1], push, changes: parseNodeLines(lines.slice(2)) };
 }
 
 /** Commit messages keep newlines and tabs; other control characters would corrupt the object. */
@@ -96,4 +152,15 @@ function oneLine(s: string): string {
 
 function oneWord(s: string): string {
   return s.replace(/\s+/g, '_');
+}
+
+/** formatMessage() for commits of many thousands of nodes: yields to the event loop between slices. */
+export async function formatMessageSliced(message: string, actor: Actor, changes: NodeChange[], tick: () => Promise<void>): Promise<string> {
+  const lines = [`Cns-Actor: ${actor.type} ${oneWord(actor.id)} ${oneLine(actor.author)}`];
+  for (const c of changes) {
+    await tick();
+    lines.push(`Cns-Node: ${c.id} ${c.version ?? 0} ${c.type} ${c.op} ${c.parentId ?? '-'} ${c.size} ${c.blobId ?? '-'} ${c.path}`);
+    if (c.fromPath !== undefined) lines.push(`Cns-From: ${c.id} ${c.fromPath}`);
+  }
+  return `${cleanMessage(message)}\n\n${lines.join('\n')}\n`;
 }

@@ -1,6 +1,7 @@
 import type { Repo } from './git/repo.ts';
 import type { ObjectType } from './git/objects.ts';
 import { PLACEHOLDER } from './paths.ts';
+import type { TimeSlice } from './timeSlice.ts';
 
 /** Id of the empty blob: the content of every folder placeholder. */
 export const EMPTY_BLOB = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391';
@@ -122,6 +123,11 @@ export class WorkTree {
   /** Hashes dirty trees bottom-up, writing each as an object; reports every tree written. */
   hash(write: (type: ObjectType, content: Buffer) => string, onTree: (path: string, oid: string) => void): string {
     return hashTree(this.root, '', write, onTree);
+  }
+
+  /** Like hash(), yielding to the event loop between slices (a commit touching thousands of folders or entries). */
+  hashSliced(write: (type: ObjectType, content: Buffer) => string, onTree: (path: string, oid: string) => void, slice: TimeSlice): Promise<string> {
+    return hashTreeSliced(this.root, '', write, onTree, slice);
   }
 
   /** Reads the trees along `path` (and the tree at `path` itself) that are not loaded yet. */
@@ -247,6 +253,38 @@ function hashTree(
     t.raw = Buffer.concat(parts);
     t.idAt = idAt;
   }
+  t.changed = null;
+  t.oid = write('tree', t.raw);
+  onTree(path, t.oid);
+  return t.oid;
+}
+
+/** hashTree's full re-serialization, with a yield point per entry (only large commits come here). */
+async function hashTreeSliced(
+  t: Tree,
+  path: string,
+  write: (type: ObjectType, content: Buffer) => string,
+  onTree: (path: string, oid: string) => void,
+  slice: TimeSlice,
+): Promise<string> {
+  if (t.oid) return t.oid;
+  const map = t.entries!;
+  const order = (t.order ??= sortedNames(map));
+  const parts: Buffer[] = [];
+  const idAt = new Map<string, number>();
+  let offset = 0;
+  for (const name of order) {
+    await slice.tick();
+    const e = map.get(name)!;
+    const oid = e instanceof Tree ? await hashTreeSliced(e, path === '' ? name : `${path}/${name}`, write, onTree, slice) : e.oid;
+    const head = Buffer.from(`${e instanceof Tree ? TREE_MODE : e.mode} ${name}\0`, 'utf8');
+    offset += head.length;
+    idAt.set(name, offset);
+    offset += 20;
+    parts.push(head, Buffer.from(oid, 'hex'));
+  }
+  t.raw = Buffer.concat(parts);
+  t.idAt = idAt;
   t.changed = null;
   t.oid = write('tree', t.raw);
   onTree(path, t.oid);

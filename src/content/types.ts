@@ -98,6 +98,12 @@ export type Mutation =
 export interface CommitOptions {
   /** Commit message; generated from the mutations when absent. */
   message?: string;
+  /**
+   * Runs inside the call's SQLite savepoint, before its mutations, on the index as it is when
+   * the commit is built (and again if the batch is rebuilt). Whatever it throws fails this call
+   * alone with that error; its own SQLite writes commit or roll back with the call.
+   */
+  guard?: () => void;
 }
 
 export interface CommitResult {

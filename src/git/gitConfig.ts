@@ -16,6 +16,12 @@ const SERVED_CONFIG: [string, string][] = [
   ['receive.fsckObjects', 'true'],
   // ... except `.git` names, which the pre-receive hook refuses in the API's own words.
   ['receive.fsck.hasDotgit', 'ignore'],
+  // Maintenance is the store's (under the project's lock): a `gc --auto` started by a push would
+  // repack concurrently with it and leave two packs with a bitmap each (every clone warns).
+  ['receive.autogc', 'false'],
+  // Pushes to refs/for/main are merged into main by the service (hooks/proc-receive).
+  ['receive.procReceiveRefs', 'refs/for/main'],
+  ['gc.auto', '0'],
   ['uploadpack.allowFilter', 'true'],
   ['uploadpack.allowAnySHA1InWant', 'false'],
 ];

@@ -9,6 +9,7 @@ import { gitToken } from './gitCredentials.ts';
 import { runHttpBackend } from './httpBackend.ts';
 import { HOOK_PATH, hookUrl } from './hookUrl.ts';
 import { answerPreReceive } from './preReceiveEndpoint.ts';
+import { answerProcReceive, PROC_RECEIVE_PATH } from './procReceiveEndpoint.ts';
 import { PushSessions, type PushSession } from './pushSessions.ts';
 import { parseSmartRequest, type SmartRequest } from './smartHttp.ts';
 
@@ -27,6 +28,7 @@ export function gitRemote(s: Services): Middleware {
   return async (ctx, next) => {
     if (!ctx.path.startsWith(GIT_PREFIX)) return next();
     if (ctx.path === HOOK_PATH && ctx.method === 'POST') return answerPreReceive(ctx, sessions, validator, s.logger);
+    if (ctx.path === PROC_RECEIVE_PATH && ctx.method === 'POST') return answerProcReceive(ctx, sessions, s.content, s.logger);
     const request = parseSmartRequest(ctx.method, ctx.path, ctx.query.service);
     if (!request) return plain(ctx, 404, `Not a git request. Clone ${s.settings.baseUrl}/git/<project_id>.git with git.`);
 
@@ -58,7 +60,7 @@ async function serve(s: Services, sessions: PushSessions, ctx: Context, r: Smart
   const gitdir = join(s.settings.dataDir, `${r.projectId}.git`);
   const actor = actorOf(principal);
   const receivedAt = new Date().toISOString();
-  const session: PushSession | null = r.isPush ? { projectId: r.projectId, gitdir, token } : null;
+  const session: PushSession | null = r.isPush ? { projectId: r.projectId, gitdir, token, actor } : null;
   if (session) {
     // From the moment main may move, whichever path indexes the pushed commits first (this
     // request's sync below, or an API write that finds main moved) attributes them to the pusher.

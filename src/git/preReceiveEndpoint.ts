@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { Logger } from '../logging/logger.ts';
 import { ZERO_OID } from './pushedChanges.ts';
+import { MAIN_REF } from './pushRules.ts';
 import type { PushSessions } from './pushSessions.ts';
 import { validatePush, type PushValidatorDeps } from './pushValidator.ts';
 
@@ -32,7 +33,8 @@ export async function answerPreReceive(ctx: Context, sessions: PushSessions, dep
     else {
       const verdict = await validatePush(deps, session, parsed.data.updates, parsed.data.quarantine);
       problems = verdict.problems;
-      const main = parsed.data.updates[0];
+      // Only an update of main moves main; refs/for/main is merged by the proc-receive hook.
+      const main = parsed.data.updates.find((u) => u.ref === MAIN_REF);
       if (problems.length === 0 && main) {
         session.accepted = { before: main.oldOid === ZERO_OID ? null : main.oldOid, after: main.newOid, commits: verdict.commits };
         session.onAccept?.(session.accepted);

@@ -2,12 +2,15 @@ import { PLACEHOLDER, TRASH_DIR, baseName, isTrashPath, normalizePath } from '..
 import type { CommitChanges, PathChange } from './pushedChanges.ts';
 
 export const MAIN_REF = 'refs/heads/main';
+/** Pushed there, a commit is merged into main by the service (git/pushMerge.ts). */
+export const FOR_MAIN_REF = 'refs/for/main';
 const EMPTY_BLOB = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391';
 const FILE_MODES = new Set(['100644', '100755']);
 
 /** Why a ref update is refused before its objects are even looked at, or null. */
 export function refProblem(ref: string, newOid: string, zero: string): string | null {
-  if (ref !== MAIN_REF) return `only ${MAIN_REF} can be pushed; ${ref} was refused (the content lives on main).`;
+  if (ref === FOR_MAIN_REF) return newOid === zero ? `${FOR_MAIN_REF} cannot be deleted.` : null;
+  if (ref !== MAIN_REF) return `only ${MAIN_REF} (or ${FOR_MAIN_REF}, merged by the service) can be pushed; ${ref} was refused (the content lives on main).`;
   if (newOid === zero) return 'deleting main is not allowed.';
   return null;
 }

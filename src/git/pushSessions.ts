@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import type { Actor } from '../content/contentStore.ts';
 
 export interface PushSession {
   projectId: string;
   gitdir: string;
   /** The credential of the pusher: permissions are checked again when the hook runs. */
   token: string;
+  /** Who pushes: the actor of a merge of refs/for/main. */
+  actor?: Actor;
   /** Set once the hook accepted the push: what main is to move from and to. */
   accepted?: { before: string | null; after: string; commits: number };
   /** Called when the hook accepts the push, before main moves (registers it with the store). */

@@ -2,9 +2,10 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Authorizer } from '../policies/authorize.ts';
+import { retiredCommits } from '../content/purge.ts';
 import { gitRefusal } from './gitAccess.ts';
 import { PushedChanges, ZERO_OID } from './pushedChanges.ts';
-import { pathProblems, refProblem, trailerProblems } from './pushRules.ts';
+import { MAIN_REF, pathProblems, refProblem, trailerProblems } from './pushRules.ts';
 import type { PushSession } from './pushSessions.ts';
 
 export interface RefUpdate {
@@ -58,12 +59,19 @@ export async function validatePush(deps: PushValidatorDeps, session: PushSession
       problems.push(refWhy);
       continue;
     }
-    if (u.oldOid !== ZERO_OID && !(await pushed.isAncestor(u.oldOid, u.newOid))) {
-      problems.push('non-fast-forward update of main refused: fetch, merge or rebase onto the current main, then push again.');
+    if (u.ref === MAIN_REF && u.oldOid !== ZERO_OID && !(await pushed.isAncestor(u.oldOid, u.newOid))) {
+      problems.push(
+        'non-fast-forward update of main refused: fetch, merge or rebase onto the current main, then push again, or push to refs/for/main (git push origin HEAD:refs/for/main) and the service merges it.',
+      );
       continue;
     }
     const commits = await pushed.newCommits(u.newOid);
     count += commits.length;
+    const retired = retiredProblem(session.gitdir, commits);
+    if (retired) {
+      problems.push(retired);
+      continue;
+    }
     problems.push(...trailerProblems(await pushed.messages(commits)));
     const changes = await pushed.changes(commits);
     const blobs = new Set<string>();
@@ -76,6 +84,15 @@ export async function validatePush(deps: PushValidatorDeps, session: PushSession
     problems.push(`... and ${more} more.`);
   }
   return { problems, commits: count };
+}
+
+/** Commits of a history rewritten by a purge must not come back (they hold what was purged). */
+function retiredProblem(gitdir: string, commits: { oid: string }[]): string | null {
+  const retired = retiredCommits(gitdir);
+  if (retired.size === 0) return null;
+  const back = commits.find((c) => retired.has(c.oid));
+  if (!back) return null;
+  return `${back.oid.slice(0, 12)} belongs to history that was rewritten (content was purged): this clone is out of date. Clone the project again and redo your changes there; do not merge the old history.`;
 }
 
 /** Git names its quarantine `<objects>/tmp_objdir-incoming-XXXXXX`; anything else is refused. */

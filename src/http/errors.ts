@@ -1,13 +1,16 @@
-/** The error codes of the API (SPEC section 7 plus CONFLICT and PAYLOAD_TOO_LARGE) and their statuses. */
+/** The error codes of the API (SPEC section 7 plus METHOD_NOT_ALLOWED, CONFLICT, PAYLOAD_TOO_LARGE and UPSTREAM_ERROR) and their statuses. */
 export const errorStatus = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   VALIDATION_ERROR: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  /** A remote the service fetched for the caller (a url sync's address) failed. */
+  UPSTREAM_ERROR: 502,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -6,6 +6,7 @@ import type { Context } from 'koa';
  */
 const publicRoutes: { method: string; pattern: RegExp }[] = [
   { method: 'GET', pattern: /^\/healthz$/ },
+  { method: 'GET', pattern: /^\/api\/v1\/openapi\.json$/ },
   { method: 'GET', pattern: /^\/api\/v1\/auth\/config$/ },
   { method: 'POST', pattern: /^\/api\/v1\/auth\/(login|refresh|signup|logout)$/ },
   { method: 'GET', pattern: /^\/api\/v1\/p\/[^/]+/ },

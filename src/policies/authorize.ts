@@ -1,9 +1,11 @@
-import type { Db } from '../db/database.ts';
 import type { Principal } from '../auth/principal.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { OrganizationStore } from '../domain/organizations/organizationStore.ts';
+import type { OrgMembers } from '../domain/organizations/orgMembers.ts';
+import type { ProjectMembers } from '../domain/projects/projectMembers.ts';
 import type { ProjectRecord } from '../domain/projects/projectRecord.ts';
-import { forbidden, notFound } from '../http/errors.ts';
+import type { ProjectStore } from '../domain/projects/projectStore.ts';
 import {
-  effectiveProjectRole,
   keyModeAllows,
   mayAssignOrgRole,
   orgRoleAllows,
@@ -13,8 +15,8 @@ import {
   type ProjectAction,
   type ProjectRole,
 } from './permissions.ts';
+import { outsideScope } from './contentAccess.ts';
 import { pathInScope } from './scope.ts';
-import { statementCache } from '../db/statements.ts';
 
 export interface ProjectAccess {
   project: ProjectRecord;
@@ -24,38 +26,37 @@ export interface ProjectAccess {
   scope: string;
 }
 
+/** The domain stores memberships are read through. */
+export interface MembershipStores {
+  organizations: Pick<OrganizationStore, 'find'>;
+  orgMembers: Pick<OrgMembers, 'roleOf'>;
+  projects: Pick<ProjectStore, 'find'>;
+  projectMembers: Pick<ProjectMembers, 'effectiveRole'>;
+}
+
+const notFound = (what: string) => new DomainError('NOT_FOUND', `${what} not found.`);
+const forbidden = (message: string) => new DomainError('FORBIDDEN', message);
+
 /**
  * Applies the permission matrix to a caller. Resources the caller has no relation to answer
- * 404 so that their existence is not revealed; a known resource with too little permission
- * answers 403.
+ * "not found" so that their existence is not revealed; a known resource with too little
+ * permission is "forbidden". Throws domain errors, which every surface maps to its own answer.
  */
 export class Authorizer {
-  private readonly sql: ReturnType<typeof statementCache>;
-
-  constructor(db: Db) {
-    this.sql = statementCache(db);
-  }
+  constructor(private readonly stores: MembershipStores) {}
 
   orgRole(userId: string, orgId: string): OrgRole | null {
-    const row = this.sql('SELECT role FROM org_members WHERE org_id = ? AND user_id = ?').get(orgId, userId) as
-      | { role: OrgRole }
-      | undefined;
-    return row?.role ?? null;
+    return this.stores.orgMembers.roleOf(orgId, userId);
   }
 
-  /** The user's effective role; both memberships in one look-up, as this runs on every content request. */
   projectRole(userId: string, project: ProjectRecord): ProjectRole | null {
-    const row = this.sql(
-      `SELECT (SELECT role FROM org_members WHERE org_id = ? AND user_id = ?) AS org_role,
-              (SELECT role FROM project_members WHERE project_id = ? AND user_id = ?) AS project_role`,
-    ).get(project.org_id, userId, project.id, userId) as { org_role: OrgRole | null; project_role: ProjectRole | null };
-    return effectiveProjectRole(row.org_role, row.project_role);
+    return this.stores.projectMembers.effectiveRole(project, userId);
   }
 
   /** An organization route: only users who belong to it; keys never manage organizations. */
   requireOrg(principal: Principal, orgId: string, action: OrgAction): OrgRole {
     if (principal.kind !== 'user') throw forbidden('Access keys cannot manage organizations.');
-    const exists = this.sql('SELECT 1 FROM organizations WHERE id = ?').get(orgId);
+    const exists = this.stores.organizations.find(orgId);
     const role = exists ? this.orgRole(principal.id, orgId) : null;
     if (!role) throw notFound('Organization');
     if (!orgRoleAllows(role, action)) throw forbidden(`Your role (${role}) in this organization does not allow ${action}.`);
@@ -82,16 +83,14 @@ export class Authorizer {
 
   /** A project route; with `path`, a key must also hold that path inside its scope. */
   requireProject(principal: Principal, projectId: string, action: ProjectAction, path?: string): ProjectAccess {
-    const project = this.sql('SELECT * FROM projects WHERE id = ?').get(projectId) as ProjectRecord | undefined;
+    const project = this.stores.projects.find(projectId);
     if (principal.kind === 'key') {
       const c = principal.connection;
       if (!project || c.project_id !== projectId) throw notFound('Project');
       if (!keyModeAllows(c.mode, action)) {
         throw forbidden(c.mode === 'read' ? 'This access key is read-only.' : `Access keys cannot perform ${action}.`);
       }
-      if (path !== undefined && !pathInScope(c.scope_path, path)) {
-        throw forbidden(`This access key is limited to "${c.scope_path}".`);
-      }
+      if (path !== undefined && !pathInScope(c.scope_path, path)) throw outsideScope(c.scope_path);
       return { project, role: null, scope: c.scope_path };
     }
     const role = project ? this.projectRole(principal.id, project) : null;

@@ -1,3 +1,5 @@
+import { redactUrl, redactUrlsIn } from '../logging/redact.ts';
+
 /**
  * The connector specs `GET /sync/connectors` lists. Platform connectors (notes workspaces,
  * drives, trackers…) come later and must fit this same record.
@@ -55,4 +57,16 @@ export const connectors: readonly ConnectorSpec[] = [
 
 export function connectorFor(provider: string): ConnectorSpec | undefined {
   return connectors.find((c) => c.provider === provider);
+}
+
+/**
+ * A connection's config as it may be shown: every `url` field without userinfo or query string
+ * (where tokens travel). The full address stays stored for fetching, and is never shown again.
+ */
+export function redactedConfig(config: Record<string, unknown>): Record<string, unknown> {
+  const spec = typeof config.provider === 'string' ? connectorFor(config.provider) : undefined;
+  const urlFields = new Set(spec?.config_fields.filter((f) => f.type === 'url').map((f) => f.name) ?? []);
+  return Object.fromEntries(
+    Object.entries(config).map(([k, v]) => [k, typeof v !== 'string' ? v : urlFields.has(k) ? redactUrl(v) : redactUrlsIn(v)]),
+  );
 }

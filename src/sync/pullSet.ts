@@ -56,12 +56,16 @@ export function pullSet(store: ContentStore, changelog: Changelog, projectId: st
   return sorted(out);
 }
 
-/** The current state of the given nodes as pull entries (a node gone or out of the scope is a delete). */
+/**
+ * The current state of the given nodes as pull entries. Anything that is not a live file in the
+ * scope is the same bare delete (type `file`, no path): what is out of the scope, or in another
+ * project, reveals nothing about itself, not even its type.
+ */
 export function currentEntries(store: ContentStore, projectId: string, scope: string, ids: string[]): PullEntry[] {
   return ids.map((id) => {
     const node = findById(store, projectId, id);
     if (node && node.state === 'active' && node.type !== 'folder' && pathInScope(scope, node.path)) return upsert(node);
-    return deletion(id, node?.type ?? 'file', null);
+    return deletion(id, 'file', null);
   });
 }
 

@@ -3,14 +3,17 @@ import type { ChangeEntry, CommitChanges } from './changelog.ts';
 
 /**
  * What a caller limited to `scope` may see of a change: changes that touch the scope (before or
- * after), with any path outside the scope blanked so that no name outside it leaks. Null when
- * the change is entirely outside.
+ * after), with no path outside the scope (no name outside it leaks): a node that moved in has no
+ * old path, one that moved out is action `moved_out` at its last path inside. Null when the
+ * change is entirely outside.
  */
 export function scopedEntry(scope: string, e: ChangeEntry): ChangeEntry | null {
   if (scope === '') return e;
   const inside = (p: string | null) => p !== null && (pathInScope(scope, p) || isTrashOf(scope, e, p));
   if (!inside(e.path) && !inside(e.oldPath)) return null;
-  return { ...e, path: inside(e.path) ? e.path : '', oldPath: inside(e.oldPath) ? e.oldPath : null };
+  // Moved out of the scope: for this caller the node left at its last path inside it.
+  if (!inside(e.path)) return { ...e, action: 'moved_out', path: e.oldPath!, oldPath: e.oldPath };
+  return { ...e, oldPath: inside(e.oldPath) ? e.oldPath : null };
 }
 
 /** A commit as seen from `scope`; null when none of its changes are visible. */

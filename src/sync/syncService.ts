@@ -9,6 +9,7 @@ import { mutationsFor, storedContent, type PushOp } from './pushOps.ts';
 import type { SyncRunRecord, SyncStateRecord } from './syncRecords.ts';
 import type { SyncStore } from './syncStore.ts';
 import { fetchUrl } from './urlFetch.ts';
+import { redactUrl, redactUrlsIn } from '../logging/redact.ts';
 
 export interface Sync {
   state: SyncStateRecord;
@@ -214,7 +215,10 @@ export class SyncService {
 
   /** The client applied everything up to `cursor`; closes the run when one is named. */
   ack(sync: Sync, input: { cursor: number; runId?: string; filesDown?: number; conflicts?: string[]; errors?: string[] }): { state: SyncStateRecord; run: SyncRunRecord | null } {
-    const { store } = this.deps;
+    const { store, changelog } = this.deps;
+    // A cursor names a commit the client pulled: one beyond the project's last commit is a client bug.
+    const latest = changelog.latest(sync.state.project_id);
+    if (input.cursor > latest) throw invalidField('cursor', `is beyond the project's last commit (${latest})`);
     const state = store.ack(sync.state.sync_id, input.cursor);
     let run: SyncRunRecord | null = null;
     if (input.runId) {
@@ -226,7 +230,8 @@ export class SyncService {
 
   /**
    * A manual refresh. A `url` sync fetches its address now and writes it (one recorded run); a
-   * folder sync runs on its client machine, which the server cannot reach.
+   * folder sync runs on its client machine, which the server cannot reach. A failed fetch or
+   * write is recorded as a failed run and then thrown as a RefreshFailed carrying that run.
    */
   async refresh(sync: Sync): Promise<SyncRunRecord> {
     this.assertActive(sync);
@@ -241,11 +246,11 @@ export class SyncService {
     try {
       const { bytes } = await fetchUrl(config.url, { maxBytes: this.deps.maxContentBytes, allowPrivate: this.deps.urlFetchAllowPrivate });
       const { type, content: value } = storedContent(config.path, bytes);
-      await content.write(sync.state.project_id, actorOfSync(sync.connection), { path: config.path, type, content: value, message: `sync ${sync.connection.name}: fetch ${config.url}` });
+      await content.write(sync.state.project_id, actorOfSync(sync.connection), { path: config.path, type, content: value, message: redactUrlsIn(`sync ${sync.connection.name}: fetch ${redactUrl(config.url)}`) });
       store.countUp(run.id, 1);
       return store.finishRun(run.id, { cursorTo: this.deps.changelog.latest(sync.state.project_id) });
     } catch (err) {
-      return store.finishRun(run.id, { errors: [(err as Error).message] });
+      throw new RefreshFailed(store.finishRun(run.id, { errors: [(err as Error).message] }), err);
     }
   }
 
@@ -254,13 +259,25 @@ export class SyncService {
   }
 }
 
+/** A refresh that failed: its run is recorded (status `failed`); `cause` is why. */
+export class RefreshFailed extends Error {
+  constructor(
+    readonly run: SyncRunRecord,
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'RefreshFailed';
+  }
+}
+
 /** Versions written by a sync carry actor type `sync` and the connection as actor. */
 export function actorOfSync(c: ConnectionRecord): { type: 'sync'; id: string; author: string } {
-  return { type: 'sync', id: c.id, author: `agent:${c.name}` };
+  // Names made from a url sync's address (older ones kept it whole) must not record its secrets.
+  return { type: 'sync', id: c.id, author: redactUrlsIn(`agent:${c.name}`) };
 }
 
 function defaultName(provider: string, config: Record<string, unknown>): string {
-  if (provider === 'url') return `url ${String(config.url)}`.slice(0, 200);
+  if (provider === 'url') return `url ${redactUrl(String(config.url))}`.slice(0, 200);
   const where = [config.host, config.folder].filter((v) => typeof v === 'string' && v !== '').join(':');
   return (where ? `folder ${where}` : 'folder').slice(0, 200);
 }

@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { redactUrl } from '../logging/redact.ts';
 import { isPublicAddress } from './publicAddress.ts';
 
 export interface FetchUrlOptions {
@@ -39,7 +40,10 @@ function get(url: URL, options: FetchUrlOptions, signal: AbortSignal): Promise<I
   });
 }
 
-/** Fetches one URL for a `url` sync: http(s) only, public addresses only by default, bounded in time, size and redirects. */
+/**
+ * Fetches one URL for a `url` sync: http(s) only, public addresses only by default, bounded in
+ * time, size and redirects. Error messages (recorded in sync runs) name the address redacted.
+ */
 export async function fetchUrl(url: string, options: FetchUrlOptions): Promise<{ bytes: Buffer; contentType: string | null }> {
   const signal = AbortSignal.timeout(options.timeoutMs ?? 15_000);
   let current = new URL(url);
@@ -50,13 +54,13 @@ export async function fetchUrl(url: string, options: FetchUrlOptions): Promise<{
     const status = res.statusCode ?? 0;
     if (status >= 300 && status < 400 && res.headers.location) {
       res.resume();
-      if (hop >= MAX_REDIRECTS) throw new Error(`too many redirects from ${url}`);
+      if (hop >= MAX_REDIRECTS) throw new Error(`too many redirects from ${redactUrl(url)}`);
       current = new URL(res.headers.location, current);
       continue;
     }
     if (status < 200 || status >= 300) {
       res.resume();
-      throw new Error(`GET ${current} answered ${status}`);
+      throw new Error(`GET ${redactUrl(current.toString())} answered ${status}`);
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -64,7 +68,7 @@ export async function fetchUrl(url: string, options: FetchUrlOptions): Promise<{
       size += chunk.byteLength;
       if (size > options.maxBytes) {
         res.destroy();
-        throw new Error(`${url} is larger than ${options.maxBytes} bytes`);
+        throw new Error(`${redactUrl(url)} is larger than ${options.maxBytes} bytes`);
       }
       chunks.push(chunk);
     }

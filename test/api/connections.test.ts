@@ -174,7 +174,7 @@ test('over the content API a read key cannot write and a key stays inside its sc
   const write = await createKey(server, owner.token, projectId, { mode: 'read_write', scope_path: 'docs' });
   const put = (key: string, path: string) =>
     server.api('POST', `/content/${projectId}/write`, { token: key, body: { path, content: 'hello', node_type: 'markdown' } });
-  t.is((await put(write.key, 'docs/in.md')).status, 200);
+  t.is((await put(write.key, 'docs/in.md')).status, 201);
   t.is((await put(read.key, 'docs/in.md')).status, 403);
   t.is((await put(write.key, 'elsewhere.md')).status, 403);
   t.is((await server.api('GET', `/content/${projectId}/cat?path=docs/in.md`, { token: read.key })).status, 200);

@@ -89,12 +89,14 @@ test('another organization is 404 to outsiders; a member lacking permission gets
   t.is(unknown.status, 404);
 });
 
-test('deleting an organization with projects is 422; without projects it goes', async (t) => {
+test('deleting an organization with projects is 409 (its state conflicts); without projects it goes', async (t) => {
   const owner = await server.createUser(email('del'));
   const orgId = await createOrg(server, owner.token);
   const projectId = await createProject(server, owner.token, orgId);
   const refused = await server.api('DELETE', `/organizations/${orgId}`, { token: owner.token });
-  t.is(refused.status, 422);
+  t.is(refused.status, 409);
+  t.is(refused.body.error.code, 'CONFLICT');
+  t.is(refused.body.error.details.projects, 1);
   t.regex(refused.body.message, /project/);
   t.is((await server.api('DELETE', `/projects/${projectId}`, { token: owner.token })).status, 200);
   const deleted = await server.api('DELETE', `/organizations/${orgId}`, { token: owner.token });

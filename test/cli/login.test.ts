@@ -162,3 +162,24 @@ test('usage errors exit 2, an unreachable server 1; --help documents the exit st
   t.is(cmdHelp.code, 0);
   t.regex(cmdHelp.stdout, /--base-version <n>[\s\S]*--recursive/);
 });
+
+test('every sign-in (not only the first) leaves a default project the account can open, so ls works right after', async (t) => {
+  // An account already set up elsewhere (the dashboard), signing in from a fresh machine.
+  const other = await server.createUser('returning@example.com', 'returning-password-1');
+  const { projectId } = await defaultProject(server, other.token);
+  await server.api('POST', `/content/${projectId}/write`, { token: other.token, body: { path: 'hello.md', node_type: 'markdown', content: 'hi' } });
+  const u = newUser();
+  const login = await u.login(server, 'returning@example.com', 'returning-password-1');
+  t.regex(login.stdout, new RegExp(`Default project: First project \\(${projectId}\\)`));
+  const ls = await u.run(['ls']);
+  t.is(ls.code, 0, ls.stderr);
+  t.regex(ls.stdout, /hello\.md/);
+
+  // The same machine, now another account that cannot open the stored project: it gets its own.
+  await server.services.users.create({ email: 'second-account@example.com', password: 'second-password-1' });
+  const again = await u.login(server, 'second-account@example.com', 'second-password-1');
+  const mine = readJson(join(u.configHome, 'cns', 'config.json')).servers[server.url].project.id;
+  t.not(mine, projectId);
+  t.regex(again.stdout, new RegExp(`Default project: First project \\(${mine}\\)`));
+  t.is((await u.run(['ls'])).code, 0);
+});

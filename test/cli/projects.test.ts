@@ -1,4 +1,5 @@
 import test from 'ava';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,4 +107,27 @@ test('clone runs git clone with cns as the credential helper', async (t) => {
   t.regex(readFileSync(join(dir, '.git/config'), 'utf8'), /helper = !'.+' '.+bin\/cns\.js' git-credential/);
   t.is(missing.code, 4);
   t.false(existsSync(join(work, 'none')));
+});
+
+test('the clone scopes its credential helper to the server, so CNS_TOKEN never reaches another host', async (t) => {
+  const dir = join(work, 'scoped');
+  const r = await u.run(['clone', firstProject, dir]);
+  t.is(r.code, 0, r.stderr);
+  const config = readFileSync(join(dir, '.git/config'), 'utf8');
+  t.true(config.includes(`[credential "${server.url}"]`), config);
+  t.notRegex(config, /\[credential\]/, 'no helper for every host');
+  const home = mkdtempSync(join(tmpdir(), 'cns-cli-home-'));
+  t.teardown(() => rmSync(home, { recursive: true, force: true }));
+  const secret = 'cns_SECRETFORTHECNSSERVERONLY';
+  const fill = (host: string, protocol = 'https') =>
+    spawnSync('git', ['credential', 'fill'], {
+      cwd: dir,
+      input: `protocol=${protocol}\nhost=${host}\n\n`,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', CNS_TOKEN: secret },
+    });
+  const other = fill('github.com');
+  t.false(other.stdout.includes(secret), other.stdout);
+  const own = fill(new URL(server.url).host, 'http');
+  t.true(own.stdout.includes(`password=${secret}`), own.stdout + own.stderr);
 });

@@ -49,7 +49,7 @@ test('kill -9 of the server under write load loses no acknowledged write; fsck c
       } catch {
         return; // connection refused or reset: the server is gone
       }
-      if (res.status !== 200) continue;
+      if (res.status !== 200 && res.status !== 201) continue;
       const versions = acked.get(path) ?? new Map<number, string>();
       versions.set(res.body.data.version, content);
       acked.set(path, versions);

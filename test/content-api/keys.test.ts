@@ -27,7 +27,7 @@ const as = (key: string) => (method: string, route: string, body?: unknown) => s
 test('a key writes as its connection: actor agent, author agent:<name>', async (t) => {
   const { key, id } = await createKey(server, token, pid, { name: 'writer-bot' });
   const res = await as(key)('POST', '/write', { path: 'public/bot.md', content: 'hi', node_type: 'markdown' });
-  t.is(res.status, 200);
+  t.is(res.status, 201);
   const v = (await as(key)('GET', '/versions?path=public/bot.md')).body.data.versions[0];
   t.is(v.actor_type, 'agent');
   t.is(v.actor_id, id);
@@ -73,4 +73,15 @@ test('an org viewer reads and cannot write', async (t) => {
   add.run(orgId, viewer.id, new Date().toISOString());
   t.is((await as(viewer.token)('GET', '/cat?path=public/a.md')).status, 200);
   t.is((await as(viewer.token)('POST', '/write', { path: 'public/v.md', content: 'v', node_type: 'markdown' })).status, 403);
+});
+
+test('an access key is also accepted in X-Access-Key; a user token there is not', async (t) => {
+  const { key } = await createKey(server, token, pid, { mode: 'read' });
+  const viaHeader = await server.api('GET', `/content/${pid}/cat?path=public/a.md`, { headers: { 'x-access-key': key } });
+  t.is(viaHeader.status, 200);
+  t.is(viaHeader.body.data.content_text, 'a');
+  const jwtThere = await server.api('GET', `/content/${pid}/cat?path=public/a.md`, { headers: { 'x-access-key': token } });
+  t.is(jwtThere.status, 401);
+  const wrongKey = await server.api('GET', `/content/${pid}/cat?path=public/a.md`, { headers: { 'x-access-key': `${key}x` } });
+  t.is(wrongKey.status, 401);
 });

@@ -17,7 +17,7 @@ test.after.always(() => server.stop());
 
 test('mkdir creates an empty folder that is listed and survives', async (t) => {
   const res = await c('POST', '/mkdir', { path: 'empty/inner' });
-  t.is(res.status, 200);
+  t.is(res.status, 201, 'created');
   t.is(res.body.data.type, 'folder');
   const ls = await c('GET', '/ls?path=empty/inner');
   t.deepEqual(ls.body.data.entries, []);

@@ -17,15 +17,15 @@ test.after.always(() => server.stop());
 
 test('write creates parent folders and versions; cat returns each type', async (t) => {
   const md = await c('POST', '/write', { path: 'docs/guide.md', content: '# Guide\n', node_type: 'markdown', message: 'first draft' });
-  t.is(md.status, 200);
+  t.is(md.status, 201, 'a write that creates the node answers 201');
   t.is(md.body.data.version, 1);
   t.true(md.body.data.changed);
   t.is(md.body.data.type, 'markdown');
   const json = await c('POST', '/write', { path: 'data/item.json', content: { a: 1, b: [1, 2] }, node_type: 'json' });
-  t.is(json.status, 200);
+  t.is(json.status, 201);
   const bin = Buffer.from([0, 1, 2, 250, 255]);
   const file = await c('POST', '/write', { path: 'assets/blob.bin', content: bin.toString('base64'), node_type: 'file' });
-  t.is(file.status, 200);
+  t.is(file.status, 201);
 
   const catMd = await c('GET', '/cat?path=docs/guide.md');
   t.is(catMd.body.data.content_text, '# Guide\n');

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { alice, bot, errorCode, fixture } from './helpers.ts';
 
@@ -284,6 +285,10 @@ test('deleteProject removes the repository and the index rows, and the id can be
   t.is(store.findByPath('gone', 'a.md'), null);
   t.is(store.projectVersion('gone'), 0);
   t.is((f.db.prepare(`SELECT COUNT(*) AS n FROM content_audit_log WHERE project_id = 'gone'`).get() as { n: number }).n, 0);
+  // A deleted project takes no writes (nothing may recreate it behind the deletion) until it is created again.
+  t.is(await errorCode(store.write('gone', alice, { path: 'a.md', type: 'markdown', content: 'late' })), 'NOT_FOUND');
+  t.false(existsSync(join(f.dir, 'gone.git')));
+  await store.createProject('gone');
   const again = await store.write('gone', alice, { path: 'a.md', type: 'markdown', content: 'new' });
   t.is(again.node.version, 1);
   t.is(again.projectVersion, 1);

@@ -213,3 +213,58 @@ test('reads during automatic repacks never fail', async (t) => {
   t.regex(packs, /^packs: [1-9]\d*$/m);
   for (let i = 56; i < 60; i++) t.is((await store.readValue(P, { path: `w${i % 4}.md` })).value, `${i}`);
 });
+
+test('pushed history rebuilds exactly: node ids, actor ids, types and the push audit come back from the notes', async (t) => {
+  const f = fixture();
+  t.teardown(f.cleanup);
+  const { store } = f;
+  await store.bulkWrite(P, alice, [
+    { path: 'config', type: 'json', content: { a: 1 } },
+    { path: 'notes/readme', type: 'markdown', content: '# one' },
+    { path: 'keep.md', type: 'markdown', content: 'keep' },
+  ]);
+  const work = mkdtempSync(join(tmpdir(), 'cns-notes-'));
+  t.teardown(() => rmSync(work, { recursive: true, force: true }));
+  git(work, 'clone', '-q', join(f.dir, `${P}.git`), 'c');
+  const c = join(work, 'c');
+  const before = git(c, 'rev-parse', 'HEAD').trim();
+  writeFileSync(join(c, 'config'), '{"a": 2}\n');
+  writeFileSync(join(c, 'notes', 'readme'), '# two\n');
+  writeFileSync(join(c, 'new.txt'), 'new');
+  git(c, 'add', '-A');
+  git(c, 'commit', '-q', '-m', 'edit without extensions');
+  git(c, 'mv', 'keep.md', 'kept.md');
+  writeFileSync(join(c, 'data.json'), '[1, 2]');
+  git(c, 'add', '-A');
+  git(c, 'commit', '-q', '-m', 'rename and add');
+  const after = git(c, 'rev-parse', 'HEAD').trim();
+  const pusher = { type: 'user' as const, id: 'u_pusher', author: 'pusher@example.com' };
+  store.expectPush(P, { before, after, commits: 2, actor: pusher, receivedAt: '2026-01-02T03:04:05Z' });
+  git(c, 'push', '-q', 'origin', 'main');
+  await store.syncFromGit(P);
+
+  // Item 17: a json or markdown node keeps its type while the pushed content fits it.
+  t.is(store.getByPath(P, 'config').type, 'json');
+  t.deepEqual((await store.readValue(P, { path: 'config' })).value, { a: 2 });
+  t.is(store.getByPath(P, 'notes/readme').type, 'markdown');
+  t.is(store.getByPath(P, 'new.txt').type, 'file');
+  // Item 18: actors stay ids.
+  const v = store.listVersions(P, { path: 'config' }).versions[0]!;
+  t.is(v.actorId, 'u_pusher');
+  t.is(v.author, 'pusher@example.com');
+
+  const ids = new Map(['config', 'notes/readme', 'new.txt', 'kept.md', 'data.json'].map((p) => [p, store.getByPath(P, p).id]));
+  const dump = indexDump(f.db);
+  const pushAudit = () => store.auditLogs(P, { path: '' }).filter((e) => e.action === 'push').map((e) => ({ ...e, id: 0 }));
+  const audit = pushAudit();
+  t.is(audit.length, 1);
+  for (let round = 0; round < 2; round++) {
+    const report = await store.reindexProject(P);
+    t.deepEqual(report.differences, [], `round ${round}`);
+    t.deepEqual(indexDump(f.db), dump);
+    for (const [p, id] of ids) t.is(store.getByPath(P, p).id, id);
+    t.deepEqual(pushAudit(), audit);
+  }
+  // The notes are git's own: `git notes` reads them.
+  t.regex(git(join(f.dir, `${P}.git`), 'notes', '--ref=cns', 'show', after), /^Cns-Actor: user u_pusher pusher@example.com/);
+});

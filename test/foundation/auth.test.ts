@@ -110,3 +110,27 @@ test('GET /auth/config names the realtime address and a public anonymous key', a
   t.is(res.body.data.realtime_url, `${server.services.settings.baseUrl}/api/v1/events`);
   t.regex(res.body.data.anon_key, /^cns_anon_/);
 });
+
+test('the anon_key does exactly what it is for: identifies this server on the realtime feed, never grants access', async (t) => {
+  const anonKey: string = (await server.api('GET', '/auth/config')).body.data.anon_key;
+  const { token } = await server.login();
+  const init = await server.api('POST', '/auth/initialize', { token });
+  const projectId: string = init.body.data.project.id;
+  const events = (query: string, headers: Record<string, string>) =>
+    fetch(`${server.url}/api/v1/events?project_id=${projectId}${query}`, { headers }).then(async (res) => {
+      const body = res.headers.get('content-type')?.startsWith('application/json') ? await res.json() : null;
+      if (!body) await res.body?.cancel();
+      return { status: res.status, body: body as { error: { code: string }; message: string } | null };
+    });
+  // Alone, as a bearer credential: refused, saying why.
+  const alone = await server.api('GET', '/auth/me', { token: anonKey });
+  t.is(alone.status, 401);
+  t.regex(alone.body.message, /anonymous key .* grants no access/);
+  t.is((await events('', { authorization: `Bearer ${anonKey}` })).status, 401);
+  // With a credential: the right key (header or query) is accepted, another deployment's is refused.
+  t.is((await events('', { authorization: `Bearer ${token}`, apikey: anonKey })).status, 200);
+  t.is((await events(`&apikey=${anonKey}`, { authorization: `Bearer ${token}` })).status, 200);
+  const foreign = await events('', { authorization: `Bearer ${token}`, apikey: 'cns_anon_someotherdeployment00' });
+  t.is(foreign.status, 401);
+  t.regex(foreign.body!.message, /not the anon_key of this server/);
+});

@@ -27,10 +27,18 @@ test('every response carries an X-Request-Id, and a sane incoming one is echoed'
 test('unknown routes are 404 in the envelope', async (t) => {
   const res = await server.api('GET', '/no/such/route', { token });
   t.is(res.status, 404);
-  t.deepEqual(Object.keys(res.body).sort(), ['data', 'error', 'message', 'success']);
+  t.deepEqual(Object.keys(res.body).sort(), ['code', 'data', 'error', 'message', 'success']);
   t.false(res.body.success);
   t.is(res.body.data, null);
   t.is(res.body.error.code, 'NOT_FOUND');
+  t.is(res.body.code, 'NOT_FOUND', 'clients that read `code` see the error code');
+});
+
+test('a success carries code 0, which clients written for the spec read as success', async (t) => {
+  const res = await server.api('GET', '/auth/me', { token });
+  t.is(res.status, 200);
+  t.is(res.body.code, 0);
+  t.true(res.body.success);
 });
 
 test('a missing credential is 401 in the envelope', async (t) => {
@@ -96,4 +104,18 @@ test('login attempts have their own tighter limit', async (t) => {
     statuses.push(res.status);
   }
   t.deepEqual(statuses, [401, 401, 429]);
+});
+
+test('login attempts are also capped per address whatever the email, so unknown emails cannot buy scrypt work', async (t) => {
+  const limited = await startTestServer({ loginRateLimitMax: 100, loginAddressRateLimitMax: 3, loginRateLimitWindowMs: 60_000 });
+  t.teardown(() => limited.stop());
+  const statuses: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const res = await limited.api('POST', '/auth/login', { body: { email: `nobody-${i}@example.com`, password: 'wrong-password' } });
+    statuses.push(res.status);
+  }
+  t.deepEqual(statuses, [401, 401, 401, 429, 429]);
+  const { loadSettings } = await import('../../src/config/settings.ts');
+  t.is(loadSettings({ CNS_LOGIN_RATE_LIMIT_MAX: '10' }).loginAddressRateLimitMax, 30, 'defaults to three times the per-email cap');
+  t.is(loadSettings({ CNS_LOGIN_ADDRESS_RATE_LIMIT_MAX: '7' }).loginAddressRateLimitMax, 7);
 });

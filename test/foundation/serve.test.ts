@@ -1,7 +1,10 @@
 import test from 'ava';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { spawnServe } from '../helpers/cli.ts';
 
 async function login(url: string, email: string, password: string) {
@@ -65,4 +68,97 @@ test('invalid settings stop the start with a clear message', async (t) => {
   const proc = spawnServe(['--port', '0'], { PORT: 'x', CNS_LOG_LEVEL: 'loud' });
   t.is(await proc.exited, 2);
   t.regex(proc.output(), /Invalid settings: .*CNS_LOG_LEVEL/);
+});
+
+test('a port in use stops the start with one clear line, exit status 1, and nothing created', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cns-serve-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const holder = createNetServer();
+  await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+  t.teardown(() => holder.close());
+  const port = (holder.address() as AddressInfo).port;
+  const proc = spawnServe(['--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir]);
+  t.teardown(() => proc.child.kill('SIGKILL'));
+  t.is(await proc.exited, 1);
+  t.is(proc.output().trim(), `cns: port ${port} is already in use on 127.0.0.1: stop the other process or choose another port (PORT or --port)`);
+  const later = spawnServe(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir]);
+  t.teardown(() => later.child.kill('SIGKILL'));
+  await later.waitFor(/created administrator \S+ with password: \S+/);
+  later.child.kill('SIGTERM');
+  t.is(await later.exited, 0);
+});
+
+test('the start banner names the address really bound: every interface by default', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cns-serve-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const proc = spawnServe(['--port', '0', '--data-dir', dataDir]);
+  t.teardown(() => proc.child.kill('SIGKILL'));
+  const [, port, reach] = await proc.waitFor(/listening on http:\/\/0\.0\.0\.0:(\d+) \(every interface, e\.g\. (http:\/\/127\.0\.0\.1:\d+);/);
+  t.is(reach, `http://127.0.0.1:${port}`);
+  t.is((await fetch(`${reach}/healthz`)).status, 200);
+  proc.child.kill('SIGTERM');
+  t.is(await proc.exited, 0);
+});
+
+test('SIGTERM to `npm start` stops the service: the port is released and no node process is left', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cns-serve-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CNS_') && k !== 'PORT'));
+  const npm = spawn('npm', ['start', '--silent', '--', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: { ...clean, CNS_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  npm.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  npm.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  const npmExited = new Promise<number | null>((r) => npm.once('exit', (code) => r(code)));
+  const descendants = () => {
+    const ps = spawnSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' }).stdout.trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number));
+    const found: number[] = [];
+    const walk = (parent: number) => {
+      for (const [pid, ppid] of ps) if (ppid === parent && pid !== undefined) found.push(pid), walk(pid);
+    };
+    walk(npm.pid!);
+    return found;
+  };
+  let started: number[] = [];
+  t.teardown(() => {
+    for (const pid of started) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+  });
+  const deadline = Date.now() + 60_000;
+  let url: string | undefined;
+  while (!url && Date.now() < deadline) {
+    url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+    if (!url) await new Promise((r) => setTimeout(r, 50));
+  }
+  t.truthy(url, out);
+  started = descendants();
+  t.true(started.length > 0);
+  t.is((await fetch(`${url}/healthz`)).status, 200);
+
+  npm.kill('SIGTERM');
+  await npmExited;
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const stopBy = Date.now() + 20_000;
+  let reachable = true;
+  while ((reachable || started.some(alive)) && Date.now() < stopBy) {
+    reachable = await fetch(`${url}/healthz`).then(() => true, () => false);
+    if (reachable || started.some(alive)) await new Promise((r) => setTimeout(r, 50));
+  }
+  t.false(reachable, 'the port was released');
+  t.deepEqual(started.filter(alive), [], 'no process of `npm start` is left');
 });

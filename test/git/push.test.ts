@@ -157,9 +157,9 @@ test('pushing another branch or a tag is refused', async (t) => {
   write(dir, 'x.md', 'x');
   await git.ok(['add', 'x.md'], { cwd: dir });
   await git.ok(['commit', '-qm', 'x'], { cwd: dir });
-  await expectRejected(t, project.projectId, dir, ['origin', 'main:refs/heads/feature'], /remote: cns: only refs\/heads\/main can be pushed; refs\/heads\/feature was refused/);
+  await expectRejected(t, project.projectId, dir, ['origin', 'main:refs/heads/feature'], /remote: cns: only refs\/heads\/main \(or refs\/for\/main, merged by the service\) can be pushed; refs\/heads\/feature was refused/);
   await git.ok(['tag', 'v1'], { cwd: dir });
-  await expectRejected(t, project.projectId, dir, ['origin', 'v1'], /only refs\/heads\/main can be pushed; refs\/tags\/v1/);
+  await expectRejected(t, project.projectId, dir, ['origin', 'v1'], /only refs\/heads\/main \(or refs\/for\/main, merged by the service\) can be pushed; refs\/tags\/v1/);
   await expectRejected(t, project.projectId, dir, ['origin', ':main'], /deleting main is not allowed/);
 });
 

@@ -182,3 +182,77 @@ test('the changelog pages every change by commit number; keys see their scope on
   t.false(scoped.body.data.entries.some((e: { path: string }) => e.path.startsWith('hidden')));
   t.true(scoped.body.data.entries.some((e: { path: string }) => e.path === 'log/a2.md'));
 });
+
+test('issue 9: users with no relation to the project get 404 from push-file, pull-files and ack-pull; members 403', async (t) => {
+  const s = await bootstrap({ path: 'strangers' });
+  const stranger = await w.server.createUser(`sync-stranger-${process.pid}@example.com`);
+  const calls: [string, string, unknown?][] = [
+    ['POST', `/sync/syncs/${s.id}/push-file`, { action: 'write', path: 'strangers/x.md', content: b64('x') }],
+    ['GET', `/sync/syncs/${s.id}/pull-files`],
+    ['POST', `/sync/syncs/${s.id}/ack-pull`, { cursor: 0 }],
+  ];
+  for (const [method, path, body] of calls) {
+    const res = await w.server.api(method, path, { token: stranger.token, body });
+    t.is(res.status, 404, `${method} ${path}`);
+    t.is(res.body.error.code, 'NOT_FOUND');
+    t.is((await w.server.api(method, path, { token: w.token, body })).status, 403, `${method} ${path} as the owner`);
+  }
+});
+
+test('issue 9: pull-files?ids= tells nothing about nodes outside the scope, not even their type', async (t) => {
+  const s = await bootstrap({ path: 'ids-scope' });
+  const outside = await w.server.api('POST', `/content/${w.projectId}/write`, { token: w.token, body: { path: 'ids-outside/secret.json', node_type: 'json', content: { a: 1 } } });
+  const folder = await w.server.api('GET', `/content/${w.projectId}/stat?path=ids-outside`, { token: w.token });
+  const first = await w.server.api('GET', `/sync/syncs/${s.id}/pull-files?cursor=0&content=0`, { token: s.key });
+  const res = await w.server.api('GET', `/sync/syncs/${s.id}/pull-files?ids=${outside.body.data.id},${folder.body.data.id},nod_unknown1234&run_id=${first.body.data.run_id}`, { token: s.key });
+  t.is(res.status, 200);
+  t.deepEqual(
+    res.body.data.files.map((f: { action: string; node_type: string; path: string }) => [f.action, f.node_type, f.path]),
+    [['delete', 'file', ''], ['delete', 'file', ''], ['delete', 'file', '']],
+  );
+});
+
+test('issue 9: push-file validation names the real fields; ack-pull refuses a cursor beyond the project', async (t) => {
+  const s = await bootstrap({ path: 'fields' });
+  const push = (body: unknown) => w.server.api('POST', `/sync/syncs/${s.id}/push-file`, { token: s.key, body });
+  const fieldsOf = (res: { body: { error: { details: { field: string }[] } } }) => res.body.error.details.map((d) => d.field);
+
+  const noContent = await push({ action: 'write', path: 'fields/a.md' });
+  t.is(noContent.status, 422);
+  t.deepEqual(fieldsOf(noContent), ['content']);
+  t.regex(noContent.body.message, /content/);
+  const noAction = await push({ path: 'fields/a.md', content: b64('a') });
+  t.deepEqual(fieldsOf(noAction), ['action']);
+  const inBatch = await push({ files: [{ action: 'write', path: 'fields/a.md', content: b64('a') }, { action: 'move', path: 'fields/b.md' }] });
+  t.is(inBatch.status, 422);
+  t.deepEqual(fieldsOf(inBatch), ['files.1.from']);
+  const badBase64 = await push({ action: 'write', path: 'fields/a.md', content: '%%%' });
+  t.deepEqual(fieldsOf(badBase64), ['content']);
+
+  const latest = (await w.server.api('GET', `/sync/status?project_id=${w.projectId}`, { token: w.token })).body.data.project_version as number;
+  const beyond = await w.server.api('POST', `/sync/syncs/${s.id}/ack-pull`, { token: s.key, body: { cursor: latest + 1000 } });
+  t.is(beyond.status, 422);
+  t.deepEqual(fieldsOf(beyond), ['cursor']);
+  const state = (await w.server.api('GET', `/sync/syncs?project_id=${w.projectId}`, { token: w.token })).body.data.syncs.find((x: { id: string }) => x.id === s.id);
+  t.is(state.acked_cursor, 0, 'nothing acknowledged');
+  t.is((await w.server.api('POST', `/sync/syncs/${s.id}/ack-pull`, { token: s.key, body: { cursor: latest } })).status, 200);
+});
+
+test('issue 9: a failed url refresh answers an error (502) in the envelope, with the failed run recorded', async (t) => {
+  const site = createServer((_req, res) => {
+    res.writeHead(500);
+    res.end('down');
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  t.teardown(() => site.close());
+  const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/page.md`;
+  const s = await bootstrap({ url, path: 'web/down.md' }, 'url');
+  const res = await w.server.api('POST', `/sync/syncs/${s.id}/refresh`, { token: w.token });
+  t.is(res.status, 502);
+  t.false(res.body.success);
+  t.is(res.body.error.code, 'UPSTREAM_ERROR');
+  t.is(res.body.error.details.run.status, 'failed');
+  t.regex(res.body.message, /500/);
+  const runs = await w.server.api('GET', `/sync/syncs/${s.id}/runs`, { token: w.token });
+  t.is(runs.body.data.runs[0].status, 'failed');
+});

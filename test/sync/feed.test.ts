@@ -116,6 +116,74 @@ test('an access key sees only changes inside its scope', async (t) => {
   t.false(JSON.stringify(feed.events).includes('feed-secret'));
 });
 
+test.serial('a stream ends as soon as its key is deleted, and a removed member gets nothing more', async (t) => {
+  const key = await createKey(w.server, w.token, w.projectId, { mode: 'read' });
+  const keyFeed = await subscribe(key.key);
+  t.teardown(() => keyFeed.close());
+  const member = await w.server.createUser(`feed-member-${Date.now()}@example.com`);
+  const added = await w.server.api('POST', `/projects/${w.projectId}/members`, { token: w.token, body: { user_id: member.id, role: 'viewer' } });
+  t.true(added.status < 300, JSON.stringify(added.body));
+  const memberFeed = await subscribe(member.token);
+  t.teardown(() => memberFeed.close());
+
+  const deleted = await w.server.api('DELETE', `/connections/${key.id}`, { token: w.token });
+  t.is(deleted.status, 200);
+  await keyFeed.waitFor('the key stream to end', () => keyFeed.closed || undefined, 10_000);
+  t.true(keyFeed.events.some((e) => e.event === 'revoked'));
+
+  const removed = await w.server.api('DELETE', `/projects/${w.projectId}/members/${member.id}`, { token: w.token });
+  t.is(removed.status, 200);
+  const after = await write('feed-revoked/secret.md', 'written after the removal');
+  await memberFeed.waitFor('the member stream to end', () => memberFeed.closed || undefined, 10_000);
+  for (const feed of [keyFeed, memberFeed]) {
+    t.false(feed.changes.some((c) => c.id >= after.body.data.project_version));
+    t.false(JSON.stringify(feed.events).includes('feed-revoked'));
+  }
+});
+
+test('access is re-checked before each fan-out: once it ends, the stream gets no event and closes', (t) => {
+  const commits: CommitChanges[] = [commit(1)];
+  const feed = new ChangeFeed(fakeChangelog(commits), { heartbeatMs: 60_000 });
+  let allowed: string | null = '';
+  const res = new StalledResponse();
+  feed.attach(res as unknown as ServerResponse, { projectId: 'p', scope: '', lastEventId: 0, holder: 'key:k', check: () => allowed });
+  t.true(res.chunks.some((c) => c.includes('"f1.md"')));
+  allowed = null;
+  commits.push(commit(2));
+  feed.notify('p');
+  t.false(res.chunks.some((c) => c.includes('"f2.md"')));
+  t.regex(res.chunks.join(''), /event: revoked/);
+  t.true(res.ended);
+  t.is(feed.size, 0);
+  t.true(feed.mayOpen('key:k'));
+  feed.close();
+});
+
+test('one credential may hold only CNS_MAX_EVENT_STREAMS open streams; one more is 429', async (t) => {
+  const server = await startTestServer({}, { CNS_MAX_EVENT_STREAMS: '2' });
+  t.teardown(() => server.stop());
+  const { token } = await server.login();
+  const { projectId } = await defaultProject(server, token);
+  const url = `${server.url}/api/v1/events?project_id=${projectId}`;
+  const open = async () => {
+    const c = await SseClient.open(url, token);
+    if (c.status === 200) await c.waitFor('ready', () => c.events.some((e) => e.event === 'ready'));
+    return c;
+  };
+  const a = await open();
+  const b = await open();
+  const c = await open();
+  t.is(a.status, 200);
+  t.is(b.status, 200);
+  t.is(c.status, 429);
+  await c.close();
+  await a.close();
+  await until('the closed stream to be released', () => server.services.feed.size < 2);
+  const d = await open();
+  t.is(d.status, 200);
+  await Promise.all([b.close(), d.close()]);
+});
+
 // Serial: it counts the server's subscribers, which the other tests change.
 test.serial('a consumer that goes away is dropped at once', async (t) => {
   const before = w.server.services.feed.size;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { userSchema } from '../presenters/user.ts';
 
 export const loginBody = z.object({
   email: z.string().trim().min(1).max(320),
@@ -14,3 +15,31 @@ export const signupBody = z.object({
 export const refreshBody = z.object({
   refresh_token: z.string().min(1).max(512),
 });
+
+export const authConfig = z.object({
+  realtime_url: z.string().describe('the live change feed (GET /events)'),
+  anon_key: z.string().describe('identifies this deployment to realtime clients; grants nothing'),
+});
+
+export const tokens = z.object({
+  access_token: z.string(),
+  refresh_token: z.string(),
+  token_type: z.literal('bearer'),
+  expires_in: z.number().int().describe('seconds until the access token expires'),
+  user: userSchema,
+});
+
+export const me = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('user'), user: userSchema }),
+  z.object({
+    kind: z.literal('key'),
+    connection: z.object({
+      id: z.string(),
+      name: z.string(),
+      kind: z.enum(['api', 'agent', 'mcp', 'sandbox', 'sync']),
+      project_id: z.string(),
+      scope_path: z.string(),
+      mode: z.enum(['read', 'read_write']),
+    }),
+  }),
+]);

@@ -1,61 +1,74 @@
-import Router from '@koa/router';
 import type { Services } from '../../app/services.ts';
 import { collabCommit } from '../../collab/collabCommit.ts';
 import { ok } from '../../http/envelope.ts';
-import { parseInput } from '../../http/validate.ts';
-import { contentForStore } from '../content/fileContent.ts';
-import { historyHandlers } from '../nodes/historyHandlers.ts';
-import { NodeGuard } from '../nodes/nodeAccess.ts';
-import { nodeWithContent } from '../nodes/nodeReads.ts';
-import { presentNode } from '../nodes/presenter.ts';
-import { snapshotHandlers } from '../nodes/snapshotHandlers.ts';
+import { principalOf } from '../../http/middleware/authenticate.ts';
+import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import { presentNode } from '../presenters/node.ts';
+import { contentForStore } from '../shared/fileContent.ts';
+import { nodeFor, nodeHistoryRoutes } from '../shared/nodeHistory.ts';
+import { nodeSnapshotRoutes } from '../shared/nodeSnapshots.ts';
+import { nodeWithContent } from '../shared/nodeReads.ts';
 import * as schema from './schemas.ts';
 
 /**
  * Collaboration (spec 4.3): checkout gives each node's content and version, commit writes many
  * nodes as one commit, three-way merging those that moved on since the client's base. The
- * version and snapshot routes are the very handlers of their /nodes twins.
+ * version and snapshot routes are the very declarations of their /nodes twins. Every node goes
+ * through the content-access policy.
  */
-export function collabRoutes(s: Services): Router {
-  const router = new Router({ prefix: '/collab' });
-  const guard = new NodeGuard(s);
-
-  router.post('/checkout', async (ctx) => {
-    const body = parseInput(schema.checkoutBody, ctx.request.body, 'body');
-    const nodes = body.node_ids.map((id) => guard.node(ctx, id, 'content:read', body.project_id).node);
-    const out = await Promise.all(nodes.map(async (n) => ({ ...(await nodeWithContent(s.content, n, true, true)), base_version: n.version })));
-    ok(ctx, { project_id: body.project_id, nodes: out });
-  });
-
-  router.post('/commit', async (ctx) => {
-    const body = parseInput(schema.commitBody, ctx.request.body, 'body');
-    const caller = guard.project(ctx, body.project_id, 'content:write');
-    const mutations = body.mutations.map((m, i) => {
-      const { node } = guard.node(ctx, m.node_id, 'content:write', body.project_id);
-      return { nodeId: node.id, content: contentForStore(node.type, m.content, `mutations.${i}.content`), message: m.message, baseVersion: m.base_version };
-    });
-    const r = await collabCommit(s.content, caller.projectId, caller.actor, mutations);
-    const merged = r.nodes.filter((n) => n.merged).length;
-    ok(
-      ctx,
-      {
-        changed: r.changed,
-        merged: merged > 0,
-        project_version: r.projectVersion,
-        commit_id: r.commitId,
-        nodes: r.nodes.map((n) => ({ ...presentNode(n.node), base_version: n.baseVersion, merged: n.merged })),
-      },
-      merged ? `Committed; ${merged} node(s) merged with newer changes` : 'Committed',
-    );
-  });
-
-  const h = historyHandlers(s);
-  router.get('/versions/:nodeId', h.versions);
-  router.get('/versions/:nodeId/:version', h.version);
-  router.post('/rollback/:nodeId/:version', h.rollback);
-  router.get('/diff/:nodeId/:v1/:v2', h.diff);
-  const snap = snapshotHandlers(s);
-  router.get('/snapshots/:nodeId', snap.list);
-  router.post('/rollback-snapshot/:nodeId/:snapshotId', snap.rollback);
-  return router;
+export function collabRoutes(s: Services): RouteGroup {
+  return {
+    prefix: '/collab',
+    tag: 'Collaboration',
+    routes: [
+      route({
+        method: 'post',
+        path: '/checkout',
+        summary: 'The content and version of each node, as the base of a later commit',
+        permission: 'content:read',
+        body: schema.checkoutBody,
+        response: schema.checkoutResult,
+        async handle(ctx, { body }) {
+          const nodes = body.node_ids.map((id) => nodeFor(s, ctx, id, 'content:read', body.project_id).node);
+          const out = await Promise.all(nodes.map(async (n) => ({ ...(await nodeWithContent(s.content, n, true, true)), base_version: n.version })));
+          ok(ctx, { project_id: body.project_id, nodes: out });
+        },
+      }),
+      route({
+        method: 'post',
+        path: '/commit',
+        summary: 'Write many nodes as one commit, merging those changed since their base version',
+        permission: 'content:write',
+        body: schema.commitBody,
+        response: schema.commitResult,
+        async handle(ctx, { body }) {
+          const grant = s.access.grant(principalOf(ctx), body.project_id, 'content:write');
+          const mutations = body.mutations.map((m, i) => {
+            const { node } = nodeFor(s, ctx, m.node_id, 'content:write', body.project_id);
+            return { nodeId: node.id, content: contentForStore(node.type, m.content, `mutations.${i}.content`), message: m.message, baseVersion: m.base_version };
+          });
+          const r = await collabCommit(s.content, grant.projectId, grant.actor, mutations);
+          const merged = r.nodes.filter((n) => n.merged).length;
+          ok(
+            ctx,
+            {
+              changed: r.changed,
+              merged: merged > 0,
+              project_version: r.projectVersion,
+              commit_id: r.commitId,
+              nodes: r.nodes.map((n) => ({ ...presentNode(n.node), base_version: n.baseVersion, merged: n.merged })),
+            },
+            merged ? `Committed; ${merged} node(s) merged with newer changes` : 'Committed',
+          );
+        },
+      }),
+      ...nodeHistoryRoutes(s, {
+        versions: '/versions/:nodeId',
+        version: '/versions/:nodeId/:version',
+        rollback: '/rollback/:nodeId/:version',
+        diff: '/diff/:nodeId/:v1/:v2',
+      }),
+      ...nodeSnapshotRoutes(s, { list: '/snapshots/:nodeId', rollback: '/rollback-snapshot/:nodeId/:snapshotId' }),
+    ],
+  };
 }

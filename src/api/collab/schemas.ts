@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { nodeSchema } from '../presenters/node.ts';
 
 const projectId = z.string().min(1).max(100);
 const nodeId = z.string().min(1).max(200);
@@ -17,4 +18,17 @@ export const commitBody = z.object({
     )
     .min(1, 'mutations must not be empty')
     .max(10_000),
+});
+
+export const checkoutResult = z.object({
+  project_id: z.string(),
+  nodes: z.array(nodeSchema.extend({ base_version: z.number().int().describe('send it back as the base of a commit') })),
+});
+
+export const commitResult = z.object({
+  changed: z.boolean(),
+  merged: z.boolean().describe('whether any node was merged with changes newer than its base'),
+  project_version: z.number().int().nullable(),
+  commit_id: z.string().nullable(),
+  nodes: z.array(nodeSchema.extend({ base_version: z.number().int().nullable(), merged: z.boolean() })),
 });

@@ -25,3 +25,25 @@ export const updateConnectionBody = z.object({
   mode: mode.optional(),
   status: z.enum(['active', 'paused', 'revoked']).optional(),
 });
+
+export const connectionParams = z.object({ id: z.string().min(1).max(100) });
+
+/** What `presentConnection` answers (the response schema in the OpenAPI document). */
+export const connectionSchema = z.object({
+  id: z.string(),
+  project_id: z.string(),
+  kind: z.enum(['api', 'agent', 'mcp', 'sandbox', 'sync']),
+  name: z.string(),
+  scope_path: z.string().describe("the subtree the key may reach; '' is the whole project"),
+  mode: z.enum(['read', 'read_write']),
+  status: z.enum(['active', 'paused', 'revoked']),
+  key_prefix: z.string(),
+  config: z.record(z.string(), z.unknown()),
+  created_by: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  last_used_at: z.string().nullable(),
+});
+
+export const connectionWithKey = z.object({ connection: connectionSchema, key: z.string().describe('shown only in this answer') });
+export const connectionList = z.object({ connections: z.array(connectionSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });

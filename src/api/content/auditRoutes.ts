@@ -1,11 +1,13 @@
 import Router from '@koa/router';
+import { z } from 'zod';
 import type { Services } from '../../app/services.ts';
+import type { AuditLogEntry } from '../../content/contentStore.ts';
 import { ok } from '../../http/envelope.ts';
 import { forbidden, validationError } from '../../http/errors.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { parseInput } from '../../http/validate.ts';
 import { pathInScope } from '../../policies/scope.ts';
-import { presentAuditLog } from './presenter.ts';
+import { presentAuditLog } from '../presenters/content.ts';
 import { auditQuery } from './schemas.ts';
 
 /**
@@ -24,10 +26,47 @@ export function auditRoutes(s: Services): Router {
     const byId = located ?? findNodeById(s, projectId, ref);
     const path = byId?.path ?? ref;
     if (!pathInScope(access.scope, path)) throw forbidden(`This access key is limited to "${access.scope}".`);
-    const logs = byId ? s.content.auditLogs(projectId, { id: byId.id }, { limit: q.limit }) : s.content.auditLogs(projectId, { path }, { limit: q.limit });
+    const logs = byId ? s.content.auditLogs(projectId, { id: byId.id }, { limit: q.limit }) : pathLogs(s, projectId, path, q.limit);
     ok(ctx, { path, node_id: byId?.id ?? logs[0]?.nodeId ?? null, logs: logs.map(presentAuditLog), total: logs.length });
   });
+
+  /**
+   * GET /projects/{id}/audit-logs: every audit entry of the project, newest first, pushes (path
+   * '') included; `before` (an entry id, `next_before` of the previous page) pages back. A scoped
+   * key sees the entries of its subtree only.
+   */
+  router.get('/projects/:projectId/audit-logs', (ctx) => {
+    const { projectId } = parseInput(projectParams, ctx.params, 'params');
+    const q = parseInput(projectAuditQuery, ctx.query, 'query');
+    const access = s.authorizer.requireProject(principalOf(ctx), projectId, 'content:read');
+    const page = s.content.projectAuditLogs(projectId, { limit: q.limit, before: q.before });
+    const visible = (p: unknown) => typeof p === 'string' && p !== '' && pathInScope(access.scope, p);
+    const logs = access.scope === '' ? page : page.filter((e) => visible(e.path) || visible(e.details.old_path));
+    const nextBefore = page.length === q.limit ? page[page.length - 1]!.id : null;
+    ok(ctx, { project_id: projectId, logs: logs.map(presentAuditLog), total: logs.length, next_before: nextBefore });
+  });
   return router;
+}
+
+const projectParams = z.object({ projectId: z.string().min(1).max(100) });
+const projectAuditQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  before: z.coerce.number().int().min(1).optional(),
+});
+
+/**
+ * A path's audit trail: the entries recorded at the path, plus the entries of those nodes that
+ * took them away from it (trash, move: recorded at the new path with `old_path` = this one).
+ */
+function pathLogs(s: Services, projectId: string, path: string, limit: number): AuditLogEntry[] {
+  const here = s.content.auditLogs(projectId, { path }, { limit });
+  const byId = new Map(here.map((e) => [e.id, e]));
+  for (const nodeId of new Set(here.map((e) => e.nodeId).filter((id) => id !== ''))) {
+    for (const e of s.content.auditLogs(projectId, { id: nodeId }, { limit })) {
+      if (e.details.old_path === path) byId.set(e.id, e);
+    }
+  }
+  return [...byId.values()].sort((a, b) => b.id - a.id).slice(0, limit);
 }
 
 function findNodeById(s: Services, projectId: string, id: string) {

@@ -5,19 +5,24 @@ import { sampleContent } from '../../domain/projects/sampleContent.ts';
 import { ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { parseInput } from '../../http/validate.ts';
-import { presentEntry } from './presenter.ts';
+import { pathInScope } from '../../policies/scope.ts';
+import { ScopedStats } from '../../sync/scopedStats.ts';
+import { presentEntry } from '../presenters/content.ts';
 import { projectParams } from './schemas.ts';
 
 /** Project-level views of the content: the dashboard and the sample-content seed. */
 export function projectContentRoutes(s: Services): Router {
   const router = new Router({ prefix: '/projects/:projectId' });
+  const scopedStats = new ScopedStats(s.db, s.changelog);
 
   router.get('/dashboard', (ctx) => {
     const { projectId } = parseInput(projectParams, ctx.params, 'params');
     const access = s.authorizer.requireProject(principalOf(ctx), projectId, 'project:read');
-    const stats = s.content.stats(projectId);
+    // A key limited to a subtree sees the figures of that subtree only, as in the changelog.
+    const scoped = access.scope !== '';
+    const stats = scoped ? scopedStats.stats(projectId, access.scope) : s.content.stats(projectId);
     const projectVersion = s.content.projectVersion(projectId);
-    const syncs = s.syncs.list(projectId);
+    const syncs = s.syncs.list(projectId).filter((x) => !scoped || pathInScope(access.scope, x.connection.scope_path));
     ok(ctx, {
       project: { id: access.project.id, name: access.project.name, org_id: access.project.org_id },
       nodes: { ...stats.nodesByType, total: Object.values(stats.nodesByType).reduce((a, b) => a + b, 0) },
@@ -30,7 +35,7 @@ export function projectContentRoutes(s: Services): Router {
         message: stats.lastChange.message,
         at: stats.lastChange.at,
       },
-      connections: s.connections.countByStatus(projectId),
+      connections: scoped ? scopedStats.connectionCounts(projectId, access.scope) : s.connections.countByStatus(projectId),
       // Sync progress: how far each sync's client has confirmed the project's commits.
       sync: {
         syncs: syncs.length,

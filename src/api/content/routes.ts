@@ -6,13 +6,17 @@ import { sendBytes } from '../../http/byteRange.ts';
 import { ok } from '../../http/envelope.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
-import { parseInput } from '../../http/validate.ts';
+import { parseInput, parseListInput } from '../../http/validate.ts';
 import type { ProjectAction } from '../../policies/permissions.ts';
 import { pathAboveScope, pathInScope } from '../../policies/scope.ts';
-import { contentForStore } from './fileContent.ts';
-import { rollbackNodeTo, versionDiffOf, versionListOf, versionWithContent } from './history.ts';
-import { presentContent, presentEntry, presentTrashItem, presentTree } from './presenter.ts';
+import { contentForStore } from '../shared/fileContent.ts';
+import { rollbackNodeTo, versionDiffOf, versionListOf, versionWithContent } from '../shared/history.ts';
+import { projectCommitsOf, projectDiffOf, rollbackPathTo } from './projectHistory.ts';
+import { presentContent, presentEntry, presentTrashItem, presentTree } from '../presenters/content.ts';
 import * as schema from './schemas.ts';
+
+/** Most nodes a bulk write lists in its answer (`nodes_truncated` says when there were more). */
+const MAX_LISTED_NODES = 1000;
 
 /**
  * The path-addressed content surface (spec 4.1): validate, authorize (keys are held to their
@@ -72,15 +76,20 @@ export function contentRoutes(s: Services): Router {
   });
 
   router.get('/stat', (ctx) => {
-    const { path } = parseInput(schema.requiredPathQuery, ctx.query, 'query');
+    // No path (or '') is the project root: a folder without id.
+    const { path } = parseInput(schema.pathQuery, ctx.query, 'query');
     const { projectId } = authorize(ctx, 'content:read', path);
-    ok(ctx, presentEntry(store.getByPath(projectId, path)));
+    ok(ctx, presentEntry(store.statPath(projectId, path)));
   });
 
-  router.get('/tree', (ctx) => {
-    const { path, max_depth } = parseInput(schema.treeQuery, ctx.query, 'query');
-    const { projectId } = authorize(ctx, 'content:read', path);
-    ok(ctx, presentTree(store.tree(projectId, path, max_depth)));
+  router.get('/tree', async (ctx) => {
+    const { path, max_depth, limit, cursor } = parseInput(schema.treeQuery, ctx.query, 'query');
+    const { projectId, scope } = authorize(ctx, 'content:read');
+    // A scoped key sees the folders on the way to its scope (as with ls) and everything inside it.
+    if (!pathInScope(scope, path) && !pathAboveScope(scope, path)) throw forbidden(`This access key is limited to "${scope}".`);
+    const visibility = (p: string) => (pathInScope(scope, p) ? 'in' : pathAboveScope(scope, p) ? 'way' : 'out') as 'in' | 'way' | 'out';
+    const page = await store.treePage(projectId, path, { maxDepth: max_depth, limit, cursor, visibility });
+    ok(ctx, { ...presentTree(page.root), node_count: page.count, next_cursor: page.nextCursor });
   });
 
   router.get('/trash', (ctx) => {
@@ -99,15 +108,17 @@ export function contentRoutes(s: Services): Router {
       baseVersion: body.base_version,
       message: body.message,
     });
+    // 201 when the write created the node, 200 when it updated one (README "API conventions").
+    const wasCreated = result.changed && result.node.version === 1;
     ok(ctx, { ...presentEntry(result.node), changed: result.changed, project_version: result.projectVersion, commit_id: result.commitId },
-      result.changed ? 'Written' : 'Content unchanged; no new version');
+      wasCreated ? 'Created' : result.changed ? 'Written' : 'Content unchanged; no new version', wasCreated ? 201 : 200);
   });
 
   router.post('/mkdir', async (ctx) => {
     const body = parseInput(schema.mkdirBody, ctx.request.body, 'body');
     const { projectId, actor } = authorize(ctx, 'content:write', body.path);
     const result = await store.mkdir(projectId, actor, body.path, { message: body.message });
-    ok(ctx, { ...presentEntry(result.node), changed: result.changed }, result.changed ? 'Folder created' : 'Folder already exists');
+    ok(ctx, { ...presentEntry(result.node), changed: result.changed }, result.changed ? 'Folder created' : 'Folder already exists', result.changed ? 201 : 200);
   });
 
   router.post('/mv', async (ctx) => {
@@ -142,9 +153,13 @@ export function contentRoutes(s: Services): Router {
   });
 
   router.post('/bulk-write', async (ctx) => {
-    const body = parseInput(schema.bulkWriteBody, ctx.request.body, 'body');
-    const { projectId, actor } = authorize(ctx, 'content:write', ...body.files.map((f) => f.path));
-    const files = body.files.map((f, i) => ({ path: f.path, type: f.node_type, content: contentForStore(f.node_type, f.content, `files.${i}.content`) }));
+    const { projectId, actor, scope } = authorize(ctx, 'content:write');
+    // 100,000 files are checked, scoped and decoded in time slices (parseListInput).
+    const body = await parseListInput(schema.bulkWriteBody, 'files', schema.bulkWriteFile, ctx.request.body, (f, i) => {
+      if (!pathInScope(scope, f.path)) throw forbidden(`This access key is limited to "${scope}".`);
+      return { path: f.path, type: f.node_type, content: contentForStore(f.node_type, f.content, `files.${i}.content`) };
+    });
+    const files = body.files;
     const result = await store.bulkWrite(projectId, actor, files, { message: body.message });
     ok(
       ctx,
@@ -154,7 +169,9 @@ export function contentRoutes(s: Services): Router {
         changed_count: result.nodes.length,
         project_version: result.projectVersion,
         commit_id: result.commitId,
-        nodes: result.nodes.map(presentEntry),
+        // Bounded: a write of 100,000 files answers with the first nodes, not a 40 MB list.
+        nodes: result.nodes.slice(0, MAX_LISTED_NODES).map(presentEntry),
+        nodes_truncated: result.nodes.length > MAX_LISTED_NODES,
       },
       `Wrote ${body.files.length} files in one commit`,
     );
@@ -162,6 +179,11 @@ export function contentRoutes(s: Services): Router {
 
   router.get('/versions', async (ctx) => {
     const q = parseInput(schema.versionsQuery, ctx.query, 'query');
+    if (q.path === undefined) {
+      const { projectId, scope } = authorize(ctx, 'content:read');
+      ok(ctx, projectCommitsOf(s.changelog, projectId, scope, { limit: q.limit, before: q.before }));
+      return;
+    }
     const { projectId } = authorize(ctx, 'content:read', q.path);
     const node = store.getByPath(projectId, q.path);
     if (q.version !== undefined) {
@@ -179,12 +201,23 @@ export function contentRoutes(s: Services): Router {
 
   router.get('/diff', async (ctx) => {
     const q = parseInput(schema.diffQuery, ctx.query, 'query');
+    if (q.path === undefined) {
+      const { projectId, scope } = authorize(ctx, 'content:read');
+      ok(ctx, projectDiffOf(s.changelog, projectId, scope, q.v1, q.v2));
+      return;
+    }
     const { projectId } = authorize(ctx, 'content:read', q.path);
     ok(ctx, await versionDiffOf(store, store.getByPath(projectId, q.path), q.v1, q.v2));
   });
 
   router.post('/rollback', async (ctx) => {
     const body = parseInput(schema.rollbackBody, ctx.request.body, 'body');
+    if (body.target_version !== undefined && body.path !== undefined) {
+      const { projectId, actor } = authorize(ctx, 'content:write', body.path);
+      const r = await rollbackPathTo(store, projectId, actor, body.path, body.target_version, body.message);
+      ok(ctx, r.data, r.message);
+      return;
+    }
     if (body.target_version !== undefined) {
       const { projectId, actor, scope } = authorize(ctx, 'content:write');
       if (scope !== '') throw forbidden('Rolling back the whole project needs a key scoped to the whole project.');

@@ -10,17 +10,34 @@ export const projectParams = z.object({ projectId: z.string().min(1).max(100) })
 
 export const pathQuery = z.object({ path: path.default('') });
 export const requiredPathQuery = z.object({ path: requiredPath });
-export const treeQuery = z.object({ path: path.default(''), max_depth: intFromQuery(-1).default(-1) });
-
-export const versionsQuery = z.object({
-  path: requiredPath,
-  limit: intFromQuery(1).max(1000).default(50),
-  offset: intFromQuery(0).default(0),
-  since_version: intFromQuery(0).optional(),
-  version: intFromQuery(1).optional(),
+/** Trees come in pages of at most `limit` nodes; `cursor` is the previous page's `next_cursor`. */
+export const treeQuery = z.object({
+  path: path.default(''),
+  max_depth: intFromQuery(-1).default(-1),
+  limit: intFromQuery(1).max(5_000).default(2_000),
+  cursor: z.string().min(1).max(8192).optional(),
 });
+
+/** Without `path`: the project's commits (`before` pages back); with it: that node's versions. */
+export const versionsQuery = z
+  .object({
+    path: requiredPath.optional(),
+    limit: intFromQuery(1).max(1000).default(50),
+    since_version: intFromQuery(0).optional(),
+    version: intFromQuery(1).optional(),
+    before: intFromQuery(1).optional(),
+    offset: intFromQuery(0).optional(),
+  })
+  .superRefine((q, ctx) => {
+    // Refused rather than ignored: a client paging with offset would see page one again and again.
+    if (q.offset) ctx.addIssue({ code: 'custom', path: ['offset'], message: 'offset is not supported: page with before (project history) or since_version (a node)' });
+    const nodeOnly = (['since_version', 'version'] as const).filter((k) => q[k] !== undefined);
+    if (q.path === undefined) for (const k of nodeOnly) ctx.addIssue({ code: 'custom', path: [k], message: `${k} needs path` });
+    if (q.path !== undefined && q.before !== undefined) ctx.addIssue({ code: 'custom', path: ['before'], message: 'before pages project history: leave out path' });
+  });
 export const versionContentQuery = z.object({ path: requiredPath, version: intFromQuery(1) });
-export const diffQuery = z.object({ path: requiredPath, v1: intFromQuery(1), v2: intFromQuery(1) });
+/** With `path`: two versions of that node; without: the paths changed between two project versions. */
+export const diffQuery = z.object({ path: requiredPath.optional(), v1: intFromQuery(0), v2: intFromQuery(1) });
 
 /** Content is validated against node_type by the content store (object/array for json, string for markdown, base64 for files). */
 export const writeBody = z.object({
@@ -34,20 +51,21 @@ export const mkdirBody = z.object({ path: requiredPath, message });
 export const mvBody = z.object({ old_path: requiredPath, new_path: requiredPath, message });
 export const rmBody = z.object({ path: requiredPath, permanent: z.boolean().default(false), message });
 export const restoreBody = z.object({ trash_path: requiredPath, original_path: requiredPath, message });
+export const bulkWriteFile = z.object({
+  path: requiredPath,
+  content: z.unknown().refine((v) => v !== undefined, 'content is required'),
+  node_type: nodeType,
+});
+/** The files are checked one by one (parseListInput) so that 100,000 of them do not hold the event loop. */
 export const bulkWriteBody = z.object({
-  files: z
-    .array(
-      z.object({
-        path: requiredPath,
-        content: z.unknown().refine((v) => v !== undefined, 'content is required'),
-        node_type: nodeType,
-      }),
-    )
-    .min(1, 'files must not be empty')
-    .max(100_000),
+  files: z.array(z.unknown()).min(1, 'files must not be empty').max(100_000),
   message,
 });
-/** Either {path, version} (one node) or {target_version} (the whole project, by its commit number). */
+/**
+ * {path, version}: one node to one of its versions. {path, target_version}: that path (with
+ * everything beneath a folder) to its state at a project version. {target_version}: the whole
+ * project. `version` and `target_version` together are ambiguous: 422.
+ */
 export const rollbackBody = z
   .object({
     path: requiredPath.optional(),
@@ -56,9 +74,12 @@ export const rollbackBody = z
     message,
   })
   .superRefine((b, ctx) => {
+    if (b.version !== undefined && b.target_version !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['target_version'], message: 'give version (a node version) or target_version (a project version), not both' });
+    }
     if (b.target_version !== undefined) return;
     if (b.path === undefined) ctx.addIssue({ code: 'custom', path: ['path'], message: 'path (with version) or target_version is required' });
-    if (b.version === undefined) ctx.addIssue({ code: 'custom', path: ['version'], message: 'version is required with path' });
+    if (b.version === undefined) ctx.addIssue({ code: 'custom', path: ['version'], message: 'version or target_version is required with path' });
   });
 /** project_id may be left out when the segment is a node id (the id surface of spec 4.2 sends none). */
 export const auditQuery = z.object({ project_id: z.string().min(1).optional(), limit: intFromQuery(1).max(1000).default(100) });

@@ -1,12 +1,24 @@
 import type { ServerResponse } from 'node:http';
 import type { Changelog } from '../../sync/changelog.ts';
-import { FeedClient } from './feedClient.ts';
+import { FeedClient, type AccessCheck } from './feedClient.ts';
 
 export interface ChangeFeedOptions {
   /** Comment lines on idle connections so proxies and clients keep them open. */
   heartbeatMs?: number;
   /** Unsent bytes a client may accumulate before it is told to resync. */
   maxBufferBytes?: number;
+  /** Open streams one credential may hold at a time (0 = no cap). */
+  maxStreamsPerHolder?: number;
+}
+
+export interface AttachInput {
+  projectId: string;
+  scope: string;
+  lastEventId: number | null;
+  /** The credential holding the stream (`key:<id>`, `user:<id>`). */
+  holder?: string;
+  /** Re-checks access before each fan-out and heartbeat; the stream closes once it answers null. */
+  check?: AccessCheck;
 }
 
 /** Commits read from the index per query while fanning out or catching up. */
@@ -26,6 +38,8 @@ export class ChangeFeed {
   private closed = false;
   private readonly heartbeatMs: number;
   private readonly maxBufferBytes: number;
+  private readonly maxStreamsPerHolder: number;
+  private readonly perHolder = new Map<string, number>();
 
   constructor(
     private readonly changelog: Changelog,
@@ -33,6 +47,16 @@ export class ChangeFeed {
   ) {
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.maxBufferBytes = options.maxBufferBytes ?? 1024 * 1024;
+    this.maxStreamsPerHolder = options.maxStreamsPerHolder ?? 0;
+  }
+
+  /** Whether `holder` may open one more stream (checked before the response starts). */
+  mayOpen(holder: string): boolean {
+    return this.maxStreamsPerHolder <= 0 || (this.perHolder.get(holder) ?? 0) < this.maxStreamsPerHolder;
+  }
+
+  get streamCap(): number {
+    return this.maxStreamsPerHolder;
   }
 
   get size(): number {
@@ -45,15 +69,17 @@ export class ChangeFeed {
    * Subscribes an already started SSE response. With `lastEventId` it first replays the commits
    * after it; everything runs synchronously, so no commit can slip between replay and live.
    */
-  attach(res: ServerResponse, input: { projectId: string; scope: string; lastEventId: number | null }): FeedClient {
+  attach(res: ServerResponse, input: AttachInput): FeedClient {
     const latest = this.changelog.latest(input.projectId);
     // An id beyond the project's last commit (another server, a restored backup) resumes from now.
     const start = Math.min(input.lastEventId ?? latest, latest);
-    const client = new FeedClient(res, input.projectId, input.scope, start, this.maxBufferBytes, (c) => this.detach(c));
+    const holder = input.holder ?? '';
+    const client = new FeedClient(res, input.projectId, input.scope, start, this.maxBufferBytes, (c) => this.detach(c), holder, input.check);
     if (this.closed) {
       client.end();
       return client;
     }
+    if (holder) this.perHolder.set(holder, (this.perHolder.get(holder) ?? 0) + 1);
     let set = this.clients.get(input.projectId);
     if (!set) {
       set = new Set();
@@ -76,6 +102,9 @@ export class ChangeFeed {
   notify(projectId: string): void {
     const set = this.clients.get(projectId);
     if (!set || set.size === 0) return;
+    // Access is re-checked before anything is sent: a revoked key or removed member gets nothing more.
+    for (const client of [...set]) client.revalidate(false);
+    if (set.size === 0) return;
     let seen = this.lastSeen.get(projectId) ?? 0;
     for (;;) {
       const commits = this.changelog.commits(projectId, seen, BATCH);
@@ -85,6 +114,11 @@ export class ChangeFeed {
       if (commits.length < BATCH) break;
     }
     this.lastSeen.set(projectId, seen);
+  }
+
+  /** Re-checks every open stream now (after credentials or memberships changed) and closes those whose access ended. */
+  revalidate(): void {
+    for (const set of [...this.clients.values()]) for (const c of [...set]) c.revalidate();
   }
 
   /** Ends every stream (server shutdown): clients reconnect with their Last-Event-ID elsewhere or later. */
@@ -97,7 +131,12 @@ export class ChangeFeed {
   private detach(c: FeedClient): void {
     const set = this.clients.get(c.projectId);
     if (!set) return;
-    set.delete(c);
+    if (!set.delete(c)) return;
+    if (c.holder) {
+      const n = (this.perHolder.get(c.holder) ?? 1) - 1;
+      if (n > 0) this.perHolder.set(c.holder, n);
+      else this.perHolder.delete(c.holder);
+    }
     if (set.size === 0) {
       this.clients.delete(c.projectId);
       this.lastSeen.delete(c.projectId);
@@ -107,8 +146,9 @@ export class ChangeFeed {
 
   private startHeartbeat(): void {
     if (this.heartbeat || this.clients.size === 0) return;
+    // Idle streams are re-checked too, so a revoked credential does not keep a connection open.
     this.heartbeat = setInterval(() => {
-      for (const set of this.clients.values()) for (const c of set) c.comment('keep-alive');
+      for (const set of [...this.clients.values()]) for (const c of [...set]) if (c.revalidate()) c.comment('keep-alive');
     }, this.heartbeatMs);
     this.heartbeat.unref();
   }

@@ -2,6 +2,9 @@ import type { ServerResponse } from 'node:http';
 import type { CommitChanges } from '../../sync/changelog.ts';
 import { scopedCommit } from '../../sync/scopedChanges.ts';
 
+/** How often a fan-out re-checks a subscriber's access at most (forced checks ignore it). */
+const RECHECK_INTERVAL_MS = 1_000;
+
 /** Changes listed per event; a larger commit says `truncated` and the changelog has the rest. */
 const MAX_EVENT_CHANGES = 1000;
 
@@ -29,6 +32,12 @@ export function presentCommitEvent(projectId: string, c: CommitChanges) {
 }
 
 /**
+ * Re-checks the subscriber's access: its scope as it stands now, or null when the credential
+ * was revoked or deleted, the member removed, the project deleted.
+ */
+export type AccessCheck = () => string | null;
+
+/**
  * One subscriber of the live feed: an open Server-Sent Events response. Writes never wait for
  * the consumer; what the socket has not taken yet stays in Node's buffer, and once that passes
  * `maxBufferBytes` the consumer is told to resync from the changelog and is closed, so a slow
@@ -38,17 +47,49 @@ export class FeedClient {
   /** Commit number of the last commit this client has been given (or skipped as out of scope). */
   sentUpTo: number;
   private closed = false;
+  private scope: string;
+  private checkedAt = 0;
 
   constructor(
     private readonly res: ServerResponse,
     readonly projectId: string,
-    private readonly scope: string,
+    scope: string,
     start: number,
     private readonly maxBufferBytes: number,
     private readonly onClose: (c: FeedClient) => void,
+    /** Who holds the stream (`key:<id>`, `user:<id>`), for the per-credential cap. */
+    readonly holder: string = '',
+    private readonly check: AccessCheck = () => scope,
   ) {
+    this.scope = scope;
     this.sentUpTo = start;
     res.on('close', () => this.end());
+  }
+
+  /**
+   * Re-checks access before anything more is sent: a stream whose access ended is told so and
+   * closed (the scope is refreshed too, should it have narrowed). Returns whether it is still open.
+   */
+  revalidate(force = true): boolean {
+    if (this.closed) return false;
+    // Fan-outs re-check at most once per interval (a busy project commits many times a second);
+    // changes of keys and memberships force a check at once (feedAccessWatch), as heartbeats do.
+    const now = Date.now();
+    if (!force && now - this.checkedAt < RECHECK_INTERVAL_MS) return true;
+    this.checkedAt = now;
+    let scope: string | null;
+    try {
+      scope = this.check();
+    } catch {
+      scope = null;
+    }
+    if (scope === null) {
+      this.event('revoked', { reason: 'access to this project ended for this credential' });
+      this.end();
+      return false;
+    }
+    this.scope = scope;
+    return true;
   }
 
   get isOpen(): boolean {

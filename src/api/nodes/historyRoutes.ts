@@ -1,14 +1,17 @@
-import Router from '@koa/router';
 import type { Services } from '../../app/services.ts';
-import { historyHandlers } from './historyHandlers.ts';
+import type { RouteGroup } from '../../http/routes/declaration.ts';
+import { nodeHistoryRoutes as historyDeclarations } from '../shared/nodeHistory.ts';
 
-/** History by node id (spec 4.2). GET /nodes/{id}/audit-logs is served by content/auditRoutes.ts. */
-export function nodeHistoryRoutes(s: Services): Router {
-  const router = new Router({ prefix: '/nodes' });
-  const h = historyHandlers(s);
-  router.get('/:nodeId/versions', h.versions);
-  router.get('/:nodeId/versions/:version', h.version);
-  router.post('/:nodeId/rollback/:version', h.rollback);
-  router.get('/:nodeId/diff/:v1/:v2', h.diff);
-  return router;
+/** History by node id (spec 4.2); /collab/versions/… are the same declarations. GET /nodes/{id}/audit-logs is served by content/auditRoutes.ts. */
+export function nodeHistoryRoutes(s: Services): RouteGroup {
+  return {
+    prefix: '/nodes',
+    tag: 'Node history',
+    routes: historyDeclarations(s, {
+      versions: '/:nodeId/versions',
+      version: '/:nodeId/versions/:version',
+      rollback: '/:nodeId/rollback/:version',
+      diff: '/:nodeId/diff/:v1/:v2',
+    }),
+  };
 }

@@ -1,48 +1,30 @@
 import type { Context } from 'koa';
 import type { Services } from '../../app/services.ts';
-import { actorOf, type Principal } from '../../auth/principal.ts';
-import type { Actor, NodeInfo } from '../../content/contentStore.ts';
-import { AppError, forbidden, notFound, validationError } from '../../http/errors.ts';
+import type { NodeInfo } from '../../content/contentStore.ts';
+import { notFound, validationError } from '../../http/errors.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
-import type { ProjectAction } from '../../policies/permissions.ts';
-import { pathAboveScope, pathInScope } from '../../policies/scope.ts';
+import type { ContentAction, ContentGrant, Listing } from '../../policies/contentAccess.ts';
 
-/** An authorized caller on one project. */
-export interface Caller {
-  principal: Principal;
-  projectId: string;
-  /** The subtree an access key is limited to ('' = the whole project). */
-  scope: string;
-  actor: Actor;
-}
+/** An authorized caller on one project: the content-access policy's grant. */
+export type Caller = ContentGrant;
 
 /**
- * Authorization of the id surface: the project's permission matrix plus, for access keys, their
- * scope path applied to the node's path (a trashed node counts at the path it was deleted from).
- * Nodes in projects the caller cannot reach answer 404, like unknown ids, so ids reveal nothing.
+ * The id surface's adapter over the one content-access policy (src/policies/contentAccess.ts):
+ * it takes the principal from the request and asks the policy. Nodes in projects the caller
+ * cannot reach answer 404, like unknown ids, so ids reveal nothing.
  */
 export class NodeGuard {
   constructor(private readonly s: Services) {}
 
-  project(ctx: Context, projectId: string, action: ProjectAction): Caller {
-    const principal = principalOf(ctx);
-    const access = this.s.authorizer.requireProject(principal, projectId, action);
-    return { principal, projectId, scope: access.scope, actor: actorOf(principal) };
+  project(ctx: Context, projectId: string, action: ContentAction): Caller {
+    return this.s.access.grant(principalOf(ctx), projectId, action);
   }
 
   /** The node with `id` for `action`; `projectId` (when the client sent one) must be its project. */
-  node(ctx: Context, id: string, action: ProjectAction, projectId?: string): { node: NodeInfo; caller: Caller } {
-    const found = this.s.content.findById(id);
-    if (!found || (projectId !== undefined && found.projectId !== projectId)) throw notFound('Node');
-    let caller: Caller;
-    try {
-      caller = this.project(ctx, found.projectId, action);
-    } catch (e) {
-      if (e instanceof AppError && e.code === 'NOT_FOUND') throw notFound('Node');
-      throw e;
-    }
-    this.requireNode(caller, found);
-    return { node: found, caller };
+  node(ctx: Context, id: string, action: ContentAction, projectId?: string): { node: NodeInfo; caller: Caller } {
+    const node = this.s.content.findById(id);
+    const caller = this.s.access.node(principalOf(ctx), node, action, projectId);
+    return { node: node!, caller };
   }
 
   /** The parent folder a new node goes into (the root when `parentId` is absent). */
@@ -56,32 +38,23 @@ export class NodeGuard {
   }
 
   mayRead(caller: Caller, node: NodeInfo): boolean {
-    const path = visiblePath(node);
-    return path === null ? caller.scope === '' : pathInScope(caller.scope, path);
+    return this.s.access.mayNode(caller, node);
   }
 
   requireNode(caller: Caller, node: NodeInfo): void {
-    if (!this.mayRead(caller, node)) throw forbidden(`This access key is limited to "${caller.scope}".`);
+    this.s.access.requireNode(caller, node);
   }
 
   requirePath(caller: Caller, path: string): void {
-    if (!pathInScope(caller.scope, path)) throw forbidden(`This access key is limited to "${caller.scope}".`);
+    this.s.access.requirePath(caller, path);
   }
 
   /** Listing a folder above a key's scope shows only the way down to it. */
-  mayList(caller: Caller, folderPath: string): 'all' | 'way-down' {
-    if (pathInScope(caller.scope, folderPath)) return 'all';
-    if (pathAboveScope(caller.scope, folderPath)) return 'way-down';
-    throw forbidden(`This access key is limited to "${caller.scope}".`);
+  mayList(caller: Caller, folderPath: string): Listing {
+    return this.s.access.listing(caller, folderPath);
   }
 
   onTheWayDown(caller: Caller, node: NodeInfo): boolean {
-    return pathInScope(caller.scope, node.path) || pathAboveScope(caller.scope, node.path);
+    return this.s.access.onTheWay(caller, node.path);
   }
-}
-
-/** Where a node counts for scopes: its path, or for a trashed node the path it was deleted from. */
-function visiblePath(node: NodeInfo): string | null {
-  if (node.state === 'active') return node.path;
-  return node.originalPath;
 }

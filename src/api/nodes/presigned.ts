@@ -1,5 +1,4 @@
 import { SignJWT, jwtVerify, errors } from 'jose';
-import type { Actor } from '../../content/contentStore.ts';
 import { AppError } from '../../http/errors.ts';
 
 const ISSUER = 'cns';
@@ -9,14 +8,13 @@ const DOWNLOAD = 'cns-download';
 export const UPLOAD_TTL_SECONDS = 15 * 60;
 export const DOWNLOAD_TTL_SECONDS = 10 * 60;
 
-/** What an upload address allows: exactly `size` bytes becoming node `nodeId` named `name` in `parentId`. */
+/**
+ * What an upload address names: one row of node_uploads (uploadGrants.ts), which holds what it
+ * allows and who asked. The row, not the address, decides; the address only proves it was issued.
+ */
 export interface UploadGrant {
+  uploadId: string;
   projectId: string;
-  nodeId: string;
-  parentId: string | null;
-  name: string;
-  size: number;
-  actor: Actor;
 }
 
 /** What a download address serves: one version of one node (pinned, so the bytes never change under it). */
@@ -34,7 +32,7 @@ export class PresignedTokens {
   constructor(private readonly secret: Uint8Array) {}
 
   signUpload(g: UploadGrant): Promise<string> {
-    return this.sign(UPLOAD, { pid: g.projectId, nid: g.nodeId, par: g.parentId, name: g.name, size: g.size, act: g.actor }, UPLOAD_TTL_SECONDS);
+    return this.sign(UPLOAD, { uid: g.uploadId, pid: g.projectId }, UPLOAD_TTL_SECONDS);
   }
 
   signDownload(g: DownloadGrant): Promise<string> {
@@ -43,7 +41,8 @@ export class PresignedTokens {
 
   async verifyUpload(token: string): Promise<UploadGrant> {
     const p = await this.verify(token, UPLOAD);
-    return { projectId: p.pid as string, nodeId: p.nid as string, parentId: (p.par as string | null) ?? null, name: p.name as string, size: p.size as number, actor: p.act as Actor };
+    if (typeof p.uid !== 'string' || typeof p.pid !== 'string') throw new AppError('UNAUTHORIZED', 'This address is not valid (altered or not issued by this service).');
+    return { uploadId: p.uid, projectId: p.pid };
   }
 
   async verifyDownload(token: string): Promise<DownloadGrant> {

@@ -5,10 +5,10 @@ import type { Mutation, NodeInfo } from '../../content/contentStore.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { conflict, notFound, validationError } from '../../http/errors.ts';
 import { parseInput } from '../../http/validate.ts';
-import { contentForStore } from '../content/fileContent.ts';
+import { contentForStore } from '../shared/fileContent.ts';
 import { NodeGuard, type Caller } from './nodeAccess.ts';
-import { nodesWithContent, nodeWithContent } from './nodeReads.ts';
-import { presentNode } from './presenter.ts';
+import { nodesWithContent, nodeWithContent } from '../shared/nodeReads.ts';
+import { presentNode } from '../presenters/node.ts';
 import * as schema from './schemas.ts';
 
 const join = (dir: string, name: string) => (dir === '' ? name : `${dir}/${name}`);
@@ -177,8 +177,11 @@ export function nodeRoutes(s: Services): Router {
       guard.requirePath(caller, path);
       mutations.push({ op: 'move', from: node.path, to: path });
     }
+    // Content and a new name are one change of one node, recorded as an update (with its old
+    // path); the default message says both rather than "2 changes".
+    const described = body.content !== undefined && path !== node.path ? `update ${path} (renamed from ${node.path})` : undefined;
     const result = mutations.length
-      ? await store.commit(caller.projectId, caller.actor, mutations, { message: body.message })
+      ? await store.commit(caller.projectId, caller.actor, mutations, { message: body.message ?? described })
       : { changed: false, projectVersion: null };
     const updated = store.getById(caller.projectId, node.id);
     ok(ctx, { ...(await nodeWithContent(store, updated, undefined, true)), changed: result.changed, project_version: result.projectVersion },

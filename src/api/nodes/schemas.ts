@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { optionalProjectQuery } from '../shared/nodeHistorySchemas.ts';
+
+// The requests shared with /collab (history, snapshots, the optional project_id) live beside their handlers.
+export { nodeParams, optionalProjectQuery } from '../shared/nodeHistorySchemas.ts';
 
 const id = z.string().min(1).max(200);
 const projectId = z.string().min(1).max(100);
@@ -10,16 +14,8 @@ const name = z
   .refine((n) => !n.includes('/') && n !== '.' && n !== '..', 'name may not contain "/" or be "." or ".."');
 const parentId = id.nullable().optional();
 const boolFromQuery = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-const intFromPath = z.coerce.number().int().min(1);
 const message = z.string().max(10_000).optional();
 
-export const nodeParams = z.object({ nodeId: id });
-export const versionParams = z.object({ nodeId: id, version: intFromPath });
-export const diffParams = z.object({ nodeId: id, v1: intFromPath, v2: intFromPath });
-export const snapshotParams = z.object({ nodeId: id, snapshotId: z.string().regex(/^[0-9a-f]{40}$/, 'snapshot_id is a commit id (40 hex digits)') });
-
-/** `project_id` may accompany any id route; when sent it must be the node's project. */
-export const optionalProjectQuery = z.object({ project_id: projectId.optional() });
 export const nodeQuery = optionalProjectQuery.extend({ include_content: boolFromQuery.optional() });
 export const childrenQuery = z.object({ project_id: projectId, parent_id: id.optional(), include_content: boolFromQuery.optional() });
 export const byPathQuery = z.object({ project_id: projectId, path: z.string().max(4096), include_content: boolFromQuery.optional() });
@@ -32,14 +28,6 @@ export const batchQuery = z.object({
     .refine((a) => a.length > 0 && a.length <= 1000, 'between 1 and 1000 ids'),
   project_id: projectId.optional(),
   include_content: boolFromQuery.optional(),
-});
-export const versionsQuery = optionalProjectQuery.extend({
-  limit: z.coerce.number().int().min(1).max(1000).default(50),
-  since_version: z.coerce.number().int().min(0).optional(),
-});
-export const snapshotsQuery = optionalProjectQuery.extend({
-  limit: z.coerce.number().int().min(1).max(1000).default(50),
-  before: z.coerce.number().int().min(1).optional(),
 });
 export const downloadQuery = optionalProjectQuery.extend({ version: z.coerce.number().int().min(1).optional() });
 
@@ -61,11 +49,21 @@ export const updateBody = z
   .object({ name: name.optional(), content: content.optional(), base_version: z.number().int().min(1).optional(), message })
   .refine((b) => b.name !== undefined || b.content !== undefined, 'name or content is required');
 export const moveBody = z.object({ new_parent_id: id.nullable().optional(), message });
-export const rollbackBody = z.object({ message }).optional();
-export const uploadBody = z.object({
-  project_id: projectId,
-  parent_id: parentId,
-  name,
-  size: z.number().int().min(0),
-  mime_type: z.string().min(1).max(255).regex(/^[\w.+-]+\/[\w.+-]+$/, 'mime_type must look like type/subtype').optional(),
-});
+/**
+ * An upload address for a new file node (`name`, optional `parent_id`) or for a new version of
+ * an existing file node (`node_id`; it keeps its name and folder).
+ */
+export const uploadBody = z
+  .object({
+    project_id: projectId,
+    node_id: id.optional(),
+    parent_id: parentId,
+    name: name.optional(),
+    size: z.number().int().min(0),
+    mime_type: z.string().min(1).max(255).regex(/^[\w.+-]+\/[\w.+-]+$/, 'mime_type must look like type/subtype').optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.node_id === undefined && b.name === undefined) ctx.addIssue({ code: 'custom', path: ['name'], message: 'name is required (or node_id for a new version)' });
+    if (b.node_id !== undefined && b.name !== undefined) ctx.addIssue({ code: 'custom', path: ['name'], message: 'not allowed with node_id: a new version keeps its name' });
+    if (b.node_id !== undefined && b.parent_id != null) ctx.addIssue({ code: 'custom', path: ['parent_id'], message: 'not allowed with node_id: a new version keeps its folder' });
+  });

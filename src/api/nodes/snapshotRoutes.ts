@@ -1,12 +1,12 @@
-import Router from '@koa/router';
 import type { Services } from '../../app/services.ts';
-import { snapshotHandlers } from './snapshotHandlers.ts';
+import type { RouteGroup } from '../../http/routes/declaration.ts';
+import { nodeSnapshotRoutes as snapshotDeclarations } from '../shared/nodeSnapshots.ts';
 
-/** Folder snapshots by id (spec 4.2); /collab/snapshots/… serve the same handlers. */
-export function nodeSnapshotRoutes(s: Services): Router {
-  const router = new Router({ prefix: '/nodes' });
-  const h = snapshotHandlers(s);
-  router.get('/:nodeId/snapshots', h.list);
-  router.post('/:nodeId/rollback-snapshot/:snapshotId', h.rollback);
-  return router;
+/** Folder snapshots by id (spec 4.2); /collab/snapshots/… are the same declarations. */
+export function nodeSnapshotRoutes(s: Services): RouteGroup {
+  return {
+    prefix: '/nodes',
+    tag: 'Snapshots',
+    routes: snapshotDeclarations(s, { list: '/:nodeId/snapshots', rollback: '/:nodeId/rollback-snapshot/:snapshotId' }),
+  };
 }

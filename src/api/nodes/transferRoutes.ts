@@ -1,15 +1,19 @@
 import Router from '@koa/router';
 import type { Services } from '../../app/services.ts';
-import { newNodeId } from '../../content/contentStore.ts';
+import { actorOf } from '../../auth/principal.ts';
+import { newId } from '../../auth/ids.ts';
+import { newNodeId, type Actor } from '../../content/contentStore.ts';
 import { sendSource } from '../../http/byteRange.ts';
 import { created, ok } from '../../http/envelope.ts';
-import { AppError, conflict, notFound, validationError } from '../../http/errors.ts';
+import { AppError, asAppError, conflict, forbidden, notFound, validationError } from '../../http/errors.ts';
 import { registerPublicRoute } from '../../http/publicRoutes.ts';
 import { parseInput } from '../../http/validate.ts';
-import { NodeGuard } from './nodeAccess.ts';
+import { pathInScope } from '../../policies/scope.ts';
+import { NodeGuard, type Caller } from './nodeAccess.ts';
 import { DOWNLOAD_TTL_SECONDS, PresignedTokens, UPLOAD_TTL_SECONDS } from './presigned.ts';
-import { presentNode } from './presenter.ts';
+import { presentNode } from '../presenters/node.ts';
 import * as schema from './schemas.ts';
+import { UploadGrants, type UploadGrantRow } from './uploadGrants.ts';
 
 // The presigned addresses carry their own signed grant instead of a bearer credential.
 registerPublicRoute('PUT', /^\/api\/v1\/nodes\/upload\/[^/]+$/);
@@ -20,59 +24,145 @@ const tooLarge = (limit: number) =>
 
 /**
  * Uploads and downloads through presigned addresses served by this service. An upload address
- * is limited to the declared size and to the node id announced with it; its PUT streams the
- * body into a git blob (memory stays bounded) and commits it as a `file` node, one version.
- * It is single-use: the announced id exists once the upload is committed, and a PUT in flight
- * holds it. A download address pins one version of a node and serves it with Range support.
+ * names a grant row (uploadGrants.ts): a new `file` node at a path, or a new version of one file
+ * node, of exactly the declared size. Its PUT streams the body into a git blob (memory stays
+ * bounded), then commits it; inside that commit's transaction the holder is authorized again,
+ * the target must be as it was when the address was issued (else 409, nothing written), and the
+ * grant row is deleted: an address writes once. A download address pins one version of a node
+ * and serves it with Range support.
  */
 export function nodeTransferRoutes(s: Services): Router {
   const router = new Router({ prefix: '/nodes' });
   const store = s.content;
   const guard = new NodeGuard(s);
   const tokens = new PresignedTokens(s.signingSecret);
+  const grants = new UploadGrants(s.db, s.users);
+  /** Grants whose PUT is streaming: a second PUT of the same address must not stream too. */
   const inFlight = new Set<string>();
   const address = (path: string) => `${s.settings.baseUrl}/api/v1/nodes/${path}`;
 
   router.post('/upload', async (ctx) => {
     const body = parseInput(schema.uploadBody, ctx.request.body, 'body');
     if (body.size > s.settings.maxUploadBytes) throw tooLarge(s.settings.maxUploadBytes);
-    const caller = guard.project(ctx, body.project_id, 'content:write');
-    const parent = guard.parent(caller, body.parent_id);
-    const path = parent.path === '' ? body.name : `${parent.path}/${body.name}`;
-    guard.requirePath(caller, path);
-    if (store.findByPath(caller.projectId, path)) throw conflict(`${path} already exists.`, { path });
-    const nodeId = newNodeId();
-    const token = await tokens.signUpload({ projectId: caller.projectId, nodeId, parentId: parent.id, name: body.name, size: body.size, actor: caller.actor });
+    let target: { caller: Caller; nodeId: string; parentId: string | null; name: string; path: string; baseVersion: number };
+    if (body.node_id !== undefined) {
+      const { node, caller } = guard.node(ctx, body.node_id, 'content:write', body.project_id);
+      if (node.state !== 'active') throw conflict('The node is in the trash; restore it first.', { id: node.id });
+      if (node.type !== 'file') {
+        throw validationError(`node_id is a ${node.type} node; uploads add versions to file nodes only.`, [{ field: 'node_id', message: `is a ${node.type} node` }]);
+      }
+      target = { caller, nodeId: node.id, parentId: node.parentId, name: node.name, path: node.path, baseVersion: node.version };
+    } else {
+      const caller = guard.project(ctx, body.project_id, 'content:write');
+      const parent = guard.parent(caller, body.parent_id);
+      const name = body.name!;
+      const path = parent.path === '' ? name : `${parent.path}/${name}`;
+      guard.requirePath(caller, path);
+      if (store.findByPath(caller.projectId, path)) throw conflict(`${path} already exists; send its node_id to upload a new version.`, { path });
+      target = { caller, nodeId: newNodeId(), parentId: parent.id, name, path, baseVersion: 0 };
+    }
+    const { caller } = target;
+    const now = Date.now();
+    const row: UploadGrantRow = {
+      id: newId('upl', 16),
+      project_id: caller.projectId,
+      node_id: target.nodeId,
+      parent_id: target.parentId,
+      name: target.name,
+      path: target.path,
+      base_version: target.baseVersion,
+      size: body.size,
+      mime_type: body.mime_type ?? null,
+      principal_kind: caller.principal.kind,
+      principal_id: caller.principal.id,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + UPLOAD_TTL_SECONDS * 1000).toISOString(),
+    };
+    grants.issue(row);
+    const token = await tokens.signUpload({ uploadId: row.id, projectId: row.project_id });
     created(ctx, {
       upload_url: address(`upload/${token}`),
       method: 'PUT',
-      node_id: nodeId,
-      path,
-      size: body.size,
+      node_id: row.node_id,
+      path: row.path,
+      size: row.size,
+      base_version: row.base_version,
       expires_in: UPLOAD_TTL_SECONDS,
       max_size: s.settings.maxUploadBytes,
     }, 'PUT the file bytes to upload_url');
   });
 
-  router.put('/upload/:token', async (ctx) => {
-    const grant = await tokens.verifyUpload(String(ctx.params.token));
-    if (inFlight.has(grant.nodeId) || store.findById(grant.nodeId)) throw new AppError('FORBIDDEN', 'This upload address has already been used.');
-    const declared = ctx.get('Content-Length');
-    if (declared !== '' && Number(declared) > grant.size) throw tooLarge(grant.size);
-    if (declared !== '' && Number(declared) < grant.size) {
-      throw validationError(`The body has ${declared} bytes; ${grant.size} were declared.`, [{ field: 'body', message: 'size differs from the declared size' }]);
-    }
-    inFlight.add(grant.nodeId);
+  /**
+   * What the grant allows now, or why not: the holder still has write access to the target path
+   * (403), and the target is the one the address was issued for (409). Run before the body is
+   * read (fail fast) and again inside the commit's transaction (the check that counts).
+   */
+  function recheck(row: UploadGrantRow): { actor: Actor } {
+    const principal = grants.holder(row);
+    const gone = () => forbidden('The holder of this upload address no longer has write access to it.');
+    if (!principal) throw gone();
+    let scope: string;
     try {
-      const blobId = await store.writeBlobStream(grant.projectId, ctx.req, grant.size);
-      const parentPath = grant.parentId === null ? '' : store.getById(grant.projectId, grant.parentId).path;
-      const path = parentPath === '' ? grant.name : `${parentPath}/${grant.name}`;
-      const result = await store.commit(grant.projectId, grant.actor, [{ op: 'writeBlob', id: grant.nodeId, path, blobId, size: grant.size }], {
-        message: `upload ${grant.name}`,
+      scope = s.authorizer.requireProject(principal, row.project_id, 'content:write').scope;
+    } catch (e) {
+      if (asAppError(e)) throw gone();
+      throw e;
+    }
+    const changed = (why: string) =>
+      conflict(`The upload target changed since the address was issued (${why}); nothing was written. Ask for a new address.`, {
+        path: row.path,
+        node_id: row.node_id,
+        base_version: row.base_version,
       });
-      created(ctx, { ...presentNode(result.nodes.find((n) => n.id === grant.nodeId) ?? store.getById(grant.projectId, grant.nodeId)), project_version: result.projectVersion }, 'Uploaded');
+    if (row.base_version > 0) {
+      const node = store.findById(row.node_id);
+      if (!node || node.projectId !== row.project_id) throw changed('the node was deleted');
+      if (node.state !== 'active') throw changed('the node is in the trash');
+      if (!pathInScope(scope, node.path)) throw gone();
+      if (node.path !== row.path) throw changed(`the node moved to ${node.path}`);
+      if (node.version !== row.base_version) throw changed(`the node is at version ${node.version}, not ${row.base_version}`);
+      if (node.type !== 'file') throw changed(`the node is a ${node.type} node now`);
+    } else {
+      const parent = row.parent_id === null ? null : store.findById(row.parent_id);
+      if (row.parent_id !== null && (!parent || parent.projectId !== row.project_id || parent.state !== 'active')) throw changed('the folder was deleted');
+      const path = parent ? `${parent.path}/${row.name}` : row.name;
+      if (!pathInScope(scope, path)) throw gone();
+      if (path !== row.path) throw changed(`the folder moved; the file would be ${path}`);
+      if (store.findByPath(row.project_id, row.path)) throw changed(`${row.path} exists now`);
+      if (store.findById(row.node_id)) throw changed('the node id is in use');
+    }
+    return { actor: actorOf(principal) };
+  }
+
+  router.put('/upload/:token', async (ctx) => {
+    const { uploadId, projectId } = await tokens.verifyUpload(String(ctx.params.token));
+    const row = grants.find(uploadId);
+    if (!row || row.project_id !== projectId) throw forbidden('This upload address has already been used.');
+    if (inFlight.has(row.id)) throw conflict('This upload address is being used by another request.');
+    const { actor } = recheck(row);
+    const declared = ctx.get('Content-Length');
+    if (declared !== '' && Number(declared) > row.size) throw tooLarge(row.size);
+    if (declared !== '' && Number(declared) < row.size) {
+      throw validationError(`The body has ${declared} bytes; ${row.size} were declared.`, [{ field: 'body', message: 'size differs from the declared size' }]);
+    }
+    inFlight.add(row.id);
+    try {
+      const blobId = await store.writeBlobStream(row.project_id, ctx.req, row.size);
+      const mutation = { op: 'writeBlob' as const, id: row.node_id, path: row.path, blobId, size: row.size, baseVersion: row.base_version };
+      const result = await store.commit(row.project_id, actor, [mutation], {
+        message: `upload ${row.name}`,
+        // Streaming took time: authorize and compare again where it counts, and use the grant up.
+        guard: () => {
+          recheck(row);
+          if (!grants.consume(row.id)) throw forbidden('This upload address has already been used.');
+        },
+      });
+      const node = result.nodes.find((n) => n.id === row.node_id) ?? store.getById(row.project_id, row.node_id);
+      const data = { ...presentNode(node), project_version: result.projectVersion };
+      if (row.base_version === 0) created(ctx, data, 'Uploaded');
+      else ok(ctx, data, `Uploaded version ${node.version}`);
     } finally {
-      inFlight.delete(grant.nodeId);
+      inFlight.delete(row.id);
     }
   });
 

@@ -1,56 +1,99 @@
-import Router from '@koa/router';
+import { z } from 'zod';
 import type { Services } from '../../app/services.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
-import { parseInput } from '../../http/validate.ts';
-import { orgMemberRoutes } from './members.ts';
+import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import { organizationSchema, presentOrganization } from '../presenters/organization.ts';
 import { invitationRoutes } from './invitations.ts';
-import { presentOrganization } from './presenter.ts';
-import { createOrganizationBody, listOrganizationsQuery, updateOrganizationBody } from './schemas.ts';
+import { orgMemberRoutes } from './members.ts';
+import * as schema from './schemas.ts';
 
 /** Organizations (spec 4.4): the caller's list, CRUD, and (in sibling files) members and invitations. */
-export function organizationRoutes(s: Services): Router {
-  const router = new Router();
-
-  router.get('/organizations', (ctx) => {
-    const user = s.authorizer.requireUser(principalOf(ctx));
-    const page = parseInput(listOrganizationsQuery, ctx.query, 'query');
-    const { items, total } = s.organizations.listForUser(user.id, page);
-    ok(ctx, { organizations: items.map((o) => presentOrganization(o, o.role)), ...pageInfo(total, page) });
-  });
-
-  router.post('/organizations', (ctx) => {
-    const user = s.authorizer.requireUser(principalOf(ctx));
-    const body = parseInput(createOrganizationBody, ctx.request.body, 'body');
-    const org = s.organizations.create({ name: body.name, description: body.description, createdBy: user.id });
-    created(ctx, presentOrganization(org, 'owner'), 'Organization created');
-  });
-
-  router.get('/organizations/:org_id', (ctx) => {
-    const role = s.authorizer.requireOrg(principalOf(ctx), ctx.params.org_id, 'org:read');
-    ok(ctx, presentOrganization(s.organizations.find(ctx.params.org_id)!, role));
-  });
-
-  router.put('/organizations/:org_id', (ctx) => {
-    const role = s.authorizer.requireOrg(principalOf(ctx), ctx.params.org_id, 'org:update');
-    const body = parseInput(updateOrganizationBody, ctx.request.body, 'body');
-    ok(ctx, presentOrganization(s.organizations.update(ctx.params.org_id, body), role), 'Organization updated');
-  });
-
-  router.delete('/organizations/:org_id', (ctx) => {
-    s.authorizer.requireOrg(principalOf(ctx), ctx.params.org_id, 'org:delete');
-    s.organizations.delete(ctx.params.org_id);
-    ok(ctx, { id: ctx.params.org_id, deleted: true }, 'Organization deleted');
-  });
-
-  router.post('/organizations/:org_id/leave', (ctx) => {
-    const principal = principalOf(ctx);
-    s.authorizer.requireOrg(principal, ctx.params.org_id, 'org:read');
-    s.orgMembers.remove(ctx.params.org_id, principal.id, 'leave');
-    ok(ctx, { org_id: ctx.params.org_id, left: true }, 'You left the organization');
-  });
-
-  for (const r of [orgMemberRoutes(s), invitationRoutes(s)]) router.use(r.routes());
-  return router;
+export function organizationRoutes(s: Services): RouteGroup {
+  return {
+    prefix: '/organizations',
+    tag: 'Organizations',
+    routes: [
+      route({
+        method: 'get',
+        path: '/',
+        summary: "The signed-in user's organizations, with their role in each",
+        query: schema.listOrganizationsQuery,
+        response: schema.organizationList,
+        handle(ctx, { query }) {
+          const user = s.authorizer.requireUser(principalOf(ctx));
+          const { items, total } = s.organizations.listForUser(user.id, query);
+          ok(ctx, { organizations: items.map((o) => presentOrganization(o, o.role)), ...pageInfo(total, query) });
+        },
+      }),
+      route({
+        method: 'post',
+        path: '/',
+        summary: 'Create an organization; the caller becomes its owner',
+        status: 201,
+        body: schema.createOrganizationBody,
+        response: organizationSchema,
+        handle(ctx, { body }) {
+          const user = s.authorizer.requireUser(principalOf(ctx));
+          const org = s.organizations.create({ name: body.name, description: body.description, createdBy: user.id });
+          created(ctx, presentOrganization(org, 'owner'), 'Organization created');
+        },
+      }),
+      route({
+        method: 'get',
+        path: '/:org_id',
+        summary: 'Read an organization',
+        permission: 'org:read',
+        params: schema.orgParams,
+        response: organizationSchema,
+        handle(ctx, { params }) {
+          const role = s.authorizer.requireOrg(principalOf(ctx), params.org_id, 'org:read');
+          ok(ctx, presentOrganization(s.organizations.find(params.org_id)!, role));
+        },
+      }),
+      route({
+        method: 'put',
+        path: '/:org_id',
+        summary: "Change an organization's name or description",
+        permission: 'org:update',
+        params: schema.orgParams,
+        body: schema.updateOrganizationBody,
+        response: organizationSchema,
+        handle(ctx, { params, body }) {
+          const role = s.authorizer.requireOrg(principalOf(ctx), params.org_id, 'org:update');
+          ok(ctx, presentOrganization(s.organizations.update(params.org_id, body), role), 'Organization updated');
+        },
+      }),
+      route({
+        method: 'delete',
+        path: '/:org_id',
+        summary: 'Delete an organization',
+        permission: 'org:delete',
+        params: schema.orgParams,
+        response: z.object({ id: z.string(), deleted: z.literal(true) }),
+        handle(ctx, { params }) {
+          s.authorizer.requireOrg(principalOf(ctx), params.org_id, 'org:delete');
+          s.organizations.delete(params.org_id);
+          ok(ctx, { id: params.org_id, deleted: true }, 'Organization deleted');
+        },
+      }),
+      route({
+        method: 'post',
+        path: '/:org_id/leave',
+        summary: 'Leave an organization (its last owner cannot)',
+        permission: 'org:read',
+        params: schema.orgParams,
+        response: z.object({ org_id: z.string(), left: z.literal(true) }),
+        handle(ctx, { params }) {
+          const principal = principalOf(ctx);
+          s.authorizer.requireOrg(principal, params.org_id, 'org:read');
+          s.orgMembers.remove(params.org_id, principal.id, 'leave');
+          ok(ctx, { org_id: params.org_id, left: true }, 'You left the organization');
+        },
+      }),
+      ...orgMemberRoutes(s),
+      ...invitationRoutes(s),
+    ],
+  };
 }

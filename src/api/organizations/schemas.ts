@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { paginationQuery } from '../../http/pagination.ts';
+import { pageFields } from '../presenters/page.ts';
+import { invitationSchema, organizationSchema, orgMemberSchema } from '../presenters/organization.ts';
 
 const name = z.string().trim().min(1, 'must not be empty').max(200);
 const description = z.string().trim().max(2000);
@@ -16,4 +18,16 @@ export const orgRoleBody = z.object({ role: orgRole });
 export const inviteBody = z.object({
   email: z.string().trim().email().max(320),
   role: orgRole.default('member'),
+});
+
+export const orgParams = z.object({ org_id: z.string() });
+export const memberParams = z.object({ org_id: z.string(), user_id: z.string() });
+export const invitationTokenParams = z.object({ token: z.string() });
+
+export const organizationList = z.object({ organizations: z.array(organizationSchema), ...pageFields });
+export const orgMemberList = z.object({ members: z.array(orgMemberSchema), ...pageFields });
+export const invitationList = z.object({ invitations: z.array(invitationSchema), ...pageFields });
+export const createdInvitation = invitationSchema.extend({
+  token: z.string().describe('shown only in this answer'),
+  accept_url: z.string().describe('POST it, signed in as the invited user, to join'),
 });

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { UserRecord } from '../../domain/users/userStore.ts';
 
 export function presentOnboarding(user: UserRecord) {
@@ -8,3 +9,10 @@ export function presentOnboarding(user: UserRecord) {
     completed_at: user.onboarding_completed_at,
   };
 }
+
+export const onboardingSchema = z.object({
+  initialized: z.boolean(),
+  initialized_at: z.string().nullable(),
+  completed: z.boolean(),
+  completed_at: z.string().nullable(),
+});

@@ -1,60 +1,97 @@
-import Router from '@koa/router';
+import { z } from 'zod';
 import type { Services } from '../../app/services.ts';
 import { ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
-import { presentUser } from '../auth/presenter.ts';
-import { presentOrganization } from '../organizations/presenter.ts';
-import { presentProject } from '../projects/presenter.ts';
-import { presentOnboarding } from './presenter.ts';
+import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import { organizationSchema, presentOrganization } from '../presenters/organization.ts';
+import { presentProject, projectSchema } from '../presenters/project.ts';
+import { presentUser, userSchema } from '../presenters/user.ts';
+import { onboardingSchema, presentOnboarding } from './presenter.ts';
+
+const initializeResult = z.object({
+  created: z.boolean().describe('false when the account was already initialized'),
+  user: userSchema,
+  organization: organizationSchema.nullable(),
+  project: projectSchema.nullable(),
+});
+
+const userOnly = 'Needs a user sign-in: an access key is answered 403.';
+
+const profile = userSchema.extend({ default_organization_id: z.string().nullable(), default_project_id: z.string().nullable() });
 
 /**
  * The signed-in user's own set-up: `POST /auth/initialize` (it is about the profile, so it
- * lives here though its path is under /auth), the profile and the onboarding flag.
+ * lives here though its path is under /auth), the profile and the onboarding flag. Signed-in
+ * users only: access keys have no profile (403).
  */
-export function profileRoutes(s: Services): Router {
-  const router = new Router();
-
-  router.post('/auth/initialize', async (ctx) => {
-    const { user } = s.authorizer.requireUser(principalOf(ctx));
-    const result = await s.userInitializer.initialize(user);
-    const { organization, project } = result;
-    ok(
-      ctx,
-      {
-        created: result.created,
-        user: presentUser(s.users.findById(user.id)!),
-        organization: organization ? presentOrganization(organization, s.authorizer.orgRole(user.id, organization.id)) : null,
-        project: project ? presentProject(project, s.authorizer.projectRole(user.id, project)) : null,
+export function profileRoutes(s: Services): RouteGroup {
+  const user = (ctx: Parameters<typeof principalOf>[0]) => s.authorizer.requireUser(principalOf(ctx)).user;
+  const onboarding = (completed: boolean, summary: string, message: string) =>
+    route({
+      method: 'post',
+      path: `/profile/onboarding/${completed ? 'complete' : 'reset'}`,
+      summary,
+      description: userOnly,
+      response: onboardingSchema,
+      handle(ctx) {
+        ok(ctx, presentOnboarding(s.users.setOnboardingCompleted(user(ctx).id, completed)), message);
       },
-      result.created ? 'Account initialized' : 'Account already initialized',
-    );
-  });
-
-  router.get('/profile/me', (ctx) => {
-    const { user } = s.authorizer.requireUser(principalOf(ctx));
-    const fresh = s.users.findById(user.id)!;
-    const defaults = s.userInitializer.defaultsOf(user.id);
-    ok(ctx, {
-      ...presentUser(fresh),
-      default_organization_id: defaults.organization?.id ?? null,
-      default_project_id: defaults.project?.id ?? null,
     });
-  });
 
-  router.get('/profile/onboarding/status', (ctx) => {
-    const { user } = s.authorizer.requireUser(principalOf(ctx));
-    ok(ctx, presentOnboarding(s.users.findById(user.id)!));
-  });
-
-  router.post('/profile/onboarding/complete', (ctx) => {
-    const { user } = s.authorizer.requireUser(principalOf(ctx));
-    ok(ctx, presentOnboarding(s.users.setOnboardingCompleted(user.id, true)), 'Onboarding completed');
-  });
-
-  router.post('/profile/onboarding/reset', (ctx) => {
-    const { user } = s.authorizer.requireUser(principalOf(ctx));
-    ok(ctx, presentOnboarding(s.users.setOnboardingCompleted(user.id, false)), 'Onboarding reset');
-  });
-
-  return router;
+  return {
+    prefix: '',
+    tag: 'Profile',
+    routes: [
+      route({
+        method: 'post',
+        path: '/auth/initialize',
+        summary: "Create the signed-in user's default organization and project (once; later calls change nothing)",
+        description: userOnly,
+        response: initializeResult,
+        async handle(ctx) {
+          const me = user(ctx);
+          const result = await s.userInitializer.initialize(me);
+          const { organization, project } = result;
+          ok(
+            ctx,
+            {
+              created: result.created,
+              user: presentUser(s.users.findById(me.id)!),
+              organization: organization ? presentOrganization(organization, s.authorizer.orgRole(me.id, organization.id)) : null,
+              project: project ? presentProject(project, s.authorizer.projectRole(me.id, project)) : null,
+            },
+            result.created ? 'Account initialized' : 'Account already initialized',
+          );
+        },
+      }),
+      route({
+        method: 'get',
+        path: '/profile/me',
+        summary: "The signed-in user's profile with their default organization and project",
+        description: userOnly,
+        response: profile,
+        handle(ctx) {
+          const me = user(ctx);
+          const defaults = s.userInitializer.defaultsOf(me.id);
+          ok(ctx, {
+            ...presentUser(s.users.findById(me.id)!),
+            default_organization_id: defaults.organization?.id ?? null,
+            default_project_id: defaults.project?.id ?? null,
+          });
+        },
+      }),
+      route({
+        method: 'get',
+        path: '/profile/onboarding/status',
+        summary: "The signed-in user's onboarding state",
+        description: userOnly,
+        response: onboardingSchema,
+        handle(ctx) {
+          ok(ctx, presentOnboarding(s.users.findById(user(ctx).id)!));
+        },
+      }),
+      onboarding(true, 'Mark onboarding as completed', 'Onboarding completed'),
+      onboarding(false, 'Mark onboarding as not completed', 'Onboarding reset'),
+    ],
+  };
 }

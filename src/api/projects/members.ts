@@ -5,7 +5,7 @@ import { validationError } from '../../http/errors.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo, paginationQuery } from '../../http/pagination.ts';
 import { parseInput } from '../../http/validate.ts';
-import { presentProjectMember } from './presenter.ts';
+import { presentProjectMember } from '../presenters/project.ts';
 import { addProjectMemberBody, projectRoleBody } from './schemas.ts';
 
 /** Project members: everyone with a role, inherited from the organization or explicit. */

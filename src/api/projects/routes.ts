@@ -6,7 +6,8 @@ import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { parseInput } from '../../http/validate.ts';
 import { projectMemberRoutes } from './members.ts';
-import { presentProject } from './presenter.ts';
+import { projectPurgeRoutes } from './purge.ts';
+import { presentProject } from '../presenters/project.ts';
 import { createProjectBody, listProjectsQuery, updateProjectBody } from './schemas.ts';
 
 /** Projects (spec 4.4): list, CRUD; members in members.ts. */
@@ -56,5 +57,6 @@ export function projectRoutes(s: Services): Router {
   });
 
   router.use(projectMemberRoutes(s).routes());
+  router.use(projectPurgeRoutes(s).routes());
   return router;
 }

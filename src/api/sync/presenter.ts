@@ -1,3 +1,5 @@
+import { redactUrlsIn } from '../../logging/redact.ts';
+import { redactedConfig } from '../../sync/connectors.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
 import type { ChangeEntry } from '../../sync/changelog.ts';
 import type { PullEntry } from '../../sync/pullSet.ts';
@@ -8,14 +10,15 @@ export function presentSync(state: SyncStateRecord, c: ConnectionRecord) {
     id: state.sync_id,
     project_id: state.project_id,
     provider: state.provider,
-    name: c.name,
+    name: redactUrlsIn(c.name),
     scope_path: c.scope_path,
     status: state.status,
     trigger_mode: state.trigger_mode,
     acked_cursor: state.acked_cursor,
     last_run_at: state.last_run_at,
     key_prefix: c.key_prefix,
-    config: JSON.parse(c.config) as Record<string, unknown>,
+    // A url sync's address without userinfo or query string (tokens): never shown back whole.
+    config: redactedConfig(JSON.parse(c.config) as Record<string, unknown>),
     created_at: state.created_at,
     updated_at: state.updated_at,
   };

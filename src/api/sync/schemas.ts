@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { paginationQuery } from '../../http/pagination.ts';
+import { pageFields } from '../presenters/page.ts';
 
 const id = z.string().min(1).max(100);
 const path = z.string().min(1).max(4096);
-const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64').refine((s) => s.length % 4 === 0, 'must be base64');
+const base64 = z.string().refine((s) => s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s), 'must be base64');
 const int = (min: number) => z.coerce.number().int().min(min);
 
 export const projectQuery = z.object({ project_id: id });
@@ -21,6 +22,15 @@ export const triggerBody = z.object({ trigger_mode: z.string().min(1).max(50) })
 
 export const runsQuery = paginationQuery;
 
+/**
+ * push-file body: one change with its fields at the top level, or `files`, a list of changes
+ * applied as one commit; either form may carry `run_id` and `message`.
+ * - write: `path`, `content` (base64 of the file's bytes), optional `node_type` (json, markdown,
+ *   file; default from the extension) and `base_version` (0 = must not exist yet).
+ * - delete: `path`, optional `base_version` (soft delete into the trash).
+ * - move: `from`, `path` (the new path), optional `base_version`.
+ */
+const meta = { run_id: id.optional(), message: z.string().max(10_000).optional() };
 const writeOp = z.object({
   action: z.literal('write'),
   path,
@@ -32,11 +42,27 @@ const deleteOp = z.object({ action: z.literal('delete'), path, base_version: z.n
 const moveOp = z.object({ action: z.literal('move'), from: path, path, base_version: z.number().int().min(1).optional() });
 export const pushOp = z.discriminatedUnion('action', [writeOp, deleteOp, moveOp]);
 
-/** One file (the op's fields at the top level) or `files`: a batch applied as one commit. */
-export const pushBody = z.union([
-  z.object({ run_id: id.optional(), message: z.string().max(10_000).optional(), files: z.array(pushOp).min(1).max(2000) }),
-  z.intersection(pushOp, z.object({ run_id: id.optional(), message: z.string().max(10_000).optional() })),
-]);
+const pushBatchBody = z.object({ ...meta, files: z.array(pushOp).min(1).max(2000) });
+const pushSingleBody = z.discriminatedUnion('action', [writeOp.extend(meta), deleteOp.extend(meta), moveOp.extend(meta)]);
+
+/** Picks the form by the presence of `files`, so that validation errors name the real fields. */
+function pushBodySchema(body: unknown) {
+  return body !== null && typeof body === 'object' && 'files' in body ? pushBatchBody : pushSingleBody;
+}
+
+/**
+ * The push-file body as one schema: documented as either form, validated with the form the body
+ * takes (a plain union would answer a bad single change with one error about the whole body).
+ */
+export const pushBody = z
+  .unknown()
+  .transform((body, ctx) => {
+    const r = pushBodySchema(body).safeParse(body);
+    if (r.success) return r.data;
+    for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message, input: body });
+    return z.NEVER;
+  })
+  .meta({ anyOf: (z.toJSONSchema(z.union([pushBatchBody, pushSingleBody]), { io: 'input' }) as { anyOf: unknown[] }).anyOf });
 
 export const pullQuery = z.object({
   cursor: int(0).default(0),
@@ -68,4 +94,114 @@ export const changelogQuery = z.object({
   project_id: id,
   cursor: int(0).default(0),
   limit: int(1).max(1000).default(100),
+});
+
+// Answers: what the presenters (presenter.ts) give, as documented in the OpenAPI document.
+
+const connectorField = z.object({ name: z.string(), type: z.enum(['string', 'url', 'path', 'integer', 'boolean']), required: z.boolean(), description: z.string() });
+export const connectorList = z.object({
+  connectors: z.array(
+    z.object({
+      provider: z.string(),
+      display_name: z.string(),
+      description: z.string(),
+      auth: z.object({ type: z.enum(['none', 'public', 'oauth', 'api_key']), description: z.string() }),
+      sync_modes: z.array(z.string()),
+      default_sync_mode: z.string(),
+      directions: z.array(z.enum(['pull', 'push'])),
+      config_fields: z.array(connectorField),
+    }),
+  ),
+});
+
+export const syncStatus = z.object({
+  project_id: z.string(),
+  project_version: z.number().int(),
+  syncs: z.number().int(),
+  active: z.number().int(),
+  paused: z.number().int(),
+  last_run_at: z.string().nullable(),
+  providers: z.array(z.string()),
+});
+
+export const syncSchema = z.object({
+  id: z.string(),
+  project_id: z.string(),
+  provider: z.string(),
+  name: z.string(),
+  scope_path: z.string(),
+  status: z.enum(['active', 'paused']),
+  trigger_mode: z.string(),
+  acked_cursor: z.number().int(),
+  last_run_at: z.string().nullable(),
+  key_prefix: z.string(),
+  config: z.record(z.string(), z.unknown()).describe('a url sync\'s address without userinfo or query string'),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export const syncList = z.object({ syncs: z.array(syncSchema), total: z.number().int() });
+export const syncWithKey = z.object({ sync: syncSchema, key: z.string().describe('shown only in this answer') });
+
+export const runSchema = z.object({
+  id: z.string(),
+  sync_id: z.string(),
+  project_id: z.string(),
+  trigger: z.string(),
+  status: z.enum(['running', 'succeeded', 'failed', 'interrupted']),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+  cursor_from: z.number().int().nullable(),
+  cursor_to: z.number().int().nullable(),
+  files_up: z.number().int(),
+  files_down: z.number().int(),
+  conflicts: z.array(z.string()),
+  errors: z.array(z.string()),
+});
+export const runList = z.object({ runs: z.array(runSchema), ...pageFields });
+
+export const pushResult = z.object({
+  project_version: z.number().int().nullable(),
+  changed: z.boolean(),
+  files: z.array(z.record(z.string(), z.unknown())).describe('one record per change, in the order sent'),
+});
+
+export const pullPage = z.object({
+  run_id: z.string(),
+  scope_path: z.string(),
+  cursor: z.number().int(),
+  snapshot: z.boolean().describe('from cursor 0 the answer is the whole subtree: what it does not list no longer exists'),
+  has_more: z.boolean(),
+  next_after: z.string().nullable(),
+  files: z.array(
+    z.object({
+      action: z.enum(['upsert', 'delete']),
+      node_id: z.string(),
+      node_type: z.string(),
+      path: z.string(),
+      version: z.number().int(),
+      content_hash: z.string().nullable(),
+      size: z.number().int(),
+      content: z.string().optional().describe('base64 of the bytes, unless content=0'),
+    }),
+  ),
+});
+
+export const ackResult = z.object({ sync: syncSchema, run: runSchema.nullable() });
+
+export const changelogPage = z.object({
+  entries: z.array(
+    z.object({
+      project_version: z.number().int(),
+      node_id: z.string(),
+      path: z.string(),
+      old_path: z.string().nullable(),
+      action: z.string(),
+      node_type: z.string(),
+      version: z.number().int(),
+      actor: z.object({ type: z.enum(['user', 'agent', 'sync']), id: z.string(), author: z.string() }),
+      created_at: z.string(),
+    }),
+  ),
+  cursor: z.number().int(),
+  has_more: z.boolean(),
 });

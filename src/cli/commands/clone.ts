@@ -37,9 +37,12 @@ async function clone(ref: string, dir: string | undefined, flags: ClientFlags): 
     const project = (await ctx.api.get<ProjectSummary>(`/projects/${encodeURIComponent(id)}`)).data;
     const url = `${ctx.server}/git/${project.id}.git`;
     const directory = dir ?? folderFor(project);
-    // The empty value resets helpers from the user's git config; `git clone -c` also keeps the
-    // helper in the new repository, so later fetches and pushes authenticate the same way.
-    const args = ['clone', '-c', 'credential.helper=', '-c', `credential.helper=${credentialHelper()}`, url, directory];
+    // Scoped to this server (`credential.<url>.helper`): git asks the helper only for this
+    // server, so a token (CNS_TOKEN included) is never handed to another host such as a
+    // submodule's or a second remote's. The empty value resets the user's own helpers for this
+    // server; `git clone -c` also keeps both in the new repository for later fetches and pushes.
+    const key = `credential.${ctx.server}.helper`;
+    const args = ['clone', '-c', `${key}=`, '-c', `${key}=${credentialHelper()}`, url, directory];
     // The token in use (flag, env, or a just-refreshed sign-in) reaches the helper through the environment.
     const env = { ...process.env, CNS_SERVER: ctx.server, CNS_TOKEN: ctx.api.tokenValue ?? '', GIT_TERMINAL_PROMPT: '0' };
     const code = await runGit(args, env);

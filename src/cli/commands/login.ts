@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { readCredentials, removeServerCredentials, saveServerCredentials } from '../credentials.ts';
 import { ApiClient } from '../client/apiClient.ts';
-import { defaultProjectOf, setCurrentServer, setDefaultProject } from '../client/cliConfig.ts';
+import { clearDefaultProject, defaultProjectOf, setCurrentServer, setDefaultProject } from '../client/cliConfig.ts';
 import { clientOptions, runClient, type ClientFlags } from '../client/context.ts';
-import { authError, usageError } from '../client/errors.ts';
+import { ApiError, authError, usageError } from '../client/errors.ts';
+import { listAllProjects } from '../client/projectRef.ts';
 import { Prompter } from '../client/prompt.ts';
 import { resolveServer } from '../client/target.ts';
 
@@ -20,16 +21,30 @@ function describe(me: Me): string {
 }
 
 /**
- * A first sign-in sets the account up as the dashboard's does (default organization and a first
- * project), and a server without a default project gets that one, so `cns ls` works right away.
+ * The default project after a password sign-in, on every sign-in (not only the first), so that
+ * `cns ls` works right away: the stored one when this account can still open it, else the
+ * account's own (`POST /auth/initialize` sets the account up on its first sign-in, as the
+ * dashboard does, and reports the same default organization and project on later ones), else
+ * the first project the account sees. Null when the account has no project at all.
  */
-async function firstSignInSetup(server: string, token: string, initialized: boolean): Promise<{ id: string; name: string } | null> {
-  if (initialized) return null;
+async function defaultProjectAfterSignIn(server: string, token: string): Promise<{ id: string; name: string } | null> {
   const api = new ApiClient({ server, token, source: 'flag', stored: null });
+  const stored = defaultProjectOf(server);
+  if (stored) {
+    const still = await api.get<{ id: string; name: string }>(`/projects/${encodeURIComponent(stored.id)}`).then(
+      (r) => r.data,
+      (err: unknown) => {
+        if (err instanceof ApiError && (err.status === 404 || err.status === 403)) return null;
+        throw err;
+      },
+    );
+    if (still) return { id: still.id, name: still.name };
+  }
   const { data } = await api.post<{ project: { id: string; name: string } | null }>('/auth/initialize');
-  if (!data.project || defaultProjectOf(server)) return null;
-  const project = { id: data.project.id, name: data.project.name };
-  setDefaultProject(server, project);
+  const first = data.project ?? (await listAllProjects(api))[0] ?? null;
+  const project = first && { id: first.id, name: first.name };
+  if (project) setDefaultProject(server, project);
+  else if (stored) clearDefaultProject(server);
   return project;
 }
 
@@ -58,7 +73,7 @@ async function login(flags: LoginFlags): Promise<void> {
     if (!email || !password) throw usageError('email and password are both needed');
     const anonymous = new ApiClient({ server, token: null, source: 'none', stored: null });
     const { data } = await anonymous
-      .request<{ access_token: string; refresh_token: string; expires_in: number; user: NonNullable<Me['user']> & { initialized: boolean } }>('POST', '/auth/login', {
+      .request<{ access_token: string; refresh_token: string; expires_in: number; user: NonNullable<Me['user']> }>('POST', '/auth/login', {
         body: { email, password },
         anonymous: true,
       })
@@ -73,11 +88,12 @@ async function login(flags: LoginFlags): Promise<void> {
       email: data.user.email,
     });
     setCurrentServer(server);
-    const project = await firstSignInSetup(server, data.access_token, data.user.initialized);
+    const project = await defaultProjectAfterSignIn(server, data.access_token);
     const me: Me = { kind: 'user', user: data.user };
     ctx.out.result({ server, ...me, default_project: project }, () => {
       ctx.out.line(`Signed in to ${server} as ${describe(me)}`);
       if (project) ctx.out.line(`Default project: ${project.name} (${project.id}); change it with \`cns use PROJECT\``);
+      else ctx.out.line('No project yet: create one with `cns projects create NAME`');
     });
   });
 }

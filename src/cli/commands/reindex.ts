@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { join } from 'node:path';
 import type { ReindexReport } from '../../content/types.ts';
+import { adminDataDir, NoDataFolderError, openAdminDatabase } from '../adminData.ts';
 
 export interface ReindexOptions {
   dataDir: string;
@@ -14,8 +14,9 @@ export interface ReindexOptions {
  */
 export async function runReindex(options: ReindexOptions, print: (line: string) => void): Promise<ReindexReport[]> {
   // Loaded here, not at the top: every `cns` command imports this file to register it.
-  const [{ openDatabase }, { ContentStore }] = await Promise.all([import('../../db/database.ts'), import('../../content/contentStore.ts')]);
-  const db = openDatabase(join(options.dataDir, 'cns.db'));
+  const { ContentStore } = await import('../../content/contentStore.ts');
+  // The server's database only: a reindex in the wrong folder must not create an empty one.
+  const db = await openAdminDatabase(options.dataDir);
   const store = new ContentStore({ dataDir: options.dataDir, db });
   try {
     const ids = options.project ? [options.project] : store.listProjects();
@@ -40,8 +41,14 @@ export function registerReindexCommand(program: Command): void {
     .command('reindex')
     .description('rebuild the content index from the git repositories and report differences')
     .option('--project <id>', 'only this project')
-    .option('--data-dir <dir>', 'data folder holding <project>.git and cns.db', process.env.CNS_DATA_DIR ?? './repos')
-    .action(async (opts: { project?: string; dataDir: string }) => {
-      await runReindex({ dataDir: opts.dataDir, project: opts.project }, (line) => process.stdout.write(line + '\n'));
+    .option('-d, --data-dir <dir>', 'data folder holding <project>.git and cns.db (CNS_DATA_DIR, default ./repos), as for `cns serve`')
+    .action(async (opts: { project?: string; dataDir?: string }) => {
+      try {
+        const dataDir = await adminDataDir(opts.dataDir);
+        await runReindex({ dataDir, project: opts.project }, (line) => process.stdout.write(line + '\n'));
+      } catch (err) {
+        process.stderr.write(`cns: ${(err as Error).message}\n`);
+        process.exitCode = err instanceof NoDataFolderError ? 2 : 1;
+      }
     });
 }

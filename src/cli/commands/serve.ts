@@ -39,8 +39,15 @@ export function registerServeCommand(program: Command): void {
         process.stderr.write(`cns: ${(err as Error).message}\n`);
         process.exit(2);
       }
-      const { startServer } = await import('../../app/server.ts');
-      const running = await startServer(settings);
+      const { startServer, ListenError } = await import('../../app/server.ts');
+      let running: Awaited<ReturnType<typeof startServer>>;
+      try {
+        running = await startServer(settings);
+      } catch (err) {
+        // One line, no stack trace: the port is taken, the data folder is unusable…
+        process.stderr.write(`cns: ${err instanceof ListenError ? err.message : `cannot start: ${(err as Error).message}`}\n`);
+        process.exit(1);
+      }
       const out = (line: string) => process.stdout.write(line + '\n');
       // Handlers first: a supervisor may signal as soon as it reads the "listening" line.
       const shutdown = (signal: string) => {
@@ -66,6 +73,8 @@ export function registerServeCommand(program: Command): void {
           out(`cns: created administrator ${admin.email} (password from CNS_ADMIN_PASSWORD)`);
         }
       }
-      out(`cns: listening on ${running.url} (API ${running.services.settings.baseUrl}/api/v1, data ${settings.dataDir})`);
+      // The address really bound: 0.0.0.0 (or ::) means every interface, reachable from other machines.
+      const reach = running.listenUrl === running.url ? '' : `every interface, e.g. ${running.url}; `;
+      out(`cns: listening on ${running.listenUrl} (${reach}API ${running.services.settings.baseUrl}/api/v1, data ${settings.dataDir})`);
     });
 }

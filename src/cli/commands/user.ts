@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
+import { adminDataDir, NoDataFolderError, openAdminDatabase } from '../adminData.ts';
 
 async function promptPassword(): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: false });
@@ -11,7 +11,11 @@ async function promptPassword(): Promise<string> {
   }
 }
 
-/** `cns user create`: adds an account directly to the data folder's database (sign-up is closed by default). */
+/**
+ * `cns user create`: adds an account directly to the data folder's database (sign-up is closed
+ * by default). The folder is the one `cns serve` uses (--data-dir, CNS_DATA_DIR, ./repos); a
+ * folder without a database is an error unless --init asks for a new one.
+ */
 export function registerUserCommand(program: Command): void {
   const user = program.command('user').description('manage user accounts on this server');
   user
@@ -21,22 +25,33 @@ export function registerUserCommand(program: Command): void {
     .option('--password <password>', 'password (prompted on stdin when omitted)')
     .option('--name <name>', 'display name')
     .option('--admin', 'make the user a server administrator', false)
-    .option('-d, --data-dir <dir>', 'data folder (CNS_DATA_DIR, default ./repos)')
-    .action(async (flags: { email: string; password?: string; name?: string; admin: boolean; dataDir?: string }) => {
-      // Loaded on demand so that the client commands start without the settings and database modules.
-      const [{ loadSettings }, { openDatabase }, { UserStore }] = await Promise.all([
-        import('../../config/settings.ts'),
-        import('../../db/database.ts'),
-        import('../../domain/users/userStore.ts'),
-      ]);
-      const settings = loadSettings({ ...process.env, ...(flags.dataDir ? { CNS_DATA_DIR: flags.dataDir } : {}) });
-      const password = flags.password ?? (await promptPassword());
-      if (password.length < 8) {
-        process.stderr.write('cns: passwords need at least 8 characters\n');
+    .option('-d, --data-dir <dir>', 'data folder (CNS_DATA_DIR, default ./repos), as for `cns serve`')
+    .option('--init', 'create the data folder and its database when there is none yet', false)
+    .action(async (flags: { email: string; password?: string; name?: string; admin: boolean; dataDir?: string; init: boolean }) => {
+      let dataDir: string;
+      try {
+        dataDir = await adminDataDir(flags.dataDir);
+      } catch (err) {
+        process.stderr.write(`cns: ${(err as Error).message}\n`);
         process.exit(2);
       }
-      const db = openDatabase(join(settings.dataDir, 'cns.db'));
+      // Checked before the password prompt: a wrong folder is reported at once, and nothing is created.
+      let db: Awaited<ReturnType<typeof openAdminDatabase>>;
       try {
+        db = await openAdminDatabase(dataDir, { init: flags.init });
+      } catch (err) {
+        process.stderr.write(`cns: ${(err as Error).message}\n`);
+        process.exit(err instanceof NoDataFolderError ? 2 : 1);
+      }
+      try {
+        const password = flags.password ?? (await promptPassword());
+        if (password.length < 8) {
+          process.stderr.write('cns: passwords need at least 8 characters\n');
+          process.exitCode = 2;
+          return;
+        }
+        // Loaded on demand so that the client commands start without the database modules.
+        const { UserStore } = await import('../../domain/users/userStore.ts');
         const created = await new UserStore(db).create({ email: flags.email, password, displayName: flags.name, isAdmin: flags.admin });
         process.stdout.write(`created user ${created.email} (${created.id})\n`);
       } catch (err) {

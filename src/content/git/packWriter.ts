@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { crc32, deflate, deflateSync } from 'node:zlib';
 import { fsyncDirs, hashObject, type ObjectType } from './objects.ts';
+import type { TimeSlice } from '../timeSlice.ts';
 
 const TYPE_CODE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 
@@ -17,6 +20,7 @@ export interface PackedLocation {
 }
 
 let tmpCounter = 0;
+const deflateAsync = promisify(deflate);
 
 /**
  * Collects the objects of one group-commit batch and writes them as ONE pack file plus its
@@ -62,6 +66,29 @@ export class PackBuilder {
     return oid;
   }
 
+  /** add() for a very large object (the commit of a 100,000-file write): hashed in pieces, deflated off the event loop. */
+  async addSliced(type: ObjectType, content: Buffer, slice: TimeSlice): Promise<string> {
+    const sha = createHash('sha1').update(`${type} ${content.length}\0`);
+    for (let i = 0; i < content.length; i += 1 << 20) {
+      sha.update(content.subarray(i, i + (1 << 20)));
+      await slice.tick();
+    }
+    const oid = sha.digest('hex');
+    if (this.seen.has(oid)) return oid;
+    this.seen.add(oid);
+    const header = objectHeader(TYPE_CODE[type], content.length);
+    const data = await deflateAsync(content, { level: type === 'blob' ? 1 : 0 });
+    let crc = crc32(header);
+    for (let i = 0; i < data.length; i += 1 << 20) {
+      crc = crc32(data.subarray(i, i + (1 << 20)), crc);
+      await slice.tick();
+    }
+    this.chunks.push(header, data);
+    this.entries.push({ oid, offset: this.offset, crc, dataOffset: this.offset + header.length, dataLength: data.length, type, size: content.length });
+    this.offset += header.length + data.length;
+    return oid;
+  }
+
   /** Writes `objects/pack/pack-<sha>.{pack,idx}`; returns where each object landed. */
   write(gitdir: string, fsync: boolean): Map<string, PackedLocation> {
     const located = new Map<string, PackedLocation>();
@@ -85,8 +112,63 @@ export class PackBuilder {
     return located;
   }
 
-  private index(packChecksum: Buffer): Buffer {
-    const sorted = [...this.entries].sort((a, b) => (a.oid < b.oid ? -1 : 1));
+  /** write() for packs of many thousands of objects: hashing and file writes yield between slices. */
+  async writeSliced(gitdir: string, fsync: boolean, slice: TimeSlice): Promise<Map<string, PackedLocation>> {
+    const located = new Map<string, PackedLocation>();
+    if (this.entries.length === 0) return located;
+    const head = Buffer.alloc(12);
+    head.write('PACK', 0, 'latin1');
+    head.writeUInt32BE(2, 4);
+    head.writeUInt32BE(this.entries.length, 8);
+    // Many small chunks become a few large writes (one syscall per object cost seconds).
+    const groups: Buffer[] = [head];
+    let group: Buffer[] = [];
+    let groupBytes = 0;
+    const sha = createHash('sha1').update(head);
+    for (const c of this.chunks) {
+      await slice.tick();
+      sha.update(c);
+      group.push(c);
+      groupBytes += c.length;
+      if (groupBytes >= 1 << 20) {
+        groups.push(Buffer.concat(group));
+        group = [];
+        groupBytes = 0;
+      }
+    }
+    if (group.length) groups.push(Buffer.concat(group));
+    const trailer = sha.digest();
+    groups.push(trailer);
+    const name = `pack-${trailer.toString('hex')}`;
+    const dir = join(gitdir, 'objects', 'pack');
+    const packFile = join(dir, `${name}.pack`);
+    await writeAtomicallyAsync(dir, packFile, groups, fsync, slice);
+    await slice.tick();
+    await writeAtomicallyAsync(dir, join(dir, `${name}.idx`), [await this.indexSliced(trailer, slice)], fsync, slice);
+    if (fsync) fsyncDirs([dir]);
+    for (const e of this.entries) {
+      await slice.tick();
+      located.set(e.oid, { pack: packFile, dataOffset: e.dataOffset, dataLength: e.dataLength, type: e.type, size: e.size });
+    }
+    return located;
+  }
+
+  /** index() with the sort done per first byte of the ids, yielding in between. */
+  private async indexSliced(packChecksum: Buffer, slice: TimeSlice): Promise<Buffer> {
+    const buckets: (typeof this.entries)[] = Array.from({ length: 256 }, () => []);
+    for (const e of this.entries) buckets[parseInt(e.oid.slice(0, 2), 16)].push(e);
+    const sorted: typeof this.entries = [];
+    for (const b of buckets) {
+      await slice.tick();
+      b.sort((x, y) => (x.oid < y.oid ? -1 : 1));
+      for (const e of b) sorted.push(e);
+    }
+    await slice.yield();
+    return this.index(packChecksum, sorted);
+  }
+
+  private index(packChecksum: Buffer, presorted?: typeof this.entries): Buffer {
+    const sorted = presorted ?? [...this.entries].sort((a, b) => (a.oid < b.oid ? -1 : 1));
     const n = sorted.length;
     const buf = Buffer.alloc(8 + 256 * 4 + n * 20 + n * 4 + n * 4 + 20);
     buf.writeUInt32BE(0xff744f63, 0);
@@ -157,6 +239,21 @@ function objectHeader(type: number, size: number): Buffer {
   }
   bytes.push(b);
   return Buffer.from(bytes);
+}
+
+async function writeAtomicallyAsync(dir: string, file: string, parts: Buffer[], fsync: boolean, slice: TimeSlice): Promise<void> {
+  const tmp = join(dir, `tmp_pack_${process.pid}_${++tmpCounter}`);
+  const fh = await open(tmp, 'wx', 0o444);
+  try {
+    for (const p of parts) {
+      await fh.write(p);
+      await slice.tick();
+    }
+    if (fsync) await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, file);
 }
 
 function writeAtomically(dir: string, file: string, parts: Buffer[], fsync: boolean): void {

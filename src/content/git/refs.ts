@@ -1,20 +1,25 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, mkdirSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fsyncDirs } from './objects.ts';
 
 export const MAIN_REF = 'refs/heads/main';
 
 /** The id `refs/heads/main` points to (loose ref first, then packed-refs), or null. */
 export function readMainRef(gitdir: string): string | null {
+  return readRef(gitdir, MAIN_REF);
+}
+
+/** The id a ref points to (loose ref first, then packed-refs), or null. */
+export function readRef(gitdir: string, name: string): string | null {
   try {
-    const v = readFileSync(join(gitdir, MAIN_REF), 'utf8').trim();
+    const v = readFileSync(join(gitdir, name), 'utf8').trim();
     if (/^[0-9a-f]{40}$/.test(v)) return v;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
   try {
     for (const line of readFileSync(join(gitdir, 'packed-refs'), 'utf8').split('\n')) {
-      if (line.endsWith(' ' + MAIN_REF)) return line.slice(0, 40);
+      if (line.endsWith(' ' + name)) return line.slice(0, 40);
     }
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
@@ -31,8 +36,14 @@ export type CasOutcome = 'ok' | 'moved' | 'locked';
  * and rename it over the ref. 'locked' means another process holds the lock right now.
  */
 export function casMainRef(gitdir: string, expected: string | null, next: string, fsync: boolean): CasOutcome {
-  const ref = join(gitdir, MAIN_REF);
+  return casRef(gitdir, MAIN_REF, expected, next, fsync);
+}
+
+/** casMainRef for any ref under refs/ (the notes ref). */
+export function casRef(gitdir: string, name: string, expected: string | null, next: string, fsync: boolean): CasOutcome {
+  const ref = join(gitdir, name);
   const lock = ref + '.lock';
+  mkdirSync(dirname(ref), { recursive: true });
   let fd: number;
   try {
     fd = openSync(lock, 'wx', 0o644);
@@ -42,14 +53,14 @@ export function casMainRef(gitdir: string, expected: string | null, next: string
   }
   let renamed = false;
   try {
-    if (readMainRef(gitdir) !== expected) return 'moved';
+    if (readRef(gitdir, name) !== expected) return 'moved';
     writeSync(fd, next + '\n');
     if (fsync) fsyncSync(fd);
     closeSync(fd);
     fd = -1;
     renameSync(lock, ref);
     renamed = true;
-    if (fsync) fsyncDirs([join(gitdir, 'refs', 'heads')]);
+    if (fsync) fsyncDirs([dirname(ref)]);
     return 'ok';
   } finally {
     if (fd >= 0) closeSync(fd);

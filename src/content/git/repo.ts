@@ -8,6 +8,7 @@ import { parseCommit, type CommitData } from './commitObject.ts';
 import { fsyncDirs, readLooseObject, writeLooseObject, type ObjectType } from './objects.ts';
 import type { PackBuilder, PackedLocation } from './packWriter.ts';
 import { casMainRef, readMainRef, type CasOutcome } from './refs.ts';
+import type { TimeSlice } from '../timeSlice.ts';
 
 /** Pack locations remembered per repository (about 200 bytes each). */
 const MAX_RECENT = 10_000;
@@ -40,6 +41,11 @@ export class Repo {
   ) {
     this.gitdir = gitdir;
     this.dirtyDirs = fsync ? new Set() : null;
+  }
+
+  /** Whether writes are fsynced (power-loss durability). */
+  get durable(): boolean {
+    return this.fsync;
   }
 
   exists(): boolean {
@@ -87,6 +93,16 @@ export class Repo {
     this.ensure();
     for (const [oid, loc] of pack.write(this.gitdir, this.fsync)) this.recent.set(oid, loc);
     // Bounded: the oldest locations are dropped (those objects stay readable through the packs).
+    for (const oid of this.recent.keys()) {
+      if (this.recent.size <= MAX_RECENT) break;
+      this.recent.delete(oid);
+    }
+  }
+
+  /** writePack() for very large packs, yielding to the event loop while it writes. */
+  async writePackSliced(pack: PackBuilder, slice: TimeSlice): Promise<void> {
+    this.ensure();
+    for (const [oid, loc] of await pack.writeSliced(this.gitdir, this.fsync, slice)) this.recent.set(oid, loc);
     for (const oid of this.recent.keys()) {
       if (this.recent.size <= MAX_RECENT) break;
       this.recent.delete(oid);

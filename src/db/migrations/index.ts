@@ -3,6 +3,8 @@ import { accountsMigration } from './001_accounts.ts';
 import { contentMigration } from './002_content.ts';
 import { syncMigration } from './006_sync.ts';
 import { pendingPushesMigration } from './007_pending_pushes.ts';
+import { nodeUploadsMigration } from './008_node_uploads.ts';
+import { toolsMigration } from './010_tools.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
-export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration];
+export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration];

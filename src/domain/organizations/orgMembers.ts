@@ -1,4 +1,5 @@
 import { inTransaction, type Db } from '../../db/database.ts';
+import { statementCache } from '../../db/statements.ts';
 import type { OrgRole } from '../../policies/permissions.ts';
 import { DomainError } from '../errors.ts';
 import type { Page, Paged } from '../pagination.ts';
@@ -9,10 +10,14 @@ import type { OrgMemberView } from './organizationRecord.ts';
  * one could never be administered or deleted again.
  */
 export class OrgMembers {
-  constructor(private readonly db: Db) {}
+  private readonly sql: ReturnType<typeof statementCache>;
+
+  constructor(private readonly db: Db) {
+    this.sql = statementCache(db);
+  }
 
   roleOf(orgId: string, userId: string): OrgRole | null {
-    const row = this.db.prepare('SELECT role FROM org_members WHERE org_id = ? AND user_id = ?').get(orgId, userId) as
+    const row = this.sql('SELECT role FROM org_members WHERE org_id = ? AND user_id = ?').get(orgId, userId) as
       | { role: OrgRole }
       | undefined;
     return row?.role ?? null;

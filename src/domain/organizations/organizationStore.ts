@@ -79,9 +79,8 @@ export class OrganizationStore {
     inTransaction(this.db, () => {
       const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM projects WHERE org_id = ?').get(id) as { n: number };
       if (n > 0) {
-        throw new DomainError('VALIDATION_ERROR', `The organization still has ${n} project(s); delete or move them first.`, [
-          { field: 'org_id', message: `has ${n} project(s)` },
-        ]);
+        // The request is well-formed; the organization's state conflicts with it (409).
+        throw new DomainError('CONFLICT', `The organization still has ${n} project(s); delete or move them first.`, { projects: n });
       }
       this.db.prepare('DELETE FROM organizations WHERE id = ?').run(id);
     });

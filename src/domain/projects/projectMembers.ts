@@ -1,5 +1,6 @@
 import { nowIso } from '../../auth/ids.ts';
 import type { Db } from '../../db/database.ts';
+import { statementCache } from '../../db/statements.ts';
 import { effectiveProjectRole, type OrgRole, type ProjectRole } from '../../policies/permissions.ts';
 import { DomainError } from '../errors.ts';
 import type { Page, Paged } from '../pagination.ts';
@@ -19,7 +20,20 @@ interface MemberRow {
  * an explicit project role, who may come from outside the organization.
  */
 export class ProjectMembers {
-  constructor(private readonly db: Db) {}
+  private readonly sql: ReturnType<typeof statementCache>;
+
+  constructor(private readonly db: Db) {
+    this.sql = statementCache(db);
+  }
+
+  /** The user's effective role on the project; both memberships in one look-up, as this runs on every content request. */
+  effectiveRole(project: ProjectRecord, userId: string): ProjectRole | null {
+    const row = this.sql(
+      `SELECT (SELECT role FROM org_members WHERE org_id = ? AND user_id = ?) AS org_role,
+              (SELECT role FROM project_members WHERE project_id = ? AND user_id = ?) AS project_role`,
+    ).get(project.org_id, userId, project.id, userId) as { org_role: OrgRole | null; project_role: ProjectRole | null };
+    return effectiveProjectRole(row.org_role, row.project_role);
+  }
 
   list(project: ProjectRecord, page: Page): Paged<ProjectMemberView> {
     const rows = this.db

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { newId, nowIso } from '../../auth/ids.ts';
 import type { Db } from '../../db/database.ts';
 import { effectiveProjectRole, type OrgRole, type ProjectRole } from '../../policies/permissions.ts';
@@ -15,6 +16,8 @@ interface ProjectRow extends ProjectRecord {
 
 /** Projects: their records and the content repository that lives and dies with each one. */
 export class ProjectStore {
+  private findStatement: Statement | undefined;
+
   constructor(
     private readonly db: Db,
     private readonly repositories: ProjectRepositories,
@@ -59,8 +62,10 @@ export class ProjectStore {
     }
   }
 
+  /** On every content request: one prepared statement. */
   find(id: string): ProjectRecord | undefined {
-    return this.db.prepare('SELECT * FROM projects WHERE id = ?').get(id) as ProjectRecord | undefined;
+    this.findStatement ??= this.db.prepare('SELECT * FROM projects WHERE id = ?');
+    return this.findStatement.get(id) as ProjectRecord | undefined;
   }
 
   /** The oldest project of an organization (the "first project" of a default organization). */

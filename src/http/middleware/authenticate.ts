@@ -1,19 +1,23 @@
 import type { Context, Middleware } from 'koa';
 import { bearerToken, type Authenticator } from '../../auth/authenticator.ts';
+import { ANON_KEY_IS_NOT_A_CREDENTIAL } from '../../auth/anonKey.ts';
 import type { Principal } from '../../auth/principal.ts';
+import { looksLikeAccessKey } from '../../auth/accessKeys.ts';
 import { AppError, unauthorized } from '../errors.ts';
 
 /**
- * Resolves the caller from `Authorization: Bearer …`. Every route needs a principal except the
- * ones `isPublic` names (fail closed: a new route is private unless listed there).
+ * Resolves the caller from `Authorization: Bearer …`, or from an access key in `X-Access-Key`
+ * (the header clients written for the spec's original service send). Every route needs a
+ * principal except the ones `isPublic` names (fail closed: a new route is private unless listed).
  */
 export function authenticate(authenticator: Authenticator, isPublic: (ctx: Context) => boolean): Middleware {
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
-    const token = bearerToken(header || undefined);
+    const token = bearerToken(header || undefined) ?? accessKeyHeader(ctx);
     if (token) {
       const principal = await authenticator.authenticate(token);
       if (!principal) {
+        if (authenticator.isAnonKey(token) && !isPublic(ctx)) throw new AppError('UNAUTHORIZED', ANON_KEY_IS_NOT_A_CREDENTIAL);
         if (!isPublic(ctx)) throw new AppError('UNAUTHORIZED', 'The token is invalid, expired or revoked.');
       } else {
         ctx.state.principal = principal;
@@ -25,6 +29,12 @@ export function authenticate(authenticator: Authenticator, isPublic: (ctx: Conte
     }
     await next();
   };
+}
+
+/** `X-Access-Key` carries only access keys, never user tokens: a JWT there is not looked at. */
+function accessKeyHeader(ctx: Context): string | null {
+  const key = ctx.get('X-Access-Key').trim();
+  return key && looksLikeAccessKey(key) ? key : null;
 }
 
 /** The authenticated caller of a private route. */

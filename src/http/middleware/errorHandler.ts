@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../../logging/logger.ts';
+import { redactPath } from '../../logging/redact.ts';
 import { errorBody } from '../envelope.ts';
 import { asAppError } from '../errors.ts';
 
@@ -41,7 +42,7 @@ export function errorHandler(logger: Logger): Middleware {
         ctx.body = errorBody('VALIDATION_ERROR', message, [{ field: 'body', message: e.message ?? 'invalid' }]);
         return;
       }
-      logger.error({ err, request_id: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
+      logger.error({ err, request_id: ctx.state.requestId, method: ctx.method, path: redactPath(ctx.path) }, 'unhandled error');
       ctx.status = 500;
       ctx.body = errorBody('INTERNAL_ERROR', 'Something went wrong on our side. The request id identifies it in the logs.', {
         request_id: ctx.state.requestId,

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../../logging/logger.ts';
+import { redactPath } from '../../logging/redact.ts';
 
 /** Logs each request as one structured line once the response is finished (or aborted). */
 export function requestLogger(logger: Logger): Middleware {
@@ -14,7 +15,7 @@ export function requestLogger(logger: Logger): Middleware {
           {
             request_id: ctx.state.requestId,
             method: ctx.method,
-            path: ctx.path,
+            path: redactPath(ctx.path),
             status: ctx.status,
             duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
             principal: principal ? `${principal.kind}:${principal.id}` : undefined,

@@ -1,5 +1,6 @@
 import { mkdir, readdir, rename, rmdir, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, posix, sep } from 'node:path';
+import { dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
+import { gitNameProblem } from '../../content/paths.ts';
 import type { IgnoreRules } from './ignoreRules.ts';
 import { PARTIAL_SUFFIX } from './ignoreRules.ts';
 
@@ -44,8 +45,33 @@ export async function scanFolder(root: string, rules: IgnoreRules): Promise<Map<
   return out;
 }
 
+/**
+ * Why a project path must not become a file of the folder, whatever the platform, or null.
+ * The server refuses these names already; the client does not rely on it: a backslash or `:`
+ * is a separator or a drive/stream on Windows, names of only dots and spaces become `.`/`..`
+ * there (Windows drops trailing dots and spaces), and a name git reads as `.git` would write
+ * into a repository the folder may be part of.
+ */
+export function localPathProblem(rel: string): string | null {
+  if (typeof rel !== 'string' || rel === '') return 'empty path';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f]/.test(rel)) return 'control characters';
+  for (const seg of rel.split('/')) {
+    if (seg === '' || /^[. ]+$/.test(seg)) return `"${seg}" is not a file name here`;
+    if (/[\\:]/.test(seg)) return `"${seg}" contains a backslash or colon`;
+    if (gitNameProblem(seg)) return `"${seg}" is a name git reads as .git`;
+  }
+  return null;
+}
+
+/** The local file of a project path; throws rather than point outside the folder. */
 export function absPath(root: string, rel: string): string {
-  return join(root, ...rel.split('/'));
+  const why = localPathProblem(rel);
+  if (why) throw new Error(`refusing to use ${JSON.stringify(rel)} in the folder: ${why}`);
+  const target = join(root, ...rel.split('/'));
+  const inside = relative(resolve(root), resolve(target));
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) throw new Error(`refusing to write outside the folder: ${rel}`);
+  return target;
 }
 
 /** Writes beside the target and renames into place: an editor or watcher never sees half a file. */
@@ -73,6 +99,7 @@ export async function renameLocal(root: string, from: string, to: string): Promi
  * never away: nothing is lost silently.
  */
 export async function trashLocal(root: string, trashDir: string, rel: string, stamp: string): Promise<string> {
+  absPath(root, rel); // refuses unsafe paths before anything is created
   const target = join(trashDir, stamp, ...rel.split('/'));
   await mkdir(dirname(target), { recursive: true });
   await rename(absPath(root, rel), target);

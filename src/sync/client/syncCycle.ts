@@ -7,7 +7,7 @@ import type { BaseStore } from './baseStore.ts';
 import { emptyReport, type CycleReport } from './cycleReport.ts';
 import { blobId, type FileState, type FolderStore, type SyncState } from './folderState.ts';
 import type { IgnoreRules } from './ignoreRules.ts';
-import { absPath, conflictName, renameLocal, scanFolder, trashLocal, writeLocal, type LocalFile } from './localFiles.ts';
+import { absPath, conflictName, localPathProblem, renameLocal, scanFolder, trashLocal, writeLocal, type LocalFile } from './localFiles.ts';
 import { FETCH_IDS, type PulledFile, type SyncApi } from './syncApi.ts';
 import { mergeThreeWay } from './fileMerge.ts';
 
@@ -138,7 +138,13 @@ export class SyncCycle {
 
   // ------------------------------------------------------------ remote → folder
 
-  private async applyRemote(files: PulledFile[], runId: string): Promise<void> {
+  private async applyRemote(all: PulledFile[], runId: string): Promise<void> {
+    // A path that cannot be a file of this folder on every platform is reported, never written.
+    const files = all.filter((f) => {
+      const why = f.path === '' ? null : localPathProblem(f.path);
+      if (why) this.report.errors.push(`${f.path}: not written here: ${why}`);
+      return !why;
+    });
     const upserted = new Set(files.filter((f) => f.action === 'upsert').map((f) => f.node_id));
     for (const f of files) if (f.action === 'delete') await this.remoteDeleted(f, upserted);
     const byNode = this.nodeIndex();

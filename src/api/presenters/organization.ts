@@ -1,6 +1,9 @@
+import { z } from 'zod';
 import type { InvitationRecord } from '../../domain/invitations/invitationStore.ts';
 import type { OrganizationRecord, OrgMemberView } from '../../domain/organizations/organizationRecord.ts';
 import type { OrgRole } from '../../policies/permissions.ts';
+
+const orgRole = z.enum(['owner', 'admin', 'member', 'viewer']);
 
 /** An organization as the caller sees it, with their role in it. */
 export function presentOrganization(org: OrganizationRecord, role: OrgRole | null) {
@@ -16,9 +19,22 @@ export function presentOrganization(org: OrganizationRecord, role: OrgRole | nul
   };
 }
 
+export const organizationSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  is_default: z.boolean(),
+  created_by: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  role: orgRole.nullable().describe("the caller's role in the organization"),
+});
+
 export function presentOrgMember(m: OrgMemberView) {
   return { user_id: m.user_id, email: m.email, display_name: m.display_name, role: m.role, joined_at: m.created_at };
 }
+
+export const orgMemberSchema = z.object({ user_id: z.string(), email: z.string(), display_name: z.string(), role: orgRole, joined_at: z.string() });
 
 /** Never the token hash: the token itself is shown once, by the invite route. */
 export function presentInvitation(inv: InvitationRecord) {
@@ -33,3 +49,14 @@ export function presentInvitation(inv: InvitationRecord) {
     accepted_at: inv.accepted_at,
   };
 }
+
+export const invitationSchema = z.object({
+  id: z.string(),
+  org_id: z.string(),
+  email: z.string(),
+  role: orgRole,
+  invited_by: z.string().nullable(),
+  created_at: z.string(),
+  expires_at: z.string(),
+  accepted_at: z.string().nullable(),
+});

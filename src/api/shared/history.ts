@@ -1,6 +1,6 @@
 import type { Actor, ContentStore, NodeInfo } from '../../content/contentStore.ts';
 import { diffVersions } from '../../content/versionDiff.ts';
-import { presentContent, presentEntry, presentVersion } from './presenter.ts';
+import { presentContent, presentEntry, presentVersion } from '../presenters/content.ts';
 
 /**
  * A node's history as both surfaces answer it (path routes of 4.1, id routes of 4.2 and 4.3):
@@ -30,11 +30,17 @@ export async function versionDiffOf(store: ContentStore, node: NodeInfo, v1: num
   return { id: node.id, path: node.path, v1, v2, ...diff };
 }
 
-/** What a node rollback answers (a new version with the content of `version`). */
+/**
+ * What a node rollback answers (a new version with the content of `version`): the node with its
+ * content, as an answer about one node whose content the request set (README "API conventions").
+ */
 export async function rollbackNodeTo(store: ContentStore, node: NodeInfo, actor: Actor, version: number, message?: string) {
   const result = await store.rollbackNode(node.projectId, actor, { id: node.id }, version, { message });
+  const content = result.node.type === 'json' || result.node.type === 'markdown'
+    ? presentContent(result.node.type, (await store.readContent(result.node.projectId, { id: result.node.id })).bytes)
+    : {};
   return {
-    data: { ...presentEntry(result.node), changed: result.changed, restored_version: version, project_version: result.projectVersion },
+    data: { ...presentEntry(result.node), ...content, changed: result.changed, restored_version: version, project_version: result.projectVersion },
     message: `Rolled back to version ${version}`,
   };
 }

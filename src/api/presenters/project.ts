@@ -1,6 +1,9 @@
+import { z } from 'zod';
 import type { ProjectRecord } from '../../domain/projects/projectRecord.ts';
 import type { ProjectMemberView } from '../../domain/projects/projectView.ts';
 import type { ProjectRole } from '../../policies/permissions.ts';
+
+const projectRole = z.enum(['admin', 'editor', 'viewer']);
 
 /** A project with the caller's effective role (null when the caller is an access key). */
 export function presentProject(p: ProjectRecord, role: ProjectRole | null) {
@@ -15,6 +18,17 @@ export function presentProject(p: ProjectRecord, role: ProjectRole | null) {
     role,
   };
 }
+
+export const projectSchema = z.object({
+  id: z.string(),
+  org_id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  created_by: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  role: projectRole.nullable().describe("the caller's effective role; null for an access key"),
+});
 
 export function presentProjectMember(m: ProjectMemberView) {
   return {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { AuditLogEntry, NodeInfo, TrashItem, TreeNode, VersionInfo } from '../../content/contentStore.ts';
 
 /** A node's metadata as every content route shows it (snake_case, ISO times). */
@@ -70,9 +71,57 @@ export function presentAuditLog(e: AuditLogEntry) {
   };
 }
 
-/** The readable content of a node version: parsed JSON, Markdown text, or base64 for files. */
+/**
+ * The readable content of a node version: parsed JSON, Markdown text, or base64 for files.
+ * Content is `content` on every surface (README "API conventions"); Markdown also keeps the
+ * path surface's `content_text` (spec 2.2) for the clients that read it.
+ */
 export function presentContent(type: NodeInfo['type'], bytes: Buffer): { content?: unknown; content_text?: string; content_base64?: string } {
   if (type === 'json') return { content: JSON.parse(bytes.toString('utf8')) };
-  if (type === 'markdown') return { content_text: bytes.toString('utf8') };
+  if (type === 'markdown') {
+    const text = bytes.toString('utf8');
+    return { content: text, content_text: text };
+  }
   return { content_base64: bytes.toString('base64') };
 }
+
+// What the presenters above answer, for the response schemas of the OpenAPI document.
+
+export const nodeTypeSchema = z.enum(['folder', 'json', 'markdown', 'file']);
+
+export const entrySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  path: z.string(),
+  type: nodeTypeSchema,
+  size: z.number().int(),
+  content_hash: z.string().nullable(),
+  mime_type: z.string().nullable(),
+  children_count: z.number().int().nullable(),
+  version: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const versionSchema = z.object({
+  version: z.number().int(),
+  actor_type: z.enum(['user', 'agent', 'sync']),
+  actor_id: z.string(),
+  author: z.string(),
+  created_at: z.string(),
+  message: z.string().nullable(),
+  size: z.number().int(),
+  path: z.string(),
+  type: nodeTypeSchema,
+  operation: z.enum(['create', 'update', 'move', 'trash', 'restore', 'rollback', 'delete']),
+  commit_id: z.string(),
+  project_version: z.number().int(),
+  content_hash: z.string().nullable(),
+});
+
+/** `presentContent`: json → content, markdown → content and content_text, file → content_base64. */
+export const contentFieldsSchema = {
+  content: z.unknown().optional(),
+  content_text: z.string().optional(),
+  content_base64: z.string().optional(),
+};

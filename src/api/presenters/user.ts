@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { UserRecord } from '../../domain/users/userStore.ts';
 
 /** The public shape of a user: never the password hash. */
@@ -12,3 +13,14 @@ export function presentUser(user: UserRecord) {
     created_at: user.created_at,
   };
 }
+
+/** What `presentUser` answers (the response schema in the OpenAPI document). */
+export const userSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  display_name: z.string(),
+  is_admin: z.boolean(),
+  initialized: z.boolean(),
+  onboarding_completed: z.boolean(),
+  created_at: z.string(),
+});

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { NodeInfo } from '../../content/contentStore.ts';
 
 /**
@@ -33,3 +34,23 @@ function contentFields(type: NodeInfo['type'], bytes: Buffer): { content?: unkno
   if (type === 'markdown') return { content: bytes.toString('utf8') };
   return { content_base64: bytes.toString('base64') };
 }
+
+/** What `presentNode` answers (the response schema in the OpenAPI document). */
+export const nodeSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(['folder', 'json', 'markdown', 'file']),
+  content: z.unknown().optional().describe('json: the value; markdown: the text (when the caller read it)'),
+  content_base64: z.string().optional().describe('file bytes, when asked for'),
+  parent_id: z.string().nullable(),
+  project_id: z.string(),
+  path: z.string(),
+  version: z.number().int(),
+  content_hash: z.string().nullable(),
+  size: z.number().int(),
+  mime_type: z.string().nullable(),
+  state: z.enum(['active', 'trashed']),
+  children_count: z.number().int().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});

@@ -1,0 +1,353 @@
+/**
+ * Issue 11's figures (tools and search), against `cns serve` in its own process, loopback only:
+ *   1. indexing 10,000 Markdown documents (~5 MB): lexical (no provider) and hybrid (a local
+ *      embedding server in this process that answers at once, 384 dimensions), documents/s;
+ *      baseline: chunking + FTS5 inserts of the same corpus in this process (no server, no git);
+ *   2. query latency on >= 100,000 chunks, lexical and hybrid, 1 and 8 concurrent callers;
+ *      baselines: GET /healthz, and the raw FTS5 / vec0 queries on the index file in this process;
+ *   3. freshness: acknowledged write (REST, and `git push`) → the new text found by search, while
+ *      20 writes/s go on;
+ *   4. write latency and writes/s to a project with and without a search index, same run.
+ * Run: node --import=tsx scripts/bench-search.ts [--docs 10000] [--chunk-docs 25000] [--probes 40]
+ * Bounded: the whole run aborts after 20 minutes.
+ */
+import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as sqliteVec from 'sqlite-vec';
+import { chunkMarkdown } from '../src/tools/search/chunker.ts';
+import { fmt, runLoad } from './lib/load.ts';
+import { api, benchProject, startBenchServer, type BenchServer } from './lib/serverProcess.ts';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const DOCS = arg('docs', 10_000);
+const CHUNK_DOCS = arg('chunk-docs', 25_000);
+const PROBES = arg('probes', 40);
+const DIMS = 384;
+const deadline = setTimeout(() => {
+  console.error('bench-search: aborted after 20 minutes');
+  process.exit(2);
+}, 20 * 60_000);
+deadline.unref();
+
+const work = mkdtempSync(join(tmpdir(), 'cns-bench-search-'));
+const rows: string[][] = [];
+const report = (what: string, value: string, note = '') => {
+  rows.push([what, value, note]);
+  console.log(`${what}: ${value}${note ? `  (${note})` : ''}`);
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+
+// ------------------------------------------------------------------ corpus
+
+const WORDS = (
+  'system data index query search content node folder project version commit write read agent tool model vector ' +
+  'server client request answer update delete move trash restore history change record field value schema table ' +
+  'config setting option deploy install upgrade release feature issue error warning status report metric latency ' +
+  'throughput memory storage network cache batch stream event queue worker thread process file document section ' +
+  'heading paragraph summary detail example guide tutorial reference policy access scope permission owner member ' +
+  'team organization customer invoice payment order product price market region country city river mountain ocean'
+).split(' ');
+let seed = 42;
+const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
+// Zipf-distributed words over a 30,000-word vocabulary (the English words above are the most
+// frequent), so that word frequencies look like prose: a few words everywhere, a long tail.
+const VOCAB = [...WORDS, ...Array.from({ length: 30_000 }, (_, i) => `${pick(['kal', 'mor', 'tes', 'vin', 'zu', 'pra', 'lo', 'ber', 'sim', 'dor'])}${pick(['ta', 'ri', 'en', 'os', 'ul', 'ak'])}${i.toString(36)}`)];
+const CDF: number[] = [];
+{
+  let acc = 0;
+  for (let r = 1; r <= VOCAB.length; r++) CDF.push((acc += 1 / r));
+  for (let i = 0; i < CDF.length; i++) CDF[i] = CDF[i]! / acc;
+}
+const word = () => {
+  const x = rand();
+  let lo = 0;
+  let hi = CDF.length - 1;
+  while (lo < hi) {
+    const m = (lo + hi) >> 1;
+    if (CDF[m]! < x) lo = m + 1;
+    else hi = m;
+  }
+  return VOCAB[lo]!;
+};
+const sentence = (n: number) => {
+  const ws = Array.from({ length: n }, word);
+  ws[0] = ws[0]!.charAt(0).toUpperCase() + ws[0]!.slice(1);
+  return ws.join(' ') + '.';
+};
+const prose = (chars: number) => {
+  let s = '';
+  while (s.length < chars) s += (s ? ' ' : '') + sentence(6 + Math.floor(rand() * 10));
+  return s;
+};
+/** ~500 bytes: a title, two sections. */
+const smallDoc = (i: number) => `# ${sentence(3).slice(0, -1)} ${i}\n\n## ${pick(WORDS)} ${pick(WORDS)}\n\n${prose(200)}\n\n## ${pick(WORDS)} ${pick(WORDS)}\n\n${prose(200)}\n`;
+/** Four sections of ~250 characters: four chunks. */
+const chunkDoc = (i: number) =>
+  `# Record ${i}\n\n` + Array.from({ length: 4 }, (_, s) => `## Part ${s} ${pick(WORDS)}\n\n${prose(240)}\n`).join('\n');
+
+// ------------------------------------------------------------------ embedding server (answers at once)
+
+function fnv(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+function embed(text: string): number[] {
+  const v = new Array<number>(DIMS).fill(0);
+  for (const w of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    const h = fnv(w);
+    v[h % DIMS]! += 1;
+    v[(h >>> 9) % DIMS]! -= 0.5;
+  }
+  return v;
+}
+let embedRequests = 0;
+const embedServer = createServer((req, res) => {
+  let body = '';
+  req.on('data', (c: Buffer) => (body += c.toString()));
+  req.on('end', () => {
+    embedRequests++;
+    const { input, model } = JSON.parse(body) as { input: string[]; model: string };
+    const data = input.map((t, index) => ({ object: 'embedding', index, embedding: embed(t) }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model }));
+  });
+});
+await new Promise<void>((r) => embedServer.listen(0, '127.0.0.1', () => r()));
+const EMBED_URL = `http://127.0.0.1:${(embedServer.address() as AddressInfo).port}/v1`;
+
+// ------------------------------------------------------------------ helpers
+
+async function bulk(server: BenchServer, token: string, projectId: string, docs: { path: string; content: string }[]): Promise<void> {
+  for (let i = 0; i < docs.length; i += 2000) {
+    const files = docs.slice(i, i + 2000).map((d) => ({ path: d.path, node_type: 'markdown', content: d.content }));
+    await api(server.url, 'POST', `/content/${projectId}/bulk-write`, token, { files });
+  }
+}
+
+async function waitIndexed(server: BenchServer, token: string, toolId: string, embeddings: boolean): Promise<{ documents: number; chunks: number }> {
+  for (;;) {
+    const s = await api(server.url, 'GET', `/tools/${toolId}/search-index`, token);
+    if (s.status === 'error') throw new Error(`index error: ${s.last_error}`);
+    if (s.status === 'ready' && s.lag_versions === 0 && (!embeddings || s.pending_embeddings === 0)) return s;
+    await sleep(20);
+  }
+}
+
+const searchOnce = async (server: BenchServer, token: string, toolId: string, query: string) =>
+  (await api(server.url, 'POST', `/tools/${toolId}/search`, token, { query, mode: 'lexical', top_k: 5 })).results as { path: string }[];
+
+// ------------------------------------------------------------------ figure 1 (and the baseline)
+
+function baselineIndexing(docs: string[]): number {
+  const db = new Database(':memory:');
+  db.exec(`CREATE VIRTUAL TABLE f USING fts5(text, heading_path, tokenize = 'porter unicode61')`);
+  const ins = db.prepare('INSERT INTO f (text, heading_path) VALUES (?, ?)');
+  const t0 = performance.now();
+  db.transaction(() => {
+    for (const d of docs) for (const c of chunkMarkdown(d)) ins.run(c.text, c.headingPath);
+  })();
+  const s = (performance.now() - t0) / 1000;
+  db.close();
+  return docs.length / s;
+}
+
+async function indexFigure(server: BenchServer, hybrid: boolean, docs: string[]): Promise<{ rate: number; toolId: string; token: string; projectId: string }> {
+  const { token, projectId } = await benchProject(server.url);
+  await bulk(server, token, projectId, docs.map((content, i) => ({ path: `kb/d${Math.floor(i / 100)}/doc${i}.md`, content })));
+  const t0 = performance.now();
+  const created = await api(server.url, 'POST', '/tools/search', token, { project_id: projectId, name: 'bench' });
+  const state = await waitIndexed(server, token, created.tool.id, hybrid);
+  const seconds = (performance.now() - t0) / 1000;
+  if (state.documents !== docs.length) throw new Error(`indexed ${state.documents} of ${docs.length}`);
+  return { rate: docs.length / seconds, toolId: created.tool.id, token, projectId };
+}
+
+// ------------------------------------------------------------------ figure 2
+
+async function queryFigure(server: BenchServer, dataDir: string): Promise<void> {
+  const { token, projectId } = await benchProject(server.url);
+  const docs = Array.from({ length: CHUNK_DOCS }, (_, i) => ({ path: `records/r${Math.floor(i / 500)}/rec${i}.md`, content: chunkDoc(i) }));
+  await bulk(server, token, projectId, docs);
+  const t0 = performance.now();
+  const tool = (await api(server.url, 'POST', '/tools/search', token, { project_id: projectId, name: 'big' })).tool;
+  const state = await waitIndexed(server, token, tool.id, true);
+  report(`hybrid index of ${state.documents.toLocaleString('en')} documents / ${state.chunks.toLocaleString('en')} chunks`, `${fmt((performance.now() - t0) / 1000, 1)} s`, `${embedRequests} embedding requests so far`);
+  // What people search for: two words of one passage that exists.
+  const queries = Array.from({ length: 500 }, () => {
+    const ws = pick(docs).content.split('\n\n').filter((p) => !p.startsWith('#')).flatMap((p) => p.toLowerCase().match(/[a-z0-9]{4,}/g) ?? []);
+    return `${pick(ws)} ${pick(ws)}`;
+  });
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const spec = (mode: string) => (i: number) => ({ method: 'POST', path: `/api/v1/tools/${tool.id}/search`, headers, body: JSON.stringify({ query: queries[i % queries.length], mode, top_k: 10 }) });
+  await runLoad(server.url, 4, 200, spec('hybrid')); // warm-up (page cache, query vectors of other queries)
+  for (const c of [1, 8]) {
+    const h = await runLoad(server.url, c, 2000, () => ({ method: 'GET', path: '/healthz' }));
+    report(`baseline GET /healthz, ${c} caller(s)`, `p50 ${fmt(h.p50)} ms, p99 ${fmt(h.p99)} ms`);
+    for (const mode of ['lexical', 'hybrid']) {
+      const r = await runLoad(server.url, c, c === 1 ? 300 : 600, spec(mode));
+      if (r.errors) throw new Error(`${r.errors} failed ${mode} queries`);
+      report(`${mode} query over HTTP, ${c} caller(s), ${state.chunks.toLocaleString('en')} chunks`, `p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms`, `${fmt(r.rps, 0)} queries/s`);
+    }
+  }
+  // Where the time goes: the raw queries on the index file, in this process, one caller.
+  const db = new Database(join(dataDir, 'search', `${projectId}.sqlite`), { readonly: true });
+  sqliteVec.load(db);
+  const fts = db.prepare(`SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT 20`);
+  const knn = db.prepare('SELECT rowid, distance FROM vectors WHERE embedding MATCH ? AND k = 50 ORDER BY distance');
+  const lat = (f: (i: number) => void, n: number) => {
+    const xs: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      f(i);
+      xs.push(performance.now() - t);
+    }
+    return xs;
+  };
+  const ftsLat = lat((i) => fts.all(queries[i % queries.length]!.split(' ').map((w) => `"${w}"`).join(' OR ')), 300);
+  const knnLat = lat((i) => knn.all(Buffer.from(new Float32Array(embed(queries[i % queries.length]!)).buffer)), 40);
+  report('baseline raw FTS5 MATCH + bm25 (in process)', `p50 ${fmt(pct(ftsLat, 0.5))} ms`);
+  report(`baseline raw vec0 KNN, ${DIMS} dims, brute force (in process)`, `p50 ${fmt(pct(knnLat, 0.5))} ms`);
+  db.close();
+}
+
+// ------------------------------------------------------------------ figures 3 and 4
+
+async function freshnessFigure(server: BenchServer, token: string, projectId: string, toolId: string): Promise<void> {
+  let stop = false;
+  let background = 0;
+  // 20 writes/s to other documents of the project all along.
+  const writer = (async () => {
+    const start = performance.now();
+    while (!stop) {
+      const due = start + background * 50;
+      if (performance.now() < due) await sleep(due - performance.now());
+      const i = background++;
+      await api(server.url, 'POST', `/content/${projectId}/write`, token, { path: `load/w${i % 200}.md`, node_type: 'markdown', content: `# Load ${i}\n\n${prose(300)}` });
+    }
+  })();
+  const found = async (word: string, path: string, t0: number) => {
+    for (;;) {
+      if ((await searchOnce(server, token, toolId, word)).some((r) => r.path === path)) return performance.now() - t0;
+      if (performance.now() - t0 > 30_000) throw new Error(`${word} not found after 30 s`);
+      await sleep(2);
+    }
+  };
+  const rest: number[] = [];
+  const started = performance.now();
+  for (let i = 0; i < PROBES; i++) {
+    const w = `freshrest${i}x${Math.floor(rand() * 1e6)}`;
+    await api(server.url, 'POST', `/content/${projectId}/write`, token, { path: `probe/p${i}.md`, node_type: 'markdown', content: `# Probe\n\nThe word ${w} is new.` });
+    rest.push(await found(w, `probe/p${i}.md`, performance.now()));
+    await sleep(100);
+  }
+  const git: number[] = [];
+  const home = join(work, 'git-home');
+  mkdirSync(home, { recursive: true });
+  const g = (args: string[], cwd = home) =>
+    new Promise<void>((resolve, reject) => {
+      const child = spawn('git', ['-c', 'credential.helper=', '-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', ...args], { cwd, env: { PATH: process.env.PATH!, HOME: home, GIT_TERMINAL_PROMPT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`git ${args[0]}: ${err}`))));
+    });
+  const dir = join(home, 'clone');
+  await g(['clone', '--depth', '1', `${server.url.replace('://', `://cns:${token}@`)}/git/${projectId}.git`, dir]);
+  for (let i = 0; i < Math.max(10, PROBES / 4); i++) {
+    const w = `freshgit${i}x${Math.floor(rand() * 1e6)}`;
+    // Background writes move main: fetch and rebase onto it, then push.
+    await g(['fetch', '--depth', '1', 'origin', 'main'], dir);
+    await g(['reset', '--hard', 'origin/main'], dir);
+    mkdirSync(join(dir, 'pushed'), { recursive: true });
+    writeFileSync(join(dir, 'pushed', `g${i}.md`), `# Pushed\n\nThe word ${w} came by git.\n`);
+    await g(['add', '-A'], dir);
+    await g(['commit', '-q', '-m', `probe ${i}`], dir);
+    try {
+      await g(['push', '-q', 'origin', 'HEAD:main'], dir);
+    } catch {
+      i--; // main moved between fetch and push: try again
+      continue;
+    }
+    git.push(await found(w, `pushed/g${i}.md`, performance.now()));
+  }
+  stop = true;
+  await writer;
+  const rate = background / ((performance.now() - started) / 1000);
+  report(`freshness REST write → found (${rest.length} probes, ${fmt(rate, 1)} background writes/s)`, `p50 ${fmt(pct(rest, 0.5), 0)} ms, p99 ${fmt(pct(rest, 0.99), 0)} ms`);
+  report(`freshness git push → found (${git.length} pushes)`, `p50 ${fmt(pct(git, 0.5), 0)} ms, p99 ${fmt(pct(git, 0.99), 0)} ms`);
+}
+
+async function writeCostFigure(server: BenchServer): Promise<void> {
+  const plain = await benchProject(server.url);
+  const indexed = await benchProject(server.url);
+  const seedDocs = Array.from({ length: 500 }, (_, i) => ({ path: `w/doc${i}.md`, content: smallDoc(i) }));
+  await bulk(server, plain.token, plain.projectId, seedDocs);
+  await bulk(server, indexed.token, indexed.projectId, seedDocs);
+  const tool = (await api(server.url, 'POST', '/tools/search', indexed.token, { project_id: indexed.projectId, name: 'w' })).tool;
+  await waitIndexed(server, indexed.token, tool.id, false);
+  const spec = (p: { token: string; projectId: string }) => (i: number) => ({
+    method: 'POST',
+    path: `/api/v1/content/${p.projectId}/write`,
+    headers: { authorization: `Bearer ${p.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ path: `w/doc${i % 500}.md`, node_type: 'markdown', content: smallDoc(i + 1000) }),
+  });
+  const results = { plain: [] as { p50: number; rps: number }[], indexed: [] as { p50: number; rps: number }[] };
+  // Interleaved rounds, so that drift of the shared machine hits both alike.
+  for (let round = 0; round < 4; round++) {
+    for (const [name, p] of [['plain', plain], ['indexed', indexed]] as const) {
+      const seq = await runLoad(server.url, 1, 300, spec(p));
+      const par = await runLoad(server.url, 8, 600, spec(p));
+      results[name].push({ p50: seq.p50, rps: par.rps });
+    }
+  }
+  const med = (xs: number[]) => pct(xs, 0.5);
+  const a = { p50: med(results.plain.map((r) => r.p50)), rps: med(results.plain.map((r) => r.rps)) };
+  const b = { p50: med(results.indexed.map((r) => r.p50)), rps: med(results.indexed.map((r) => r.rps)) };
+  report('write p50 (1 writer), project without / with search index', `${fmt(a.p50)} / ${fmt(b.p50)} ms`, `${fmt(((b.p50 - a.p50) / a.p50) * 100, 1)} %`);
+  report('writes/s (8 writers), project without / with search index', `${fmt(a.rps, 0)} / ${fmt(b.rps, 0)}`, `${fmt(((b.rps - a.rps) / a.rps) * 100, 1)} %`);
+}
+
+// ------------------------------------------------------------------ run
+
+const servers: BenchServer[] = [];
+try {
+  const small = Array.from({ length: DOCS }, (_, i) => smallDoc(i));
+  const bytes = small.reduce((n, d) => n + Buffer.byteLength(d), 0);
+  report(`corpus: ${DOCS.toLocaleString('en')} Markdown documents`, `${fmt(bytes / 1e6, 1)} MB`);
+  report('baseline: chunking + FTS5 inserts in process (no server, no git)', `${fmt(baselineIndexing(small), 0)} documents/s`);
+
+  const lexDir = join(work, 'lexical');
+  const lexical = await startBenchServer(lexDir);
+  servers.push(lexical);
+  const lex = await indexFigure(lexical, false, small);
+  report('index, lexical (no embedding provider)', `${fmt(lex.rate, 0)} documents/s`, 'target >= 1,000');
+
+  const hybDir = join(work, 'hybrid');
+  const hybrid = await startBenchServer(hybDir, { CNS_EMBEDDINGS_BASE_URL: EMBED_URL, CNS_EMBEDDINGS_MODEL: 'bench-384', CNS_EMBEDDINGS_DIMENSIONS: String(DIMS) });
+  servers.push(hybrid);
+  const hyb = await indexFigure(hybrid, true, small);
+  report(`index, hybrid (local instant embedding server, ${DIMS} dims)`, `${fmt(hyb.rate, 0)} documents/s`, `target >= 500; ${embedRequests} embedding requests`);
+
+  await queryFigure(hybrid, hybDir);
+  await hybrid.stop();
+  servers.pop();
+
+  await freshnessFigure(lexical, lex.token, lex.projectId, lex.toolId);
+  await writeCostFigure(lexical);
+} finally {
+  for (const s of servers) await s.stop();
+  embedServer.close();
+  rmSync(work, { recursive: true, force: true });
+}
+console.log('\n| figure | value | note |\n| --- | --- | --- |');
+for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+process.exit(0);

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { contentFieldsSchema, entrySchema, versionSchema } from '../presenters/content.ts';
+import { nodeSchema } from '../presenters/node.ts';
+
+// Requests of the history and snapshot routes by node id (/nodes/{id}/… and their /collab twins).
+
+const id = z.string().min(1).max(200);
+const projectId = z.string().min(1).max(100);
+const intFromPath = z.coerce.number().int().min(1);
+const message = z.string().max(10_000).optional();
+
+export const nodeParams = z.object({ nodeId: id });
+export const versionParams = z.object({ nodeId: id, version: intFromPath });
+export const diffParams = z.object({ nodeId: id, v1: intFromPath, v2: intFromPath });
+export const snapshotParams = z.object({ nodeId: id, snapshotId: z.string().regex(/^[0-9a-f]{40}$/, 'snapshot_id is a commit id (40 hex digits)') });
+
+/** `project_id` may accompany any id route; when sent it must be the node's project. */
+export const optionalProjectQuery = z.object({ project_id: projectId.optional() });
+export const versionsQuery = optionalProjectQuery.extend({
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  since_version: z.coerce.number().int().min(0).optional(),
+});
+export const snapshotsQuery = optionalProjectQuery.extend({
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  before: z.coerce.number().int().min(1).optional(),
+});
+export const rollbackBody = z.object({ message }).optional();
+
+// Answers (shared/history.ts and shared/nodeSnapshots.ts).
+
+export const versionList = z.object({
+  id: z.string(),
+  path: z.string(),
+  versions: z.array(versionSchema),
+  total: z.number().int(),
+  current_version: z.number().int(),
+});
+
+export const versionWithContentSchema = versionSchema.extend({ id: z.string(), ...contentFieldsSchema });
+
+const side = z.object({ size: z.number().int(), sha256: z.string() });
+const lines = { unified_diff: z.string(), added_lines: z.number().int(), removed_lines: z.number().int() };
+const diffHead = { id: z.string(), path: z.string(), v1: z.number().int(), v2: z.number().int() };
+export const versionDiff = z.discriminatedUnion('kind', [
+  z.object({ ...diffHead, kind: z.literal('text'), ...lines }),
+  z.object({ ...diffHead, kind: z.literal('json'), json_patch: z.array(z.record(z.string(), z.unknown())).describe('RFC 6902'), ...lines }),
+  z.object({ ...diffHead, kind: z.literal('binary'), from: side, to: side, identical: z.boolean() }),
+]);
+
+export const nodeRollback = entrySchema.extend({
+  content: z.unknown().optional(),
+  content_text: z.string().optional(),
+  changed: z.boolean(),
+  restored_version: z.number().int(),
+  project_version: z.number().int().nullable(),
+});
+
+export const snapshotSchema = z.object({
+  snapshot_id: z.string().describe('the commit id'),
+  project_version: z.number().int(),
+  created_at: z.string(),
+  actor_type: z.string(),
+  actor_id: z.string(),
+  author: z.string(),
+  message: z.string(),
+  files_count: z.number().int(),
+  changed_count: z.number().int(),
+});
+export const snapshotList = z.object({ folder_id: z.string(), path: z.string(), snapshots: z.array(snapshotSchema), total: z.number().int() });
+export const snapshotRollback = z.object({
+  folder_id: z.string(),
+  snapshot_id: z.string(),
+  changed: z.boolean(),
+  project_version: z.number().int().nullable(),
+  commit_id: z.string().nullable(),
+  nodes: z.array(nodeSchema),
+});

@@ -1,0 +1,80 @@
+import type { Context } from 'koa';
+import type { Services } from '../../app/services.ts';
+import type { FolderSnapshot } from '../../content/contentStore.ts';
+import { ok } from '../../http/envelope.ts';
+import { validationError } from '../../http/errors.ts';
+import { route, type RouteDeclaration } from '../../http/routes/declaration.ts';
+import type { ContentAction } from '../../policies/contentAccess.ts';
+import { presentNode } from '../presenters/node.ts';
+import { nodeFor } from './nodeHistory.ts';
+import * as schema from './nodeHistorySchemas.ts';
+
+/**
+ * Folder snapshots: the commits that changed anything beneath a folder, and rolling the folder
+ * back to one of them as one new commit. Declared for /nodes/{id}/snapshots and /collab/snapshots/{id}.
+ */
+export function nodeSnapshotRoutes(s: Services, paths: { list: string; rollback: string }): RouteDeclaration[] {
+  const store = s.content;
+  const folderOf = (ctx: Context, nodeId: string, action: ContentAction, projectId: string | undefined) => {
+    const r = nodeFor(s, ctx, nodeId, action, projectId);
+    if (r.node.type !== 'folder') throw validationError('Snapshots exist for folders only.', [{ field: 'node_id', message: 'not a folder' }]);
+    return r;
+  };
+  return [
+    route({
+      method: 'get',
+      path: paths.list,
+      summary: 'The commits that changed anything beneath a folder, newest first',
+      permission: 'content:read',
+      params: schema.nodeParams,
+      query: schema.snapshotsQuery,
+      response: schema.snapshotList,
+      handle(ctx, { params, query }) {
+        const { node } = folderOf(ctx, params.nodeId, 'content:read', query.project_id);
+        const page = store.folderSnapshots(node.projectId, node.id, { limit: query.limit, before: query.before });
+        ok(ctx, { folder_id: node.id, path: node.path, snapshots: page.snapshots.map(presentSnapshot), total: page.total });
+      },
+    }),
+    route({
+      method: 'post',
+      path: paths.rollback,
+      summary: 'Roll a folder back to a snapshot, as one new commit',
+      permission: 'content:write',
+      params: schema.snapshotParams,
+      query: schema.optionalProjectQuery,
+      body: schema.rollbackBody,
+      response: schema.snapshotRollback,
+      async handle(ctx, { params, query, body }) {
+        const { node, grant } = folderOf(ctx, params.nodeId, 'content:write', query.project_id);
+        const { snapshotId } = params;
+        const r = await store.rollbackFolder(grant.projectId, grant.actor, node.id, { commitId: snapshotId }, { message: body?.message });
+        ok(
+          ctx,
+          {
+            folder_id: node.id,
+            snapshot_id: snapshotId,
+            changed: r.changed,
+            project_version: r.projectVersion,
+            commit_id: r.commitId,
+            nodes: r.nodes.map((n) => presentNode(n)),
+          },
+          `Folder rolled back to snapshot ${snapshotId.slice(0, 12)}`,
+        );
+      },
+    }),
+  ];
+}
+
+function presentSnapshot(x: FolderSnapshot) {
+  return {
+    snapshot_id: x.snapshotId,
+    project_version: x.projectVersion,
+    created_at: x.createdAt,
+    actor_type: x.actorType,
+    actor_id: x.actorId,
+    author: x.author,
+    message: x.message,
+    files_count: x.filesCount,
+    changed_count: x.changedCount,
+  };
+}

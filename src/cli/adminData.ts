@@ -1,0 +1,33 @@
+import { join } from 'node:path';
+import type { Db } from '../db/database.ts';
+
+/**
+ * The data folder of the admin commands (`cns user`, `cns reindex`), resolved exactly as
+ * `cns serve` resolves it: --data-dir, else CNS_DATA_DIR, else ./repos.
+ */
+export async function adminDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const { loadSettings } = await import('../config/settings.ts');
+  return loadSettings({ ...env, ...(flag ? { CNS_DATA_DIR: flag } : {}) }).dataDir;
+}
+
+/** Thrown when an admin command finds no database where it looked (exit status 2: usage). */
+export class NoDataFolderError extends Error {
+  constructor(readonly dataDir: string) {
+    super(
+      `no cns database in ${dataDir}: pass --data-dir or set CNS_DATA_DIR to the data folder of your server ` +
+        '(the one `cns serve` uses; it creates it on first start)',
+    );
+    this.name = 'NoDataFolderError';
+  }
+}
+
+/** Opens the server's existing database; creates one only when `init` (asked for explicitly). */
+export async function openAdminDatabase(dataDir: string, options: { init?: boolean } = {}): Promise<Db> {
+  const { openDatabase, DatabaseMissingError } = await import('../db/database.ts');
+  try {
+    return openDatabase(join(dataDir, 'cns.db'), { create: options.init === true });
+  } catch (err) {
+    if (err instanceof DatabaseMissingError) throw new NoDataFolderError(dataDir);
+    throw err;
+  }
+}

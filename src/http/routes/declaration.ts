@@ -1,0 +1,57 @@
+import type { Context } from 'koa';
+import type { z } from 'zod';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** What a handler receives: the request's parts, already validated by the declared schemas. */
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/**
+ * One route, declared once: the router is built from it and the OpenAPI document is generated
+ * from it, so the two cannot drift apart. Schemas validate the input (a failure is a 422 naming
+ * each field) and describe it; `response` describes `data` of the success envelope.
+ */
+export interface RouteDeclaration<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+  method: HttpMethod;
+  /** Relative to the group's prefix, in @koa/router syntax (`/:id`, `/*path`). */
+  path: string;
+  summary: string;
+  description?: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** The schema of `data` in the success envelope. */
+  response?: z.ZodType;
+  /** The answer is not an envelope but a stream of this media type (e.g. Server-Sent Events). */
+  streams?: 'text/event-stream';
+  /** The success status (200 unless said). */
+  status?: 200 | 201 | 202 | 204;
+  /** The permission the route needs, as the policy names it (documented as `x-permission`). */
+  permission?: string;
+  /** Reachable without a credential (still listed in src/http/publicRoutes.ts). */
+  public?: boolean;
+  handle(ctx: Context, input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>): unknown;
+}
+
+/** A resource's routes under one prefix; `tag` groups them in the API reference. */
+export interface RouteGroup {
+  prefix: string;
+  tag: string;
+  /** Mounted outside the API's base path (e.g. `/` for /healthz). */
+  server?: string;
+  routes: RouteDeclaration[];
+}
+
+/**
+ * Declares a route. An identity function whose only job is type inference: the handler's input
+ * types follow from the schemas given.
+ */
+export function route<P extends z.ZodType = z.ZodType<Record<string, string>>, Q extends z.ZodType = z.ZodType<unknown>, B extends z.ZodType = z.ZodType<unknown>>(
+  declaration: RouteDeclaration<P, Q, B>,
+): RouteDeclaration {
+  return declaration as unknown as RouteDeclaration;
+}

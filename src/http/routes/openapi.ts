@@ -1,0 +1,149 @@
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { errorStatus } from '../errors.ts';
+import type { HttpMethod, RouteDeclaration, RouteGroup } from './declaration.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+export interface OpenApiSource {
+  /** Where the API is mounted (`/api/v1`); declared paths are relative to it. */
+  basePath: string;
+  groups: RouteGroup[];
+  /** Routers not (yet) built from declarations: listed with their path parameters only. */
+  undeclared?: { tag: string; router: Router }[];
+  title: string;
+  version: string;
+  description?: string;
+}
+
+/** `/content/:projectId/*path` → `/content/{projectId}/{path}` (OpenAPI path templating). */
+export function openApiPath(koaPath: string): string {
+  return koaPath.replace(/[:*]([A-Za-z0-9_]+)/g, '{$1}').replace(/\/+$/, '') || '/';
+}
+
+const pathParamNames = (p: string) => [...p.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+
+function jsonSchema(schema: z.ZodType): JsonSchema {
+  const out = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  delete out.$schema;
+  return out;
+}
+
+/** Query or path parameters from an object schema: one parameter per property. */
+function parameters(schema: z.ZodType | undefined, where: 'query' | 'path', names: string[]): JsonSchema[] {
+  const js = schema ? jsonSchema(schema) : { properties: {} };
+  const props = (js.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((js.required ?? []) as string[]);
+  const list = Object.entries(props).map(([name, s]) => ({
+    name,
+    in: where,
+    required: where === 'path' || required.has(name),
+    ...(typeof s.description === 'string' ? { description: s.description } : {}),
+    schema: s,
+  }));
+  // Path templates name every parameter, declared or not.
+  if (where === 'path') for (const n of names) if (!props[n]) list.push({ name: n, in: 'path', required: true, schema: { type: 'string' } });
+  return list;
+}
+
+const successEnvelope = (data: JsonSchema): JsonSchema => ({
+  type: 'object',
+  required: ['success', 'code', 'data', 'message'],
+  properties: { success: { const: true }, code: { const: 0 }, data, message: { type: 'string' } },
+});
+
+const errorEnvelope: JsonSchema = {
+  type: 'object',
+  required: ['success', 'code', 'data', 'message', 'error'],
+  properties: {
+    success: { const: false },
+    code: { type: 'string', enum: Object.keys(errorStatus) },
+    data: { type: 'null' },
+    message: { type: 'string' },
+    error: { type: 'object', properties: { code: { type: 'string' }, details: {} } },
+  },
+};
+
+function operation(r: RouteDeclaration, tag: string, path: string): JsonSchema {
+  const op: JsonSchema = {
+    tags: [tag],
+    summary: r.summary,
+    operationId: operationId(r.method, path),
+    parameters: [...parameters(r.params, 'path', pathParamNames(path)), ...parameters(r.query, 'query', [])],
+    responses: {
+      [String(r.status ?? 200)]: {
+        description: r.summary,
+        content: r.streams
+          ? { [r.streams]: { schema: { type: 'string', description: 'a stream of events; see the description' } } }
+          : { 'application/json': { schema: successEnvelope(r.response ? jsonSchema(r.response) : {}) } },
+      },
+      default: { description: 'An error, in the envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    },
+  };
+  if (r.description) op.description = r.description;
+  if (r.permission) op['x-permission'] = r.permission;
+  if (r.public) op.security = [];
+  if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.body) } } };
+  return op;
+}
+
+function operationId(method: string, path: string): string {
+  const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
+/** The OpenAPI 3.1 document of every mounted route. */
+export function openApiDocument(source: OpenApiSource): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  const add = (path: string, method: string, op: JsonSchema) => {
+    const item = (paths[path] ??= {});
+    if (!item[method]) item[method] = op;
+  };
+  for (const g of source.groups) {
+    for (const r of g.routes) {
+      const path = openApiPath(g.prefix + r.path);
+      add(path, r.method, operation(r, g.tag, path));
+      if (g.server) paths[path]!.servers = [{ url: g.server }] as unknown as JsonSchema;
+    }
+  }
+  for (const { tag, router } of source.undeclared ?? []) {
+    for (const { path, method } of routerRoutes(router)) {
+      const p = openApiPath(path);
+      add(p, method, {
+        tags: [tag],
+        summary: `${method.toUpperCase()} ${p}`,
+        operationId: operationId(method, p),
+        parameters: parameters(undefined, 'path', pathParamNames(p)),
+        'x-undeclared': true,
+        responses: { default: { description: 'In the envelope', content: { 'application/json': { schema: {} } } } },
+      });
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: source.title, version: source.version, ...(source.description ? { description: source.description } : {}) },
+    servers: [{ url: source.basePath }],
+    security: [{ bearer: [] }, { accessKey: [] }],
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'A user access token (POST /auth/login) or an access key (cns_…)' },
+        accessKey: { type: 'apiKey', in: 'header', name: 'X-Access-Key' },
+      },
+      schemas: { Error: errorEnvelope },
+    },
+    paths,
+  };
+}
+
+/** Each (path, method) a @koa/router instance answers; HEAD is implied by GET. */
+export function routerRoutes(router: Router): { path: string; method: HttpMethod }[] {
+  const out: { path: string; method: HttpMethod }[] = [];
+  for (const layer of router.stack) {
+    for (const m of layer.methods) {
+      const method = m.toLowerCase();
+      if (method === 'head') continue;
+      out.push({ path: String(layer.path), method: method as HttpMethod });
+    }
+  }
+  return out;
+}

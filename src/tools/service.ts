@@ -1,0 +1,57 @@
+import type { Settings } from '../config/settings.ts';
+import type { ContentStore } from '../content/contentStore.ts';
+import type { Db } from '../db/database.ts';
+import type { Logger } from '../logging/logger.ts';
+import type { Authorizer } from '../policies/authorize.ts';
+import type { ContentAccess } from '../policies/contentAccess.ts';
+import type { Changelog } from '../sync/changelog.ts';
+import { EmbeddingsClient } from './search/embeddings.ts';
+import { SearchIndexer, type IndexerOptions } from './search/indexer.ts';
+import { ToolStore } from './toolStore.ts';
+import { Tools } from './tools.ts';
+
+export interface ToolsService {
+  tools: Tools;
+  indexer: SearchIndexer;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the tools library and its search indexer, subscribed to the content store's commit
+ * notifications; projects that have a search tool catch up right away (after a restart too).
+ */
+export function createTools(d: {
+  settings: Settings;
+  logger: Logger;
+  db: Db;
+  content: ContentStore;
+  changelog: Changelog;
+  access: ContentAccess;
+  authorizer: Authorizer;
+  indexer?: Partial<IndexerOptions>;
+}): ToolsService {
+  const embeddings = d.settings.embeddings ? new EmbeddingsClient(d.settings.embeddings, { logger: d.logger }) : null;
+  const store = new ToolStore(d.db);
+  const indexer: SearchIndexer = new SearchIndexer({
+    content: d.content,
+    changelog: d.changelog,
+    dataDir: d.settings.dataDir,
+    embeddings,
+    logger: d.logger,
+    // A deleted project takes its tools with it (foreign key): its index goes too.
+    isWanted: (projectId) => store.searchToolCount(projectId) > 0,
+    onUnwanted: (projectId) => void indexer.disable(projectId),
+    ...d.indexer,
+  });
+  const unsubscribe = d.content.onCommitted((projectId) => indexer.notify(projectId));
+  const tools = new Tools({ store, authorizer: d.authorizer, content: d.content, access: d.access, indexer });
+  tools.start();
+  return {
+    tools,
+    indexer,
+    async close() {
+      unsubscribe();
+      await indexer.close();
+    },
+  };
+}

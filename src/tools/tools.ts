@@ -1,0 +1,210 @@
+import type { Principal } from '../auth/principal.ts';
+import type { NodeInfo } from '../content/contentStore.ts';
+import { normalizePath } from '../content/paths.ts';
+import { DomainError, invalidField } from '../domain/errors.ts';
+import type { Authorizer } from '../policies/authorize.ts';
+import type { ContentAction } from '../policies/contentAccess.ts';
+import { pathInScope } from '../policies/scope.ts';
+import { toolTypes } from './registry.ts';
+import type { IndexState } from './search/indexer.ts';
+import type { ToolEnv, ToolInvocation } from './toolType.ts';
+import type { ToolRecord, ToolStore } from './toolStore.ts';
+
+export interface ToolsDeps extends ToolEnv {
+  store: ToolStore;
+  authorizer: Authorizer;
+}
+
+export interface NewTool {
+  projectId?: string;
+  nodeId?: string | null;
+  name: string;
+  description?: string;
+  type: string;
+  config?: unknown;
+}
+
+/**
+ * The tools library: tool records, their validation and `callTool`, which any surface (REST
+ * now; MCP, agents and sandboxes later) calls with a principal. A tool never reaches outside
+ * its node's subtree, and the caller's own rights still apply: both are checked on every call.
+ */
+export class Tools {
+  constructor(private readonly d: ToolsDeps) {}
+
+  /** Starts the indexer on every project that has a search tool (after a restart it catches up). */
+  start(): void {
+    for (const projectId of this.d.store.projectsWithSearch()) this.d.indexer.enable(projectId);
+  }
+
+  find(id: string): ToolRecord | null {
+    return this.d.store.find(id);
+  }
+
+  /** A tool the principal may see (its project readable): otherwise "not found". */
+  visible(principal: Principal, id: string): ToolRecord {
+    const tool = this.d.store.find(id);
+    if (!tool) throw new DomainError('NOT_FOUND', 'Tool not found.');
+    try {
+      this.d.authorizer.requireProject(principal, tool.project_id, 'project:read');
+    } catch (err) {
+      if ((err as { code?: string }).code === 'NOT_FOUND') throw new DomainError('NOT_FOUND', 'Tool not found.');
+      throw err;
+    }
+    return tool;
+  }
+
+  /** A tool the principal may change: content:write on its project. */
+  manageable(principal: Principal, id: string): ToolRecord {
+    const tool = this.visible(principal, id);
+    this.d.authorizer.requireProject(principal, tool.project_id, 'content:write');
+    return tool;
+  }
+
+  listForProject(principal: Principal, projectId: string): ToolRecord[] {
+    this.d.authorizer.requireProject(principal, projectId, 'project:read');
+    return this.d.store.listByProject(projectId);
+  }
+
+  listForOrg(principal: Principal, orgId: string): ToolRecord[] {
+    if (principal.kind === 'key') return this.d.store.listByOrg(orgId).filter((t) => t.project_id === principal.connection.project_id);
+    this.d.authorizer.requireOrg(principal, orgId, 'org:read');
+    const readable = new Map<string, boolean>();
+    return this.d.store.listByOrg(orgId).filter((t) => {
+      if (!readable.has(t.project_id)) {
+        try {
+          this.d.authorizer.requireProject(principal, t.project_id, 'project:read');
+          readable.set(t.project_id, true);
+        } catch {
+          readable.set(t.project_id, false);
+        }
+      }
+      return readable.get(t.project_id);
+    });
+  }
+
+  listForNode(principal: Principal, nodeId: string): ToolRecord[] {
+    this.d.access.node(principal, this.d.content.findById(nodeId), 'content:read');
+    return this.d.store.listByNode(nodeId);
+  }
+
+  /** Creates a tool on a node the caller may write beneath (or on a project root); a search tool starts its index. */
+  create(principal: Principal, input: NewTool): ToolRecord {
+    const type = toolTypes.get(input.type);
+    if (!type) throw invalidField('type', `unknown tool type "${input.type}"; one of ${[...toolTypes.keys()].join(', ')}`);
+    const config = parseConfig(input.type, input.config ?? {});
+    let projectId: string;
+    let node: NodeInfo | null = null;
+    if (input.nodeId) {
+      node = this.d.content.findById(input.nodeId);
+      // Unknown nodes, nodes the caller cannot see and nodes of another project than the one named: 404.
+      this.d.access.node(principal, node, 'content:read', input.projectId);
+      node = node!;
+      if (node.state !== 'active') throw new DomainError('NOT_FOUND', 'Node not found.');
+      if (type.binds === 'folder' && node.type !== 'folder') throw invalidField('node_id', `a ${type.type} tool is bound to a folder`);
+      projectId = node.projectId;
+    } else if (input.projectId) {
+      projectId = input.projectId;
+      const g = this.d.access.grant(principal, projectId, 'content:read');
+      this.d.access.requireWholeProject(g, 'A tool on the whole project');
+    } else throw invalidField('node_id', 'node_id (or project_id for the whole project) is required');
+    this.d.authorizer.requireProject(principal, projectId, 'content:write');
+    const tool = this.d.store.create({
+      project_id: projectId,
+      node_id: node?.id ?? null,
+      name: input.name,
+      description: input.description ?? '',
+      type: input.type,
+      config: config as Record<string, unknown>,
+      created_by: principal.id,
+    });
+    if (tool.type === 'search') this.d.indexer.enable(projectId);
+    return tool;
+  }
+
+  update(principal: Principal, id: string, changes: { name?: string; description?: string; config?: unknown }): ToolRecord {
+    const tool = this.manageable(principal, id);
+    const config = changes.config === undefined ? undefined : (parseConfig(tool.type, changes.config) as Record<string, unknown>);
+    return this.d.store.update(tool.id, { name: changes.name, description: changes.description, config });
+  }
+
+  async delete(principal: Principal, id: string): Promise<void> {
+    const tool = this.manageable(principal, id);
+    this.d.store.delete(tool.id);
+    if (tool.type === 'search' && this.d.store.searchToolCount(tool.project_id) === 0) await this.d.indexer.disable(tool.project_id);
+  }
+
+  /** The index state of a search tool, counted within its subtree. */
+  searchIndex(principal: Principal, id: string): IndexState {
+    const tool = this.visible(principal, id);
+    if (tool.type !== 'search') throw new DomainError('NOT_FOUND', 'This tool has no search index (it is not a search tool).');
+    const root = this.rootOf(tool).path;
+    const state = this.d.indexer.state(tool.project_id, root);
+    if (!state) throw new DomainError('NOT_FOUND', 'Search index not found.');
+    return state;
+  }
+
+  /**
+   * Runs a tool as `principal` with `args` (validated against the type's input schema: 422 naming
+   * the field). The same function every surface calls.
+   */
+  async call(principal: Principal, tool: ToolRecord, args: unknown): Promise<unknown> {
+    const type = toolTypes.get(tool.type);
+    if (!type) throw new DomainError('NOT_FOUND', `Tool type ${tool.type} is not available on this server.`);
+    const parsed = type.input.safeParse(args ?? {});
+    if (!parsed.success) {
+      throw new DomainError(
+        'VALIDATION_ERROR',
+        `Invalid arguments: ${parsed.error.issues.map((i) => `${['arguments', ...i.path].join('.')}: ${i.message}`).join('; ')}`,
+        parsed.error.issues.map((i) => ({ field: ['arguments', ...i.path].join('.'), message: i.message })),
+      );
+    }
+    // The caller must at least see the project (404 otherwise) before anything about the tool's node is said.
+    this.d.authorizer.requireProject(principal, tool.project_id, 'project:read');
+    const { node: rootNode, path: root } = this.rootOf(tool);
+    const { access } = this.d;
+    const inTool = (path: string) => pathInScope(root, path);
+    const invocation: ToolInvocation<unknown, unknown> = {
+      env: this.d,
+      tool,
+      config: parseConfig(tool.type, tool.config),
+      args: parsed.data,
+      principal,
+      root,
+      rootNode,
+      grant: (action: ContentAction) => access.grant(principal, tool.project_id, action),
+      inTool,
+      resolve(g, relative, options = {}) {
+        const field = options.field ?? 'arguments.path';
+        const rel = normalizePath(relative ?? '', field);
+        if (rel !== '' && rootNode && rootNode.type !== 'folder') throw invalidField(field, 'this tool is bound to a single node: leave path empty');
+        const path = rel === '' ? root : root === '' ? rel : `${root}/${rel}`;
+        if (!inTool(path)) throw invalidField(field, "outside the tool's node");
+        if (options.listing) access.listing(g, path);
+        else access.requirePath(g, path);
+        return path;
+      },
+    };
+    return type.run(invocation);
+  }
+
+  /** The tool's node as it is now (it follows moves); a tool whose node is gone answers 404. */
+  private rootOf(tool: ToolRecord): { node: NodeInfo | null; path: string } {
+    if (!tool.node_id) return { node: null, path: '' };
+    const node = this.d.content.findById(tool.node_id);
+    if (!node || node.projectId !== tool.project_id || node.state !== 'active') throw new DomainError('NOT_FOUND', "The tool's node no longer exists (it was deleted or is in the trash).");
+    return { node, path: node.path };
+  }
+}
+
+function parseConfig(type: string, config: unknown): unknown {
+  const parsed = toolTypes.get(type)!.config.safeParse(config);
+  if (!parsed.success) {
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `Invalid config: ${parsed.error.issues.map((i) => `${['config', ...i.path].join('.')}: ${i.message}`).join('; ')}`,
+      parsed.error.issues.map((i) => ({ field: ['config', ...i.path].join('.'), message: i.message })),
+    );
+  }
+  return parsed.data;
+}

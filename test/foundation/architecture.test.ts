@@ -1,0 +1,85 @@
+import test from 'ava';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// The house rules that a reader of the tree relies on, checked on the sources themselves.
+const src = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
+
+function sources(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) sources(p, out);
+    else if (p.endsWith('.ts')) out.push(p);
+  }
+  return out;
+}
+
+/** Each file's relative imports that exist at run time (type-only imports are erased). */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sources(src)) {
+    const text = readFileSync(file, 'utf8');
+    const deps: string[] = [];
+    for (const m of text.matchAll(/^(?:import|export)\s+(type\s+)?[^'";]*?from\s+'(\.[^']+)'/gm)) {
+      if (!m[1]) deps.push(resolve(dirname(file), m[2]!));
+    }
+    for (const m of text.matchAll(/import\('(\.[^']+)'\)/g)) deps.push(resolve(dirname(file), m[1]!));
+    graph.set(file, deps);
+  }
+  return graph;
+}
+
+/** Strongly connected components of more than one file (Tarjan). */
+function cycles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(relative(src, w));
+      } while (w !== v);
+      if (component.length > 1) found.push(component);
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+test('src has no import cycles', (t) => {
+  t.deepEqual(cycles(importGraph()), []);
+});
+
+test('REST resource folders do not import each other (shared code lives in api/shared and api/presenters)', (t) => {
+  const shared = new Set(['shared', 'presenters']);
+  const crossings: string[] = [];
+  for (const [file, deps] of importGraph()) {
+    const [top, area, ...rest] = relative(src, file).split('/');
+    if (top !== 'api' || rest.length === 0 || shared.has(area!)) continue;
+    for (const dep of deps) {
+      const [depTop, depArea, ...depRest] = relative(src, dep).split('/');
+      if (depTop === 'api' && depRest.length > 0 && depArea !== area && !shared.has(depArea!)) crossings.push(`${relative(src, file)} -> ${relative(src, dep)}`);
+    }
+  }
+  t.deepEqual(crossings, []);
+});
