@@ -143,6 +143,15 @@ async function waitIndexed(server: BenchServer, token: string, toolId: string, e
   }
 }
 
+/** A new project of the bench administrator (benchProject answers the same default project every time). */
+let projectCount = 0;
+async function freshProject(server: BenchServer): Promise<{ token: string; projectId: string }> {
+  const { token } = await benchProject(server.url);
+  const init = await api(server.url, 'POST', '/auth/initialize', token);
+  const p = await api(server.url, 'POST', '/projects', token, { name: `bench-${++projectCount}`, org_id: init.organization.id });
+  return { token, projectId: p.id };
+}
+
 const searchOnce = async (server: BenchServer, token: string, toolId: string, query: string) =>
   (await api(server.url, 'POST', `/tools/${toolId}/search`, token, { query, mode: 'lexical', top_k: 5 })).results as { path: string }[];
 
@@ -162,7 +171,7 @@ function baselineIndexing(docs: string[]): number {
 }
 
 async function indexFigure(server: BenchServer, hybrid: boolean, docs: string[]): Promise<{ rate: number; toolId: string; token: string; projectId: string }> {
-  const { token, projectId } = await benchProject(server.url);
+  const { token, projectId } = await freshProject(server);
   await bulk(server, token, projectId, docs.map((content, i) => ({ path: `kb/d${Math.floor(i / 100)}/doc${i}.md`, content })));
   const t0 = performance.now();
   const created = await api(server.url, 'POST', '/tools/search', token, { project_id: projectId, name: 'bench' });
@@ -175,7 +184,7 @@ async function indexFigure(server: BenchServer, hybrid: boolean, docs: string[])
 // ------------------------------------------------------------------ figure 2
 
 async function queryFigure(server: BenchServer, dataDir: string): Promise<void> {
-  const { token, projectId } = await benchProject(server.url);
+  const { token, projectId } = await freshProject(server);
   const docs = Array.from({ length: CHUNK_DOCS }, (_, i) => ({ path: `records/r${Math.floor(i / 500)}/rec${i}.md`, content: chunkDoc(i) }));
   await bulk(server, token, projectId, docs);
   const t0 = performance.now();
@@ -225,16 +234,22 @@ async function queryFigure(server: BenchServer, dataDir: string): Promise<void> 
 async function freshnessFigure(server: BenchServer, token: string, projectId: string, toolId: string): Promise<void> {
   let stop = false;
   let background = 0;
-  // 20 writes/s to other documents of the project all along.
+  // 20 writes/s all along: to the searched project during the REST probes; to another project of
+  // the same server during the git probes (a push must be a fast-forward, and main would move
+  // under it 20 times a second).
+  let target = projectId;
+  const other = await freshProject(server);
   const writer = (async () => {
     const start = performance.now();
     while (!stop) {
       const due = start + background * 50;
       if (performance.now() < due) await sleep(due - performance.now());
       const i = background++;
-      await api(server.url, 'POST', `/content/${projectId}/write`, token, { path: `load/w${i % 200}.md`, node_type: 'markdown', content: `# Load ${i}\n\n${prose(300)}` });
+      const t = target === projectId ? token : other.token;
+      await api(server.url, 'POST', `/content/${target}/write`, t, { path: `load/w${i % 200}.md`, node_type: 'markdown', content: `# Load ${i}\n\n${prose(300)}` });
     }
   })();
+  writer.catch(() => undefined);
   const found = async (word: string, path: string, t0: number) => {
     for (;;) {
       if ((await searchOnce(server, token, toolId, word)).some((r) => r.path === path)) return performance.now() - t0;
@@ -261,22 +276,19 @@ async function freshnessFigure(server: BenchServer, token: string, projectId: st
       child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`git ${args[0]}: ${err}`))));
     });
   const dir = join(home, 'clone');
+  target = other.projectId;
+  await sleep(500); // the last background write to the searched project lands before the clone
   await g(['clone', '--depth', '1', `${server.url.replace('://', `://cns:${token}@`)}/git/${projectId}.git`, dir]);
   for (let i = 0; i < Math.max(10, PROBES / 4); i++) {
     const w = `freshgit${i}x${Math.floor(rand() * 1e6)}`;
-    // Background writes move main: fetch and rebase onto it, then push.
-    await g(['fetch', '--depth', '1', 'origin', 'main'], dir);
-    await g(['reset', '--hard', 'origin/main'], dir);
+    // The server may add a commit of its own after a push: start from its main every time.
+    await g(['fetch', '-q', '--depth', '1', 'origin', 'main'], dir);
+    await g(['reset', '-q', '--hard', 'FETCH_HEAD'], dir);
     mkdirSync(join(dir, 'pushed'), { recursive: true });
     writeFileSync(join(dir, 'pushed', `g${i}.md`), `# Pushed\n\nThe word ${w} came by git.\n`);
     await g(['add', '-A'], dir);
     await g(['commit', '-q', '-m', `probe ${i}`], dir);
-    try {
-      await g(['push', '-q', 'origin', 'HEAD:main'], dir);
-    } catch {
-      i--; // main moved between fetch and push: try again
-      continue;
-    }
+    await g(['push', '-q', 'origin', 'HEAD:main'], dir);
     git.push(await found(w, `pushed/g${i}.md`, performance.now()));
   }
   stop = true;
@@ -287,8 +299,8 @@ async function freshnessFigure(server: BenchServer, token: string, projectId: st
 }
 
 async function writeCostFigure(server: BenchServer): Promise<void> {
-  const plain = await benchProject(server.url);
-  const indexed = await benchProject(server.url);
+  const plain = await freshProject(server);
+  const indexed = await freshProject(server);
   const seedDocs = Array.from({ length: 500 }, (_, i) => ({ path: `w/doc${i}.md`, content: smallDoc(i) }));
   await bulk(server, plain.token, plain.projectId, seedDocs);
   await bulk(server, indexed.token, indexed.projectId, seedDocs);
@@ -319,6 +331,18 @@ async function writeCostFigure(server: BenchServer): Promise<void> {
 // ------------------------------------------------------------------ run
 
 const servers: BenchServer[] = [];
+/** Server output goes to a file; a server that dies says so at once. */
+function watch(server: BenchServer, name: string): BenchServer {
+  const log: string[] = [];
+  server.child.stdout!.on('data', (c: Buffer) => log.push(c.toString()));
+  server.child.once('exit', (code, signal) => {
+    if (servers.includes(server)) {
+      console.error(`bench-search: the ${name} server exited (${code ?? signal}); its last output:\n${log.join('').slice(-4000)}`);
+      process.exit(3);
+    }
+  });
+  return server;
+}
 try {
   const small = Array.from({ length: DOCS }, (_, i) => smallDoc(i));
   const bytes = small.reduce((n, d) => n + Buffer.byteLength(d), 0);
@@ -326,25 +350,25 @@ try {
   report('baseline: chunking + FTS5 inserts in process (no server, no git)', `${fmt(baselineIndexing(small), 0)} documents/s`);
 
   const lexDir = join(work, 'lexical');
-  const lexical = await startBenchServer(lexDir);
+  const lexical = watch(await startBenchServer(lexDir), 'lexical');
   servers.push(lexical);
   const lex = await indexFigure(lexical, false, small);
   report('index, lexical (no embedding provider)', `${fmt(lex.rate, 0)} documents/s`, 'target >= 1,000');
 
   const hybDir = join(work, 'hybrid');
-  const hybrid = await startBenchServer(hybDir, { CNS_EMBEDDINGS_BASE_URL: EMBED_URL, CNS_EMBEDDINGS_MODEL: 'bench-384', CNS_EMBEDDINGS_DIMENSIONS: String(DIMS) });
+  const hybrid = watch(await startBenchServer(hybDir, { CNS_EMBEDDINGS_BASE_URL: EMBED_URL, CNS_EMBEDDINGS_MODEL: 'bench-384', CNS_EMBEDDINGS_DIMENSIONS: String(DIMS) }), 'hybrid');
   servers.push(hybrid);
   const hyb = await indexFigure(hybrid, true, small);
   report(`index, hybrid (local instant embedding server, ${DIMS} dims)`, `${fmt(hyb.rate, 0)} documents/s`, `target >= 500; ${embedRequests} embedding requests`);
 
   await queryFigure(hybrid, hybDir);
-  await hybrid.stop();
   servers.pop();
+  await hybrid.stop();
 
   await freshnessFigure(lexical, lex.token, lex.projectId, lex.toolId);
   await writeCostFigure(lexical);
 } finally {
-  for (const s of servers) await s.stop();
+  for (const s of servers.splice(0)) await s.stop();
   embedServer.close();
   rmSync(work, { recursive: true, force: true });
 }

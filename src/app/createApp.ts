@@ -3,7 +3,7 @@ import { feedAccessWatch } from '../api/events/routes.ts';
 import { API_PREFIX, apiRouter } from '../api/router.ts';
 import { referencePage } from '../http/routes/referencePage.ts';
 import { mountGroup } from '../http/routes/mount.ts';
-import { gitRemote } from '../git/gitRemote.ts';
+import { gitRemote } from '../remote/gitRemote.ts';
 import { healthRoutes } from '../api/health/routes.ts';
 import { authenticate } from '../http/middleware/authenticate.ts';
 import { jsonBodyParser } from '../http/middleware/bodyParser.ts';

@@ -19,7 +19,7 @@ import { RateLimiter } from '../http/rateLimiter.ts';
 import type { Logger } from '../logging/logger.ts';
 import { Authorizer } from '../policies/authorize.ts';
 import { ContentAccess } from '../policies/contentAccess.ts';
-import { ChangeFeed } from '../api/events/changeFeed.ts';
+import { ChangeFeed } from '../events/changeFeed.ts';
 import { Changelog } from '../sync/changelog.ts';
 import { SyncService } from '../sync/syncService.ts';
 import { SyncStore } from '../sync/syncStore.ts';

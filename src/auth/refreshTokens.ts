@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/database.ts';
-import { newId, nowIso } from './ids.ts';
+import { newId, nowIso } from '../util/ids.ts';
 
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 

@@ -425,9 +425,11 @@ export class ProjectWriter {
         const message = job.message?.trim() || describe(job.mutations);
         const full = await formatMessageSliced(message, job.actor, changes, () => slice.tick());
         await slice.yield();
-        const commitId = await pack.addSliced('commit', serializeCommit({
-          tree, parents: [...(before ? [before] : []), ...(job.extraParents ?? [])], authorName: job.actor.author, authorEmail: emailOf(job.actor), time: seconds, message: full,
-        }), slice);
+        // The header with an empty message ends in the blank line; the message bytes follow.
+        const head = serializeCommit({
+          tree, parents: [...(before ? [before] : []), ...(job.extraParents ?? [])], authorName: job.actor.author, authorEmail: emailOf(job.actor), time: seconds, message: '',
+        });
+        const commitId = await pack.addSliced('commit', Buffer.concat([head, full]), slice);
         await slice.yield();
         await this.repo.writePackSliced(pack, slice);
         this.repo.syncObjectDirs();

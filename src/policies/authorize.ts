@@ -5,15 +5,14 @@ import type { OrgMembers } from '../domain/organizations/orgMembers.ts';
 import type { ProjectMembers } from '../domain/projects/projectMembers.ts';
 import type { ProjectRecord } from '../domain/projects/projectRecord.ts';
 import type { ProjectStore } from '../domain/projects/projectStore.ts';
+import type { OrgRole, ProjectRole } from '../domain/roles.ts';
 import {
   keyModeAllows,
   mayAssignOrgRole,
   orgRoleAllows,
   projectRoleAllows,
   type OrgAction,
-  type OrgRole,
   type ProjectAction,
-  type ProjectRole,
 } from './permissions.ts';
 import { outsideScope } from './contentAccess.ts';
 import { pathInScope } from './scope.ts';

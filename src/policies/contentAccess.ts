@@ -1,7 +1,7 @@
 import { actorOf, type Principal } from '../auth/principal.ts';
 import type { NodeInfo, TrashItem } from '../content/types.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { ProjectRole } from './permissions.ts';
+import type { ProjectRole } from '../domain/roles.ts';
 import { pathAboveScope, pathInScope } from './scope.ts';
 
 export type ContentAction = 'content:read' | 'content:write';

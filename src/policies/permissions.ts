@@ -18,14 +18,10 @@
  * | org:members:manage  | yes       | yes (not owners) | no  | no         |           |            |            | no       | no            |
  * | org:delete          | yes       | no        | no         | no         |           |            |            | no       | no            |
  *
- * Organization roles give a project role on every project of the organization (owner/admin →
- * admin, member → editor, viewer → viewer); an explicit project role can only raise it.
+ * Roles and how an organization role carries over to its projects live in the domain
+ * (src/domain/roles.ts); this file holds only the grants.
  */
-export type OrgRole = 'owner' | 'admin' | 'member' | 'viewer';
-export type ProjectRole = 'admin' | 'editor' | 'viewer';
-
-export const orgRoles: readonly OrgRole[] = ['owner', 'admin', 'member', 'viewer'];
-export const projectRoles: readonly ProjectRole[] = ['admin', 'editor', 'viewer'];
+import type { OrgRole, ProjectRole } from '../domain/roles.ts';
 
 export type ProjectAction = 'project:read' | 'content:read' | 'content:write' | 'project:update' | 'project:delete' | 'members:manage' | 'keys:manage';
 export type OrgAction = 'org:read' | 'org:update' | 'org:delete' | 'org:members:manage' | 'org:invite' | 'project:create';
@@ -49,21 +45,6 @@ const keyGrants: Record<'read' | 'read_write', readonly ProjectAction[]> = {
   read_write: ['project:read', 'content:read', 'content:write'],
 };
 
-const projectRank: Record<ProjectRole, number> = { viewer: 1, editor: 2, admin: 3 };
-const orgRank: Record<OrgRole, number> = { viewer: 1, member: 2, admin: 3, owner: 4 };
-
-export function projectRoleFromOrgRole(role: OrgRole): ProjectRole {
-  return role === 'owner' || role === 'admin' ? 'admin' : role === 'member' ? 'editor' : 'viewer';
-}
-
-/** The stronger of the role inherited from the organization and the explicit project role. */
-export function effectiveProjectRole(orgRole: OrgRole | null, projectRole: ProjectRole | null): ProjectRole | null {
-  const inherited = orgRole ? projectRoleFromOrgRole(orgRole) : null;
-  if (!inherited) return projectRole;
-  if (!projectRole) return inherited;
-  return projectRank[projectRole] > projectRank[inherited] ? projectRole : inherited;
-}
-
 export const projectRoleAllows = (role: ProjectRole, action: ProjectAction): boolean => projectGrants[role].includes(action);
 export const orgRoleAllows = (role: OrgRole, action: OrgAction): boolean => orgGrants[role].includes(action);
 export const keyModeAllows = (mode: 'read' | 'read_write', action: ProjectAction): boolean => keyGrants[mode].includes(action);
@@ -76,4 +57,3 @@ export function mayAssignOrgRole(actor: OrgRole, targetCurrent: OrgRole | null, 
   return true;
 }
 
-export const isHigherOrgRole = (a: OrgRole, b: OrgRole): boolean => orgRank[a] > orgRank[b];

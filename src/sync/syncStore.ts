@@ -1,4 +1,4 @@
-import { newId, nowIso } from '../auth/ids.ts';
+import { newId, nowIso } from '../util/ids.ts';
 import type { Db } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { RunStatus, SyncRunRecord, SyncStateRecord, SyncStatus } from './syncRecords.ts';

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { newId, nowIso } from '../auth/ids.ts';
+import { newId, nowIso } from '../util/ids.ts';
 import type { Db } from '../db/database.ts';
 
 /** A tool as stored (spec 4.9); `node_id` null means the project's root. */

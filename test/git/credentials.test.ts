@@ -11,7 +11,7 @@ import {
   removeServerCredentials,
   saveServerCredentials,
 } from '../../src/cli/credentials.ts';
-import { gitToken } from '../../src/git/gitCredentials.ts';
+import { gitToken } from '../../src/remote/gitCredentials.ts';
 
 test('the credentials file lives under XDG_CONFIG_HOME, is private and keyed by normalized server URL', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'cns-creds-'));

@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { baseGitEnv, gitConfigEnv } from '../../src/git/gitConfig.ts';
+import { baseGitEnv, gitConfigEnv } from '../../src/remote/gitConfig.ts';
 import { dropExtraBitmaps } from '../../src/content/git/bitmaps.ts';
 import { alice, fixture } from '../content/helpers.ts';
 

@@ -6,7 +6,7 @@ import { closeServices, createServices, type Services } from '../../src/app/serv
 import type { Principal } from '../../src/auth/principal.ts';
 import { loadSettings } from '../../src/config/settings.ts';
 import type { NodeInfo, TrashItem } from '../../src/content/types.ts';
-import type { OrgRole, ProjectRole } from '../../src/policies/permissions.ts';
+import type { OrgRole, ProjectRole } from '../../src/domain/roles.ts';
 import { ContentAccess, type ContentAction } from '../../src/policies/contentAccess.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { ChangeFeed } from '../../src/api/events/changeFeed.ts';
+import { ChangeFeed } from '../../src/events/changeFeed.ts';
 import type { Changelog, CommitChanges } from '../../src/sync/changelog.ts';
 import { GitClient, remoteUrl } from '../git/gitFixture.ts';
 import { createKey } from '../helpers/project.ts';

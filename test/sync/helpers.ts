@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CommandContext } from '../../src/cli/client/context.ts';
-import { bindFolder } from '../../src/sync/client/folderBinding.ts';
-import { SyncEngine } from '../../src/sync/client/syncEngine.ts';
+import { bindFolder } from '../../src/cli/sync/folderBinding.ts';
+import { SyncEngine } from '../../src/cli/sync/syncEngine.ts';
 import { CNS_BIN } from '../helpers/cli.ts';
 import { defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

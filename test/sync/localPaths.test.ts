@@ -2,7 +2,7 @@ import test from 'ava';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { absPath, localPathProblem, trashLocal, writeLocal } from '../../src/sync/client/localFiles.ts';
+import { absPath, localPathProblem, trashLocal, writeLocal } from '../../src/cli/sync/localFiles.ts';
 
 test('the sync client refuses project paths that could land outside its folder on any platform', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'cns-local-'));

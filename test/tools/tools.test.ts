@@ -161,3 +161,18 @@ test('every tools route is in the OpenAPI document', async (t) => {
     t.truthy(doc.paths[p] ?? doc.paths[`${p}/`], p);
   }
 });
+
+test("a tool follows its node when it moves, and answers 404 once the node is in the trash", async (t) => {
+  const c = contentApi(server, token, projectId);
+  await c('POST', '/write', { path: 'movable/a.md', node_type: 'markdown', content: 'a' });
+  const folder = server.services.content.findByPath(projectId, 'movable')!.id;
+  const ls = (await create({ name: 'movable ls', node_id: folder, type: 'ls' })).body.data;
+  t.is((await c('POST', '/mv', { old_path: 'movable', new_path: 'moved-here' })).status, 200);
+  const r = await call(ls.id, {});
+  t.is(r.status, 200);
+  t.deepEqual(r.body.data.result.children.map((x: { path: string }) => x.path), ['moved-here/a.md']);
+  t.is((await c('POST', '/rm', { path: 'moved-here' })).status, 200);
+  const gone = await call(ls.id, {});
+  t.is(gone.status, 404);
+  t.regex(gone.body.message, /no longer exists/);
+});

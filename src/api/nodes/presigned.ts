@@ -9,7 +9,7 @@ export const UPLOAD_TTL_SECONDS = 15 * 60;
 export const DOWNLOAD_TTL_SECONDS = 10 * 60;
 
 /**
- * What an upload address names: one row of node_uploads (uploadGrants.ts), which holds what it
+ * What an upload address names: one row of node_uploads (domain/uploads/uploadGrants.ts), which holds what it
  * allows and who asked. The row, not the address, decides; the address only proves it was issued.
  */
 export interface UploadGrant {

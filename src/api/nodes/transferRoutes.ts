@@ -1,8 +1,10 @@
 import Router from '@koa/router';
 import type { Services } from '../../app/services.ts';
 import { actorOf } from '../../auth/principal.ts';
-import { newId } from '../../auth/ids.ts';
+import { newId } from '../../util/ids.ts';
+import { UploadGrants, type UploadGrantRow } from '../../domain/uploads/uploadGrants.ts';
 import { newNodeId, type Actor } from '../../content/contentStore.ts';
+import { joinPath } from '../../content/paths.ts';
 import { sendSource } from '../../http/byteRange.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { AppError, asAppError, conflict, forbidden, notFound, validationError } from '../../http/errors.ts';
@@ -13,7 +15,6 @@ import { NodeGuard, type Caller } from './nodeAccess.ts';
 import { DOWNLOAD_TTL_SECONDS, PresignedTokens, UPLOAD_TTL_SECONDS } from './presigned.ts';
 import { presentNode } from '../presenters/node.ts';
 import * as schema from './schemas.ts';
-import { UploadGrants, type UploadGrantRow } from './uploadGrants.ts';
 
 // The presigned addresses carry their own signed grant instead of a bearer credential.
 registerPublicRoute('PUT', /^\/api\/v1\/nodes\/upload\/[^/]+$/);
@@ -24,7 +25,7 @@ const tooLarge = (limit: number) =>
 
 /**
  * Uploads and downloads through presigned addresses served by this service. An upload address
- * names a grant row (uploadGrants.ts): a new `file` node at a path, or a new version of one file
+ * names a grant row (src/domain/uploads/uploadGrants.ts): a new `file` node at a path, or a new version of one file
  * node, of exactly the declared size. Its PUT streams the body into a git blob (memory stays
  * bounded), then commits it; inside that commit's transaction the holder is authorized again,
  * the target must be as it was when the address was issued (else 409, nothing written), and the
@@ -36,7 +37,7 @@ export function nodeTransferRoutes(s: Services): Router {
   const store = s.content;
   const guard = new NodeGuard(s);
   const tokens = new PresignedTokens(s.signingSecret);
-  const grants = new UploadGrants(s.db, s.users);
+  const grants = new UploadGrants(s.db);
   /** Grants whose PUT is streaming: a second PUT of the same address must not stream too. */
   const inFlight = new Set<string>();
   const address = (path: string) => `${s.settings.baseUrl}/api/v1/nodes/${path}`;
@@ -56,7 +57,7 @@ export function nodeTransferRoutes(s: Services): Router {
       const caller = guard.project(ctx, body.project_id, 'content:write');
       const parent = guard.parent(caller, body.parent_id);
       const name = body.name!;
-      const path = parent.path === '' ? name : `${parent.path}/${name}`;
+      const path = joinPath(parent.path, name);
       guard.requirePath(caller, path);
       if (store.findByPath(caller.projectId, path)) throw conflict(`${path} already exists; send its node_id to upload a new version.`, { path });
       target = { caller, nodeId: newNodeId(), parentId: parent.id, name, path, baseVersion: 0 };
@@ -98,7 +99,7 @@ export function nodeTransferRoutes(s: Services): Router {
    * read (fail fast) and again inside the commit's transaction (the check that counts).
    */
   function recheck(row: UploadGrantRow): { actor: Actor } {
-    const principal = grants.holder(row);
+    const principal = s.authenticator.current({ kind: row.principal_kind, id: row.principal_id });
     const gone = () => forbidden('The holder of this upload address no longer has write access to it.');
     if (!principal) throw gone();
     let scope: string;
@@ -125,7 +126,7 @@ export function nodeTransferRoutes(s: Services): Router {
     } else {
       const parent = row.parent_id === null ? null : store.findById(row.parent_id);
       if (row.parent_id !== null && (!parent || parent.projectId !== row.project_id || parent.state !== 'active')) throw changed('the folder was deleted');
-      const path = parent ? `${parent.path}/${row.name}` : row.name;
+      const path = joinPath(parent?.path ?? '', row.name);
       if (!pathInScope(scope, path)) throw gone();
       if (path !== row.path) throw changed(`the folder moved; the file would be ${path}`);
       if (store.findByPath(row.project_id, row.path)) throw changed(`${row.path} exists now`);

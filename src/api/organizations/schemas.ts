@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { orgRoles } from '../../domain/roles.ts';
 import { paginationQuery } from '../../http/pagination.ts';
 import { pageFields } from '../presenters/page.ts';
 import { invitationSchema, organizationSchema, orgMemberSchema } from '../presenters/organization.ts';
 
 const name = z.string().trim().min(1, 'must not be empty').max(200);
 const description = z.string().trim().max(2000);
-const orgRole = z.enum(['owner', 'admin', 'member', 'viewer']);
+const orgRole = z.enum(orgRoles);
 
 export const listOrganizationsQuery = paginationQuery;
 

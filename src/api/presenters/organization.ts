@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { InvitationRecord } from '../../domain/invitations/invitationStore.ts';
 import type { OrganizationRecord, OrgMemberView } from '../../domain/organizations/organizationRecord.ts';
-import type { OrgRole } from '../../policies/permissions.ts';
+import { orgRoles, type OrgRole } from '../../domain/roles.ts';
 
-const orgRole = z.enum(['owner', 'admin', 'member', 'viewer']);
+const orgRole = z.enum(orgRoles);
 
 /** An organization as the caller sees it, with their role in it. */
 export function presentOrganization(org: OrganizationRecord, role: OrgRole | null) {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { ProjectRecord } from '../../domain/projects/projectRecord.ts';
 import type { ProjectMemberView } from '../../domain/projects/projectView.ts';
-import type { ProjectRole } from '../../policies/permissions.ts';
+import { projectRoles, type ProjectRole } from '../../domain/roles.ts';
 
-const projectRole = z.enum(['admin', 'editor', 'viewer']);
+const projectRole = z.enum(projectRoles);
 
 /** A project with the caller's effective role (null when the caller is an access key). */
 export function presentProject(p: ProjectRecord, role: ProjectRole | null) {

@@ -2,10 +2,10 @@ import { resolve } from 'node:path';
 import type { ClientFlags, CommandContext } from '../client/context.ts';
 import { CliError, usageError } from '../client/errors.ts';
 import { ExitCode } from '../client/exitCodes.ts';
-import { changedAnything, describeReport, type CycleReport } from '../../sync/client/cycleReport.ts';
-import { bindFolder } from '../../sync/client/folderBinding.ts';
-import { FolderWatcher } from '../../sync/client/folderWatcher.ts';
-import { SyncEngine } from '../../sync/client/syncEngine.ts';
+import { changedAnything, describeReport, type CycleReport } from '../sync/cycleReport.ts';
+import { bindFolder } from '../sync/folderBinding.ts';
+import { FolderWatcher } from '../sync/folderWatcher.ts';
+import { SyncEngine } from '../sync/syncEngine.ts';
 
 export interface SyncFlags extends ClientFlags {
   path?: string;

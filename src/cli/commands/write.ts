@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { joinPath } from '../../content/paths.ts';
 import { clientOptions, runClient, type ClientFlags, type CommandContext } from '../client/context.ts';
 import { usageError } from '../client/errors.ts';
 import { contentForApi, nodeTypeFor } from '../client/nodeContent.ts';
@@ -82,7 +83,7 @@ async function writeTree(ctx: CommandContext, path: string | undefined, dir: str
     let bytes = 0;
     while (i < files.length && chunk.length < CHUNK_FILES && (chunk.length === 0 || bytes + files[i]!.size <= CHUNK_BYTES)) {
       const f = files[i++]!;
-      const remote = base ? `${base}/${f.remote}` : f.remote;
+      const remote = joinPath(base, f.remote);
       const type = nodeTypeFor(remote, flags.type);
       chunk.push({ path: remote, node_type: type, content: contentForApi(type, await readFile(f.local), f.local) });
       bytes += f.size;

@@ -163,12 +163,36 @@ export class PackBuilder {
       b.sort((x, y) => (x.oid < y.oid ? -1 : 1));
       for (const e of b) sorted.push(e);
     }
-    await slice.yield();
-    return this.index(packChecksum, sorted);
+    // The index of index(), written in slices.
+    const n = sorted.length;
+    const buf = Buffer.alloc(8 + 256 * 4 + n * 20 + n * 4 + n * 4 + 20);
+    buf.writeUInt32BE(0xff744f63, 0);
+    buf.writeUInt32BE(2, 4);
+    let acc = 0;
+    for (let i = 0; i < 256; i++) {
+      acc += buckets[i]!.length;
+      buf.writeUInt32BE(acc, 8 + i * 4);
+    }
+    let p = 8 + 1024;
+    for (const e of sorted) {
+      await slice.tick();
+      p += buf.write(e.oid, p, 'hex');
+    }
+    for (const e of sorted) {
+      await slice.tick();
+      p = buf.writeUInt32BE(e.crc >>> 0, p);
+    }
+    for (const e of sorted) {
+      await slice.tick();
+      p = buf.writeUInt32BE(e.offset, p);
+    }
+    packChecksum.copy(buf, p);
+    p += 20;
+    return Buffer.concat([buf.subarray(0, p), createHash('sha1').update(buf.subarray(0, p)).digest()]);
   }
 
-  private index(packChecksum: Buffer, presorted?: typeof this.entries): Buffer {
-    const sorted = presorted ?? [...this.entries].sort((a, b) => (a.oid < b.oid ? -1 : 1));
+  private index(packChecksum: Buffer): Buffer {
+    const sorted = [...this.entries].sort((a, b) => (a.oid < b.oid ? -1 : 1));
     const n = sorted.length;
     const buf = Buffer.alloc(8 + 256 * 4 + n * 20 + n * 4 + n * 4 + 20);
     buf.writeUInt32BE(0xff744f63, 0);

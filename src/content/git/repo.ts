@@ -102,9 +102,15 @@ export class Repo {
   /** writePack() for very large packs, yielding to the event loop while it writes. */
   async writePackSliced(pack: PackBuilder, slice: TimeSlice): Promise<void> {
     this.ensure();
-    for (const [oid, loc] of await pack.writeSliced(this.gitdir, this.fsync, slice)) this.recent.set(oid, loc);
+    // Only the newest locations are kept (the pack's idx finds the rest): no 100,000-entry map to trim.
+    const located = [...(await pack.writeSliced(this.gitdir, this.fsync, slice))].slice(-MAX_RECENT);
+    for (const [oid, loc] of located) {
+      await slice.tick();
+      this.recent.set(oid, loc);
+    }
     for (const oid of this.recent.keys()) {
       if (this.recent.size <= MAX_RECENT) break;
+      await slice.tick();
       this.recent.delete(oid);
     }
   }

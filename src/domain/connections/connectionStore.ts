@@ -1,5 +1,5 @@
 import { generateAccessKey } from '../../auth/accessKeys.ts';
-import { newId, nowIso } from '../../auth/ids.ts';
+import { newId, nowIso } from '../../util/ids.ts';
 import type { Db } from '../../db/database.ts';
 import { defined } from '../defined.ts';
 import { DomainError } from '../errors.ts';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { newId, nowIso } from '../../auth/ids.ts';
+import { newId, nowIso } from '../../util/ids.ts';
 import { inTransaction, type Db } from '../../db/database.ts';
-import type { OrgRole } from '../../policies/permissions.ts';
+import type { OrgRole } from '../roles.ts';
 import { DomainError } from '../errors.ts';
 import type { Page, Paged } from '../pagination.ts';
 

@@ -1,6 +1,6 @@
 import { inTransaction, type Db } from '../../db/database.ts';
 import { statementCache } from '../../db/statements.ts';
-import type { OrgRole } from '../../policies/permissions.ts';
+import type { OrgRole } from '../roles.ts';
 import { DomainError } from '../errors.ts';
 import type { Page, Paged } from '../pagination.ts';
 import type { OrgMemberView } from './organizationRecord.ts';

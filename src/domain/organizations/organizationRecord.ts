@@ -1,4 +1,4 @@
-import type { OrgRole } from '../../policies/permissions.ts';
+import type { OrgRole } from '../roles.ts';
 
 export interface OrganizationRecord {
   id: string;

@@ -1,4 +1,4 @@
-import { newId, nowIso } from '../../auth/ids.ts';
+import { newId, nowIso } from '../../util/ids.ts';
 import { inTransaction, type Db } from '../../db/database.ts';
 import { DomainError } from '../errors.ts';
 import { defined } from '../defined.ts';

@@ -1,7 +1,7 @@
-import { nowIso } from '../../auth/ids.ts';
+import { nowIso } from '../../util/ids.ts';
 import type { Db } from '../../db/database.ts';
 import { statementCache } from '../../db/statements.ts';
-import { effectiveProjectRole, type OrgRole, type ProjectRole } from '../../policies/permissions.ts';
+import { effectiveProjectRole, type OrgRole, type ProjectRole } from '../roles.ts';
 import { DomainError } from '../errors.ts';
 import type { Page, Paged } from '../pagination.ts';
 import type { ProjectRecord } from './projectRecord.ts';

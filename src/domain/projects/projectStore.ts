@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
-import { newId, nowIso } from '../../auth/ids.ts';
+import { newId, nowIso } from '../../util/ids.ts';
 import type { Db } from '../../db/database.ts';
-import { effectiveProjectRole, type OrgRole, type ProjectRole } from '../../policies/permissions.ts';
+import { effectiveProjectRole, type OrgRole, type ProjectRole } from '../roles.ts';
 import { defined } from '../defined.ts';
 import { DomainError } from '../errors.ts';
 import type { Page, Paged } from '../pagination.ts';

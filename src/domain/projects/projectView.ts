@@ -1,4 +1,4 @@
-import type { ProjectRole } from '../../policies/permissions.ts';
+import type { ProjectRole } from '../roles.ts';
 import type { ProjectRecord } from './projectRecord.ts';
 
 /** A project as one caller sees it: with the role the permission matrix gives them (null for access keys). */

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.ts';
-import { newId, nowIso } from '../../auth/ids.ts';
+import { newId, nowIso } from '../../util/ids.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import { statementCache } from '../../db/statements.ts';
 

@@ -93,7 +93,7 @@ export class SearchIndexer {
 
   /** A commit landed in a project: index it soon (a no-op for projects without a search tool). */
   notify(projectId: string): void {
-    this.runners.get(projectId)?.schedule(this.options.debounceMs ?? 5);
+    this.runners.get(projectId)?.schedule(this.options.debounceMs ?? 25);
   }
 
   index(projectId: string): SearchIndex | null {

@@ -37,16 +37,20 @@ export async function runSearch(index: SearchIndex, embeddings: EmbeddingsClient
     const warning = req.mode !== 'lexical' ? 'no embedding provider is configured (or no vectors yet): lexical results' : null;
     return { hits: lexical(), mode: 'lexical', warning };
   }
+  // The provider computes the query's vector while the lexical list is ranked here.
+  const pending = queryVector(embeddings, req.query);
+  pending.catch(() => undefined);
+  const lexicalHits = req.mode === 'hybrid' ? lexical() : [];
   let vector: Float32Array;
   try {
-    vector = await queryVector(embeddings, req.query);
+    vector = await pending;
   } catch (err) {
-    return { hits: lexical(), mode: 'lexical', warning: `the embedding provider failed (${(err as Error).message}): lexical results` };
+    return { hits: req.mode === 'hybrid' ? lexicalHits : lexical(), mode: 'lexical', warning: `the embedding provider failed (${(err as Error).message}): lexical results` };
   }
   const candidates = req.prefix === '' ? Math.max(want * 2, 50) : Math.min(4096, Math.max(want * 20, 200));
   const near = index.nearest(vector, req.prefix, req.mode === 'hybrid' ? Math.max(want, 50) : want, candidates).map(({ text, ...hit }) => ({ ...hit, snippet: markSnippet(text, terms) }));
   if (req.mode === 'vector') return { hits: near, mode: 'vector', warning: null };
-  return { hits: fuse([lexical(), near], want), mode: 'hybrid', warning: null };
+  return { hits: fuse([lexicalHits, near], want), mode: 'hybrid', warning: null };
 }
 
 async function queryVector(embeddings: EmbeddingsClient, query: string): Promise<Float32Array> {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { CommandContext } from '../../cli/client/context.ts';
-import { usageError } from '../../cli/client/errors.ts';
+import type { CommandContext } from '../client/context.ts';
+import { usageError } from '../client/errors.ts';
 import { FolderStore } from './folderState.ts';
 
 /** Normalizes --path the way the server stores scopes: no leading or trailing slash. */

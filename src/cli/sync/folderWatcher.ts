@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
-import { ApiError } from '../../cli/client/errors.ts';
+import { ApiError } from '../client/errors.ts';
 import type { CycleReport } from './cycleReport.ts';
 import { FeedSubscription, type FeedEvent } from './feedSubscription.ts';
 import type { FolderStore } from './folderState.ts';

@@ -1,6 +1,6 @@
 import { mkdir, readdir, rename, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
-import { gitNameProblem } from '../../content/paths.ts';
+import { gitNameProblem, joinPath } from '../../content/paths.ts';
 import type { IgnoreRules } from './ignoreRules.ts';
 import { PARTIAL_SUFFIX } from './ignoreRules.ts';
 
@@ -22,7 +22,7 @@ export async function scanFolder(root: string, rules: IgnoreRules): Promise<Map<
     const subdirs: string[] = [];
     const files: string[] = [];
     for (const e of entries) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
+      const r = joinPath(rel, e.name);
       if (e.isDirectory()) {
         if (!rules.ignores(r, true)) subdirs.push(r);
       } else if (e.isFile() && !rules.ignores(r)) {

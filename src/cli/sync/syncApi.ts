@@ -1,5 +1,5 @@
-import { ApiClient } from '../../cli/client/apiClient.ts';
-import type { PushOp } from '../pushOps.ts';
+import { ApiClient } from '../client/apiClient.ts';
+import type { PushOp } from '../../sync/pushOps.ts';
 
 export interface PulledFile {
   action: 'upsert' | 'delete';

@@ -1,8 +1,6 @@
-import type { Principal } from '../../auth/principal.ts';
-import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
 import type { Db } from '../../db/database.ts';
 import { statementCache } from '../../db/statements.ts';
-import type { UserStore } from '../../domain/users/userStore.ts';
+import { nowIso } from '../../util/ids.ts';
 
 /** One issued upload address (a row of node_uploads, migration 008). */
 export interface UploadGrantRow {
@@ -26,21 +24,19 @@ export interface UploadGrantRow {
 /**
  * The grants behind upload addresses. The signed address carries only the grant's id: what it
  * allows, and who asked, is read here at PUT time, and the PUT deletes the row inside its
- * commit's transaction (`consume`), so no address writes twice.
+ * commit's transaction (`consume`), so no address writes twice. Who asked (`principal_kind`,
+ * `principal_id`) is resolved to the principal as it is now by `Authenticator.current`.
  */
 export class UploadGrants {
   private readonly sql: ReturnType<typeof statementCache>;
 
-  constructor(
-    db: Db,
-    private readonly users: UserStore,
-  ) {
+  constructor(db: Db) {
     this.sql = statementCache(db);
   }
 
   issue(row: UploadGrantRow): void {
     // Expired grants can never be used: drop them whenever a new one is issued.
-    this.sql('DELETE FROM node_uploads WHERE expires_at < ?').run(new Date().toISOString());
+    this.sql('DELETE FROM node_uploads WHERE expires_at < ?').run(nowIso());
     this.sql(
       `INSERT INTO node_uploads (id, project_id, node_id, parent_id, name, path, base_version, size, mime_type, principal_kind, principal_id, created_at, expires_at)
        VALUES (@id, @project_id, @node_id, @parent_id, @name, @path, @base_version, @size, @mime_type, @principal_kind, @principal_id, @created_at, @expires_at)`,
@@ -54,15 +50,5 @@ export class UploadGrants {
   /** Deletes the grant; false when it was already gone (used by another PUT). */
   consume(id: string): boolean {
     return this.sql('DELETE FROM node_uploads WHERE id = ?').run(id).changes === 1;
-  }
-
-  /** Who asked for the address, as they are now: null once the user or the access key is gone. */
-  holder(row: UploadGrantRow): Principal | null {
-    if (row.principal_kind === 'user') {
-      const user = this.users.findById(row.principal_id);
-      return user ? { kind: 'user', id: user.id, user } : null;
-    }
-    const connection = this.sql("SELECT * FROM connections WHERE id = ? AND status = 'active'").get(row.principal_id) as ConnectionRecord | undefined;
-    return connection ? { kind: 'key', id: connection.id, connection } : null;
   }
 }

@@ -1,4 +1,4 @@
-import { ApiError } from '../../cli/client/errors.ts';
+import { ApiError } from '../client/errors.ts';
 import { BaseStore } from './baseStore.ts';
 import type { CycleReport } from './cycleReport.ts';
 import type { FileState, FolderConfig, FolderStore, SyncState } from './folderState.ts';

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { ApiError } from '../../cli/client/errors.ts';
-import { Progress } from '../../cli/client/progress.ts';
-import type { PushOp } from '../pushOps.ts';
+import { ApiError } from '../client/errors.ts';
+import { Progress } from '../client/progress.ts';
 import type { BaseStore } from './baseStore.ts';
 import { emptyReport, type CycleReport } from './cycleReport.ts';
 import { blobId, type FileState, type FolderStore, type SyncState } from './folderState.ts';
@@ -10,6 +9,7 @@ import type { IgnoreRules } from './ignoreRules.ts';
 import { absPath, conflictName, localPathProblem, renameLocal, scanFolder, trashLocal, writeLocal, type LocalFile } from './localFiles.ts';
 import { FETCH_IDS, type PulledFile, type SyncApi } from './syncApi.ts';
 import { mergeThreeWay } from './fileMerge.ts';
+import { planPush, type PlannedOp } from './pushPlan.ts';
 
 export interface CycleContext {
   root: string;
@@ -27,6 +27,9 @@ export interface CycleContext {
    */
   dirty: Set<string> | null;
 }
+
+/** A planned push operation and, once loaded, the file's bytes and the stat they were read at. */
+type Outgoing = PlannedOp & { bytes?: Buffer; file?: LocalFile };
 
 /** Ops per push request (one commit each) and the content bytes it may carry. */
 const BATCH_OPS = 500;
@@ -332,51 +335,26 @@ export class SyncCycle {
 
   private async pushLocal(runId: string): Promise<void> {
     const files = this.ctx.state.files;
-    const deletes: string[] = [];
-    const edits: string[] = [];
-    for (const [rel, s] of Object.entries(files)) {
-      if (!this.local.has(rel)) {
-        // Still on disk but now ignored: stop syncing it rather than deleting it from the project.
-        if (existsSync(absPath(this.ctx.root, rel))) delete files[rel];
-        else deletes.push(rel);
-      } else if ((await this.hashOf(rel)) !== s.localHash) {
-        edits.push(rel);
-      }
+    const present = new Map<string, string | undefined>();
+    const stillOnDisk = new Set<string>();
+    let missing = false;
+    for (const rel of Object.keys(files)) {
+      if (this.local.has(rel)) present.set(rel, await this.hashOf(rel));
+      else if (existsSync(absPath(this.ctx.root, rel))) stillOnDisk.add(rel);
+      else missing = true;
     }
-    const creates = [...this.local.keys()].filter((rel) => !files[rel]);
-    const moves: { from: string; to: string }[] = [];
-    if (deletes.length > 0 && creates.length > 0) {
-      const byHash = new Map<string, string[]>();
-      for (const rel of creates) {
-        const h = await this.hashOf(rel);
-        byHash.set(h, [...(byHash.get(h) ?? []), rel]);
-      }
-      for (let i = deletes.length - 1; i >= 0; i--) {
-        const from = deletes[i]!;
-        const to = byHash.get(files[from]!.localHash)?.shift();
-        if (to === undefined) continue;
-        moves.push({ from, to });
-        deletes.splice(i, 1);
-        creates.splice(creates.indexOf(to), 1);
-      }
-    }
-    type Planned = { op: PushOp; rel: string; from?: string; bytes?: Buffer; file?: LocalFile };
-    const planned: Planned[] = [
-      ...deletes.map((rel) => ({ op: { action: 'delete', path: this.projectPath(rel), base_version: files[rel]!.version } as PushOp, rel })),
-      ...moves.map((m) => ({
-        op: { action: 'move', from: this.projectPath(m.from), path: this.projectPath(m.to), base_version: files[m.from]!.version } as PushOp,
-        rel: m.to,
-        from: m.from,
-      })),
-      ...[...edits, ...creates].map((rel) => ({ op: { action: 'write', path: this.projectPath(rel), content: '', base_version: files[rel]?.version ?? 0 } as PushOp, rel })),
-    ];
+    // New files are hashed only when a tracked file is gone: only then can one be a move.
+    for (const rel of this.local.keys()) if (!Object.hasOwn(files, rel)) present.set(rel, missing ? await this.hashOf(rel) : undefined);
+    const plan = planPush({ scope: this.ctx.scope, tracked: files, present, stillOnDisk });
+    for (const rel of plan.untrack) delete files[rel];
+    const planned: Outgoing[] = plan.ops;
     if (planned.length === 0) return;
     const writes = planned.filter((p) => p.op.action === 'write');
     const bar = this.ctx.progress && planned.length >= SHOW_PROGRESS_FROM ? new Progress('uploading', planned.length, sum(writes.map((p) => this.local.get(p.rel)!.size))) : null;
     const pushedAt: number[] = [];
     const inFlight = new Set<Promise<void>>();
     let failure: unknown = null;
-    let batch: Planned[] = [];
+    let batch: Outgoing[] = [];
     let bytes = 0;
     const flush = async () => {
       if (batch.length === 0) return;
@@ -421,8 +399,8 @@ export class SyncCycle {
   }
 
   /** Reads the files a batch writes (in parallel); files deleted since the scan drop out until the next cycle. */
-  private async load<P extends { op: PushOp; rel: string; bytes?: Buffer; file?: LocalFile }>(batch: P[]): Promise<P[]> {
-    const ready: P[] = [];
+  private async load(batch: Outgoing[]): Promise<Outgoing[]> {
+    const ready: Outgoing[] = [];
     await inParallel(batch, DOWNLOADS_IN_FLIGHT, async (p) => {
       if (p.op.action === 'write') {
         try {
@@ -445,7 +423,7 @@ export class SyncCycle {
    * batch the server refuses for one of its files (too large, invalid) is retried file by file,
    * so that one bad file is reported without holding back the others.
    */
-  private async pushBatch(batch: { op: PushOp; rel: string; from?: string; bytes?: Buffer; file?: LocalFile }[], runId: string): Promise<number[]> {
+  private async pushBatch(batch: Outgoing[], runId: string): Promise<number[]> {
     const files = this.ctx.state.files;
     const message = batch.length === 1 ? `cns sync: ${batch[0]!.op.action} ${batch[0]!.op.path}` : `cns sync: ${batch.length} changes`;
     let res: Awaited<ReturnType<SyncApi['push']>>;
@@ -517,10 +495,6 @@ export class SyncCycle {
     if (scope === '') return projectPath;
     if (projectPath === scope) return '';
     return projectPath.startsWith(scope + '/') ? projectPath.slice(scope.length + 1) : null;
-  }
-
-  private projectPath(rel: string): string {
-    return this.ctx.scope === '' ? rel : `${this.ctx.scope}/${rel}`;
   }
 }
 
