@@ -4,7 +4,7 @@
  *      plain isomorphic-git plumbing loop (blob, trees, commit, ref per write) in the same run;
  *   2. bulk-write of 10,000 small files in one call;
  *   3. versions of a node with 100 versions in projects of 1,000 and 100,000 commits (history
- *      built with `git fast-import`, then indexed by syncFromGit);
+ *      built with `git fast-import`, then indexed by reconcile);
  *   4. resident memory after writing to 1,000 different projects.
  * Run: node --expose-gc --import=tsx scripts/bench-content-core.ts [seconds per write run, default 5] [writes]
  * (`writes` stops after the write figures).
@@ -103,7 +103,7 @@ async function versionsLatency(commits: number): Promise<{ p50: number; p99: num
   fs.mkdirSync(dir, { recursive: true });
   buildHistory(join(dir, 'hist.git'), commits);
   const t0 = performance.now();
-  await store.syncFromGit('hist');
+  await store.reconcile('hist');
   const syncSeconds = (performance.now() - t0) / 1000;
   const hot = store.getByPath('hist', 'hot.md');
   if (hot.version !== 100) throw new Error(`hot.md has ${hot.version} versions`);
@@ -170,7 +170,7 @@ async function slowFigures(): Promise<void> {
   report('versions (limit 50) of a 100-version node, 1,000 commits', `p50 ${small.p50.toFixed(3)} ms, p99 ${small.p99.toFixed(3)} ms`);
   report('versions (limit 50) of a 100-version node, 100,000 commits', `p50 ${large.p50.toFixed(3)} ms, p99 ${large.p99.toFixed(3)} ms`);
   report('versions p50 ratio 100k/1k commits', (large.p50 / small.p50).toFixed(2));
-  report('syncFromGit of 100,000 trailer commits', `${large.syncSeconds.toFixed(1)} s`);
+  report('reconcile of 100,000 trailer commits', `${large.syncSeconds.toFixed(1)} s`);
   const child = execFileSync(process.execPath, ['--expose-gc', '--import=tsx', import.meta.filename, '--many-projects']);
   const mem = JSON.parse(child.toString().trim().split('\n').pop()!) as { before: number; after: number };
   report('RSS after writing to 1,000 projects', `${mb(mem.after)} (before: ${mb(mem.before)})`);

@@ -41,7 +41,7 @@ async function crashRound(round: number): Promise<{ acks: number; commits: numbe
     const db = openDatabase(join(dir, 'cns.db'));
     const store = new ContentStore({ dataDir: dir, db });
     try {
-      await store.syncAllProjects();
+      await store.reconcileAll();
       for (const line of acks) {
         const [, path, version, ...rest] = line.split(' ');
         const node = store.getByPath('crash', path);

@@ -2,8 +2,8 @@
  * Benchmark of the git remote (issue 5):
  *   1. clone of a project with 10,000 files and 10,000 commits through the service, against
  *      `git clone --no-local` from the same bare repository path, in the same run (history built
- *      with `git fast-import`, then indexed with content.syncFromGit);
- *   2. indexing of a push of 1,000 commits touching 5,000 files (the time of the syncFromGit
+ *      with `git fast-import`, then indexed with content.reconcile);
+ *   2. indexing of a push of 1,000 commits touching 5,000 files (the time of the reconcile
  *      that the push triggers, measured inside the service).
  * Run: node --import=tsx scripts/bench-git.ts [clone rounds, default 5] [--push-only]
  */
@@ -90,8 +90,8 @@ try {
     await git([`--git-dir=${bare}`, 'fast-import', '--quiet'], history(10_000, 10_000, 1));
     report('fast-import of 10,000 commits', `${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const t1 = performance.now();
-    await content.syncFromGit(big);
-    report('syncFromGit of those 10,000 commits (no trailers)', `${((performance.now() - t1) / 1000).toFixed(1)} s`);
+    await content.reconcile(big);
+    report('reconcile of those 10,000 commits (no trailers)', `${((performance.now() - t1) / 1000).toFixed(1)} s`);
     const viaService: number[] = [];
     const direct: number[] = [];
     // Alternating which goes first evens out caches and whatever else runs on the machine.
@@ -116,8 +116,8 @@ try {
   await git(['clone', '-q', remote(pushed), work]);
   await git([`--git-dir=${join(work, '.git')}`, 'fast-import', '--quiet'], history(1_000, 5_000, 5));
   let indexMs = 0;
-  const sync = content.syncFromGit.bind(content);
-  content.syncFromGit = async (projectId, options) => {
+  const sync = content.reconcile.bind(content);
+  content.reconcile = async (projectId, options) => {
     const started = performance.now();
     try {
       return await sync(projectId, options);
@@ -126,7 +126,7 @@ try {
     }
   };
   const pushMs = await git([`--git-dir=${join(work, '.git')}`, 'push', '-q', remote(pushed), 'main']);
-  content.syncFromGit = sync;
+  content.reconcile = sync;
   if (content.projectVersion(pushed) !== 1000) throw new Error(`expected 1000 indexed commits, got ${content.projectVersion(pushed)}`);
   report('push of 1,000 commits / 5,000 files, end to end', `${(pushMs / 1000).toFixed(2)} s`);
   report('indexing of that push (limit >= 1,000 commits/s)', `${(indexMs / 1000).toFixed(2)} s = ${(1000 / (indexMs / 1000)).toFixed(0)} commits/s`);

@@ -27,9 +27,8 @@ export { API_PREFIX };
 
 /**
  * Every resource's routes, mounted under /api/v1. Each resource lives in its own folder with its
- * routes, request schemas and presenter. Declared groups build their router and their part of
- * the OpenAPI document from one declaration; the routers still written by hand are listed in
- * the document with their paths only (`x-undeclared`) until they are declared too.
+ * routes, request schemas and presenter. Every group builds its router and its part of the
+ * OpenAPI document from one declaration (order matters: the first matching route answers).
  */
 export function apiRoutes(s: Services): OpenApiSource & { routers: Router[] } {
   const groups: RouteGroup[] = [
@@ -45,24 +44,21 @@ export function apiRoutes(s: Services): OpenApiSource & { routers: Router[] } {
     collabRoutes(s),
     syncRoutes(s),
     eventRoutes(s),
-  ];
-  const undeclared: { tag: string; router: Router }[] = [
-    { tag: 'Projects', router: projectRoutes(s) },
-    { tag: 'Projects', router: projectContentRoutes(s) },
-    { tag: 'Content (paths)', router: contentRoutes(s) },
-    { tag: 'Audit', router: auditRoutes(s) },
-    { tag: 'Nodes', router: nodeTransferRoutes(s) },
-    { tag: 'Nodes', router: nodeRoutes(s) },
+    projectRoutes(s),
+    projectContentRoutes(s),
+    contentRoutes(s),
+    auditRoutes(s),
+    nodeTransferRoutes(s),
+    nodeRoutes(s),
   ];
   // /healthz is mounted by the app outside the base path; it is only documented here.
-  const routers = [...groups.filter((g) => !g.server).map(mountGroup), ...undeclared.map((u) => u.router)];
+  const routers = groups.filter((g) => !g.server).map(mountGroup);
   return {
     basePath: API_PREFIX,
     title: 'Content Node Service API',
     version: serviceVersion,
     description: 'A git-backed, versioned store of content for people and AI agents. Every answer is in the envelope {success, code, data, message}.',
     groups,
-    undeclared,
     routers,
   };
 }

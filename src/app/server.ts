@@ -48,7 +48,7 @@ export async function startServer(settings: Settings, logger: Logger = createLog
   try {
     boot = await bootstrap(services);
     // Commits that reached a repository without being indexed (a crash after a push) are indexed before serving.
-    await services.content.syncAllProjects();
+    await services.content.reconcileAll();
   } catch (err) {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -6,6 +6,7 @@ import { RefreshTokens } from '../auth/refreshTokens.ts';
 import { loadOrCreateSigningSecret } from '../auth/signingSecret.ts';
 import type { Settings } from '../config/settings.ts';
 import { ContentStore } from '../content/contentStore.ts';
+import { Checkpointer } from '../db/checkpointer.ts';
 import { openDatabase, type Db } from '../db/database.ts';
 import { ConnectionStore } from '../domain/connections/connectionStore.ts';
 import { InvitationStore } from '../domain/invitations/invitationStore.ts';
@@ -30,6 +31,8 @@ export interface Services {
   settings: Settings;
   logger: Logger;
   db: Db;
+  /** Runs SQLite's WAL checkpoints on a worker thread, never inside a request's commit. */
+  checkpointer: Checkpointer;
   signingSecret: Uint8Array;
   users: UserStore;
   accessTokens: AccessTokens;
@@ -62,7 +65,9 @@ export interface Services {
 }
 
 export function createServices(settings: Settings, logger: Logger): Services {
-  const db = openDatabase(join(settings.dataDir, 'cns.db'), { fsync: settings.fsync });
+  const dbFile = join(settings.dataDir, 'cns.db');
+  const db = openDatabase(dbFile, { fsync: settings.fsync });
+  const checkpointer = new Checkpointer(db, dbFile, { fsync: settings.fsync, logger });
   const signingSecret = loadOrCreateSigningSecret(settings.dataDir);
   const users = new UserStore(db);
   const accessTokens = new AccessTokens(signingSecret, settings.accessTokenTtlSeconds);
@@ -81,7 +86,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const projectMembers = new ProjectMembers(db);
   const authorizer = new Authorizer({ organizations, orgMembers, projects, projectMembers });
   const connections = new ConnectionStore(db);
-  const changelog = new Changelog(db);
+  const changelog = new Changelog(content);
   const syncStore = new SyncStore(db);
   const feed = new ChangeFeed(changelog, { maxStreamsPerHolder: settings.maxEventStreams });
   content.onCommitted((projectId) => feed.notify(projectId));
@@ -91,6 +96,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
     settings,
     logger,
     db,
+    checkpointer,
     signingSecret,
     users,
     accessTokens,
@@ -119,6 +125,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
 
 export async function closeServices(services: Services): Promise<void> {
   await services.tools.close();
+  await services.checkpointer.stop();
   await services.content.close();
   services.db.close();
 }

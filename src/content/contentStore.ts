@@ -4,42 +4,31 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
-import { BlobCache } from './blobCache.ts';
-import { ChildrenCache } from './childrenCache.ts';
-import { assertWritableType, decodeContent, encodeContent } from './encoding.ts';
-import { NotFoundError, PayloadTooLargeError, ValidationError } from './errors.ts';
-import { FolderSnapshots, type SnapshotPage } from './folderSnapshots.ts';
-import { IndexStore } from './indexStore.ts';
-import { assertProjectId, normalizePath, normalizeTargetPath } from './paths.ts';
+import { ContentReads, type ContentStoreOptions } from './contentReads.ts';
+import { assertWritableType, encodeContent } from './encoding.ts';
+import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from './errors.ts';
+import { assertName, checkPlan, expectAbsent, expectInPlace, planMutations, planNodes, renamedPath, type NewNode, type NodePlan, type SeenNode } from './nodeOperations.ts';
+import { assertProjectId, isSameOrInside, joinPath, normalizePath, normalizeTargetPath } from './paths.ts';
 import type { PreparedMutation } from './mutations.ts';
 import { ProjectWriters } from './projectWriter.ts';
 import { LARGE_COMMIT } from './largeCommit.ts';
 import { TimeSlice } from './timeSlice.ts';
-import { rootNode, treePage, type TreePage, type TreePageOptions } from './treePages.ts';
 import { PushExpectations, STALE_PUSH_MS } from './pushExpectations.ts';
 import { hashObject } from './git/objects.ts';
-import { openLooseBlob, type BlobSource } from './git/blobReader.ts';
 import { looseObjectExists, writeBlobStream } from './git/blobStream.ts';
-import { RepoRegistry } from './git/repo.ts';
 import { purgeHistory, remapPushAudit } from './purge.ts';
 import type {
   Actor,
-  AuditLogEntry,
   BulkFile,
   CommitOptions,
   CommitResult,
   Mutation,
   NodeInfo,
   NodeRef,
-  ProjectStats,
   ReindexReport,
   PushInfo,
-  SyncOptions,
-  SyncReport,
-  TrashItem,
-  TreeNode,
-  VersionInfo,
-  VersionList,
+  ReconcileOptions,
+  ReconcileReport,
   WritableNodeType,
   WriteResult,
 } from './types.ts';
@@ -52,6 +41,8 @@ export { decodeContent } from './encoding.ts';
 export { PLACEHOLDER, TRASH_DIR } from './paths.ts';
 export { newNodeId } from './mutations.ts';
 export type { BlobSource } from './git/blobReader.ts';
+export type { ContentStoreOptions, VersionListOptions } from './contentReads.ts';
+export type { NewNode, NodePlan } from './nodeOperations.ts';
 
 /** A change of ContentStore.commitPlanned: a write names a stored blob (blobId, size) or carries bytes. */
 export type PlannedChange =
@@ -79,35 +70,6 @@ export interface PurgeReport {
   nodes: string[];
 }
 
-export interface ContentStoreOptions {
-  /** Folder holding `<projectId>.git` bare repositories (the SQLite file lives there too, owned elsewhere). */
-  dataDir: string;
-  /** Opened with openDatabase(); migration 002 must have run. */
-  db: Db;
-  logger?: Logger;
-  /** Also fsync objects, the ref and its folders before acknowledging (power-loss durability). Default false. */
-  fsync?: boolean;
-  /** Largest content of a single node in bytes (PAYLOAD_TOO_LARGE above). Default 10 MiB. */
-  maxContentBytes?: number;
-  /** Run `git repack -ad` after this many commits to a project; 0 disables. Default 2000. */
-  repackEvery?: number;
-  /** Projects whose git caches and in-memory trees stay loaded (LRU). Default 64. */
-  maxCachedProjects?: number;
-  /** Bytes of blob content kept in the shared LRU. Default 32 MiB. */
-  blobCacheBytes?: number;
-  /** Most commits made in one group-commit batch. Default 512. */
-  maxBatchCommits?: number;
-  /** Path of the git executable for maintenance; null disables repacking. Default 'git' (looked up on PATH). */
-  gitBinary?: string | null;
-}
-
-export interface VersionListOptions {
-  /** Default 50, at most 1000. */
-  limit?: number;
-  /** Only versions with a greater number. */
-  sinceVersion?: number;
-}
-
 /**
  * The git-backed content store. Each project is a bare repository `<dataDir>/<projectId>.git`
  * on branch `main`; a SQLite index (nodes, node_versions, project_commits, content_audit_log,
@@ -119,37 +81,22 @@ export interface VersionListOptions {
  * call resolves only after objects, ref and index are written. Read methods are synchronous index
  * look-ups except those returning content bytes.
  */
-export class ContentStore {
-  readonly dataDir: string;
-  private readonly index: IndexStore;
-  private readonly repos: RepoRegistry;
-  private readonly blobs: BlobCache;
+export class ContentStore extends ContentReads {
   private readonly writers: ProjectWriters;
   private readonly pushes: PushExpectations;
   private readonly commitListeners = new Set<(projectId: string) => void>();
   private readonly maxContentBytes: number;
-  private readonly snapshots: FolderSnapshots;
   private readonly fsync: boolean;
   private readonly logger: Logger | undefined;
   private readonly db: Db;
-  /** Folder listings by id (the hot read of the id surface), valid while the project's head stays. */
-  private readonly children = new ChildrenCache(100_000);
 
   constructor(options: ContentStoreOptions) {
-    this.dataDir = options.dataDir;
+    super(options);
     this.maxContentBytes = options.maxContentBytes ?? 10 * 1024 * 1024;
     this.fsync = options.fsync ?? false;
     this.logger = options.logger;
     this.db = options.db;
-    this.index = new IndexStore(options.db);
     this.pushes = new PushExpectations(options.db);
-    this.snapshots = new FolderSnapshots(this.index);
-    this.repos = new RepoRegistry(options.dataDir, {
-      fsync: options.fsync ?? false,
-      maxCached: options.maxCachedProjects ?? 64,
-      logger: options.logger,
-    });
-    this.blobs = new BlobCache(options.blobCacheBytes ?? 32 * 1024 * 1024);
     this.writers = new ProjectWriters({
       db: options.db,
       index: this.index,
@@ -265,9 +212,141 @@ export class ContentStore {
     );
   }
 
+  /**
+   * Stores exactly `size` bytes read from `source` as a blob of the project without holding them
+   * in memory (a streamed upload); a `writeBlob` mutation then commits it. Resolves to its id.
+   */
+  async writeBlobStream(projectId: string, source: Readable, size: number): Promise<string> {
+    assertProjectId(projectId);
+    this.writers.assertWritable(projectId);
+    if (!Number.isSafeInteger(size) || size < 0) throw new ValidationError('size must be a non-negative integer');
+    const repo = this.repos.get(projectId);
+    repo.ensure();
+    return writeBlobStream(repo.gitdir, source, size, this.fsync);
+  }
+
+  // ------------------------------------------- node operations (rules checked in the write section)
+
+  /**
+   * New content and/or a new name of one node as ONE commit and one version. The node is taken
+   * as found now; if a concurrent request trashes, moves or retypes it before this commit is
+   * built, the call fails with a conflict (it never writes at a path the node has left).
+   */
+  async updateNode(
+    projectId: string,
+    actor: Actor,
+    nodeId: string,
+    update: { content?: unknown; name?: string; baseVersion?: number; message?: string },
+  ): Promise<WriteResult> {
+    const node = this.getById(projectId, nodeId);
+    if (node.state !== 'active') throw new ConflictError('The node is in the trash; restore it first.', { id: node.id });
+    const mutations: Mutation[] = [];
+    if (update.content !== undefined) {
+      if (node.type === 'folder') throw new ValidationError('Folders have no content.', { field: 'content' });
+      const write: Mutation = { op: 'write', path: node.path, type: node.type, content: update.content };
+      if (update.baseVersion !== undefined) write.baseVersion = update.baseVersion;
+      mutations.push(write);
+    }
+    let path = node.path;
+    if (update.name !== undefined && update.name !== node.name) {
+      assertName(update.name);
+      path = renamedPath(node.path, update.name);
+      mutations.push({ op: 'move', from: node.path, to: path });
+    }
+    if (mutations.length === 0) return { node, changed: false, commitId: null, projectVersion: null };
+    // Content and a new name are one change of one node, recorded as an update (with its old path).
+    const described = update.content !== undefined && path !== node.path ? `update ${path} (renamed from ${node.path})` : undefined;
+    const r = await this.commit(projectId, actor, mutations, {
+      message: update.message ?? described,
+      guard: () => expectInPlace(this.index, projectId, node),
+    });
+    return { node: this.getById(projectId, node.id), changed: r.changed, commitId: r.commitId, projectVersion: r.projectVersion };
+  }
+
+  /** Creates a folder that must not exist yet (conflict when anything is at the path when the commit is built). */
+  async createFolder(projectId: string, actor: Actor, path: string, options: CommitOptions = {}): Promise<WriteResult> {
+    const target = normalizeTargetPath(path);
+    return this.mkdir(projectId, actor, target, {
+      ...options,
+      guard: () => {
+        expectAbsent(this.index, projectId, target);
+        options.guard?.();
+      },
+    });
+  }
+
+  /**
+   * Moves a node into the folder `parentId` (null: the root), keeping its name. A folder cannot
+   * go into itself; if the node or the folder moved before the commit is built, a conflict.
+   */
+  async moveNode(projectId: string, actor: Actor, nodeId: string, parentId: string | null, options: CommitOptions = {}): Promise<WriteResult> {
+    const node = this.getById(projectId, nodeId);
+    if (node.state !== 'active') throw new ConflictError('The node is in the trash; restore it first.', { id: node.id });
+    const parent = parentId === null ? null : this.activeFolder(projectId, parentId, 'new_parent_id');
+    if (parent && isSameOrInside(parent.path, node.path)) {
+      throw new ValidationError('A folder cannot be moved into itself or one of its descendants.', { field: 'new_parent_id' });
+    }
+    const to = joinPath(parent?.path ?? '', node.name);
+    return this.move(projectId, actor, node.path, to, {
+      ...options,
+      guard: () => {
+        expectInPlace(this.index, projectId, node);
+        if (parent) expectInPlace(this.index, projectId, parent, 'target folder');
+        options.guard?.();
+      },
+    });
+  }
+
+  /**
+   * Resolves a nested create (items naming their folder by `parentTempId`, `parentId` or the
+   * default `parentId`) to paths, without writing: callers authorize the paths, then createNodes.
+   */
+  planNodes(projectId: string, parentId: string | null, items: NewNode[]): NodePlan {
+    assertProjectId(projectId);
+    return planNodes(projectId, parentId, items, (id, field) => this.activeFolder(projectId, id, field));
+  }
+
+  /**
+   * Creates every node of a plan in ONE commit, parents before children: all or nothing. Folders
+   * and files must not exist yet and the parent folders must still be where the plan found them
+   * when the commit is built (conflict otherwise). Answers the nodes in the order of the items.
+   */
+  async createNodes(projectId: string, actor: Actor, plan: NodePlan, options: CommitOptions = {}): Promise<{ result: CommitResult; nodes: NodeInfo[] }> {
+    if (plan.projectId !== projectId) throw new ValidationError('the plan is for another project');
+    const result = await this.commit(projectId, actor, planMutations(plan), {
+      message: options.message ?? `create ${plan.items.length} nodes`,
+      guard: () => {
+        checkPlan(this.index, plan);
+        options.guard?.();
+      },
+    });
+    const byPath = new Map(result.nodes.map((n) => [n.path, n]));
+    return { result, nodes: plan.items.map((n) => byPath.get(n.path) ?? this.getByPath(projectId, n.path)) };
+  }
+
+  /**
+   * Creates those of `files` that do not exist (idempotent: existing files are never
+   * overwritten). If one appears between the look-up and the commit, the call fails with a
+   * conflict rather than overwrite it.
+   */
+  async seed(projectId: string, actor: Actor, files: BulkFile[], options: CommitOptions = {}): Promise<CommitResult> {
+    assertProjectId(projectId);
+    const missing = files.filter((f) => this.index.rowByPath(projectId, normalizeTargetPath(f.path)) === undefined);
+    if (missing.length === 0) return { changed: false, commitId: null, projectVersion: null, nodes: [] };
+    return this.commit(projectId, actor, missing.map((f) => ({ op: 'write', path: f.path, type: f.type, content: f.content, baseVersion: 0 })), options);
+  }
+
+  /** An active folder of the project by id (NOT_FOUND / VALIDATION_ERROR naming `field`). */
+  private activeFolder(projectId: string, id: string, field: string): SeenNode {
+    const row = this.index.rowById(id);
+    if (!row || row.project_id !== projectId) throw new NotFoundError('Parent folder not found.', { id, field });
+    if (row.type !== 'folder' || row.state !== 'active') throw new ValidationError(`${field} is not an active folder`, { field, id });
+    return { id: row.id, path: row.path, type: row.type };
+  }
+
   /** A new version of a json/markdown/file node with the content (and type) of `version`. */
   async rollbackNode(projectId: string, actor: Actor, node: NodeRef, version: number, options: CommitOptions = {}): Promise<WriteResult> {
-    const r = await this.commit(projectId, actor, [{ op: 'revert', node, version }], options);
+    const r = await this.commit(projectId, actor, [{ op: 'rollbackNode', node, version }], options);
     const current = this.getNode(projectId, node);
     return { node: current, changed: r.changed, commitId: r.commitId, projectVersion: r.projectVersion };
   }
@@ -309,192 +388,6 @@ export class ContentStore {
     return this.commit(projectId, actor, [{ op: 'rollbackFolder', folderId, targetVersion }], options);
   }
 
-  // ---------------------------------------------------------------- reads (index look-ups)
-
-  /** A folder's snapshots: the commits that changed something beneath it, newest first. */
-  folderSnapshots(projectId: string, folderId: string, options: { limit?: number; before?: number } = {}): SnapshotPage {
-    const folder = this.getById(projectId, folderId);
-    if (folder.type !== 'folder') throw new ValidationError(`${folder.path} is not a folder`, { id: folderId });
-    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 1), 1000);
-    return this.snapshots.list(projectId, folderId, { limit, before: options.before });
-  }
-
-  /** A node by id in whichever project holds it, or null (ids are unique across projects). */
-  findById(id: string): NodeInfo | null {
-    return typeof id === 'string' && id !== '' ? this.index.nodeByIdAnywhere(id) : null;
-  }
-
-  /** Children of a folder by id (the root when null), folders first then by name. */
-  listChildrenOf(projectId: string, parentId: string | null): NodeInfo[] {
-    assertProjectId(projectId);
-    const head = this.index.indexState(projectId)?.headCommit ?? '';
-    const cached = this.children.get(projectId, parentId, head);
-    if (cached) return cached;
-    let nodes: NodeInfo[];
-    if (parentId === null) {
-      nodes = this.index.children(projectId, null, 'active');
-    } else {
-      const folder = this.getById(projectId, parentId);
-      if (folder.type !== 'folder') throw new ValidationError(`${folder.path} is not a folder`, { id: parentId });
-      nodes = this.index.children(projectId, folder.id, folder.state);
-    }
-    this.children.set(projectId, parentId, head, nodes);
-    return nodes;
-  }
-
-  /** The node at `path` (active or in the trash), or null. The root has no node. */
-  findByPath(projectId: string, path: string): NodeInfo | null {
-    assertProjectId(projectId);
-    return this.index.nodeByPath(projectId, normalizePath(path));
-  }
-
-  /** Like findByPath but NOT_FOUND when missing. */
-  getByPath(projectId: string, path: string): NodeInfo {
-    const n = this.findByPath(projectId, path);
-    if (!n) throw new NotFoundError(`no node at ${path}`, { path });
-    return n;
-  }
-
-  getById(projectId: string, id: string): NodeInfo {
-    assertProjectId(projectId);
-    const n = this.index.nodeById(projectId, id);
-    if (!n) throw new NotFoundError(`no node ${id}`, { id });
-    return n;
-  }
-
-  getNode(projectId: string, ref: NodeRef): NodeInfo {
-    return 'id' in ref ? this.getById(projectId, ref.id) : this.getByPath(projectId, ref.path);
-  }
-
-  /**
-   * Children of a folder (root when `path` is empty), folders first then by name. The root hides
-   * `.trash`; listing `.trash` itself returns the top-level trash items.
-   */
-  listChildren(projectId: string, path = ''): NodeInfo[] {
-    assertProjectId(projectId);
-    const p = normalizePath(path);
-    if (p === '') return this.index.children(projectId, null, 'active');
-    if (p === '.trash') return this.index.children(projectId, null, 'trashed');
-    const folder = this.getByPath(projectId, p);
-    if (folder.type !== 'folder') throw new ValidationError(`${p} is not a folder`, { path: p });
-    return this.index.children(projectId, folder.id, folder.state);
-  }
-
-  /** Nested tree under `path` (root by default); maxDepth -1 = unlimited, 0 = just the node. */
-  tree(projectId: string, path = '', maxDepth = -1): TreeNode {
-    assertProjectId(projectId);
-    return this.index.tree(projectId, normalizePath(path), maxDepth);
-  }
-
-  /**
-   * One page of the tree under `path` (see treePages.ts): at most `limit` nodes depth first, the
-   * cursor to continue, reads spread over event-loop turns. `visibility` limits it to a scope.
-   */
-  async treePage(projectId: string, path: string, options: TreePageOptions): Promise<TreePage> {
-    assertProjectId(projectId);
-    if (!Number.isInteger(options.limit) || options.limit < 1) throw new ValidationError('limit must be a positive integer', { field: 'limit' });
-    return treePage(this.index, projectId, normalizePath(path), options);
-  }
-
-  /** The node at `path`, or the project root (`''`) / the trash folder as a folder without id. */
-  statPath(projectId: string, path: string): NodeInfo {
-    assertProjectId(projectId);
-    return rootNode(this.index, projectId, normalizePath(path));
-  }
-
-  /** Current content bytes of a node (NOT_FOUND for folders). */
-  async readContent(projectId: string, ref: NodeRef): Promise<{ node: NodeInfo; bytes: Buffer }> {
-    const node = this.getNode(projectId, ref);
-    if (node.type === 'folder' || !node.contentHash) throw new NotFoundError(`${node.path} is a folder`, { path: node.path });
-    return { node, bytes: await this.readBlob(projectId, node.contentHash) };
-  }
-
-  /** Current content decoded: parsed JSON, markdown text or bytes. */
-  async readValue(projectId: string, ref: NodeRef): Promise<{ node: NodeInfo; value: unknown }> {
-    const { node, bytes } = await this.readContent(projectId, ref);
-    return { node, value: decodeContent(node.type, bytes) };
-  }
-
-  /** Versions newest first. Cost is independent of the project's history length. */
-  listVersions(projectId: string, ref: NodeRef, options: VersionListOptions = {}): VersionList {
-    const node = this.getNode(projectId, ref);
-    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 1), 1000);
-    return this.index.versions(node.id, node.version, limit, options.sinceVersion ?? 0);
-  }
-
-  getVersion(projectId: string, ref: NodeRef, version: number): VersionInfo {
-    const node = this.getNode(projectId, ref);
-    const v = this.index.version(node.id, version);
-    if (!v) throw new NotFoundError(`version ${version} of ${node.path} does not exist`, { version });
-    return v;
-  }
-
-  /** The node's version current at project version `projectVersion`; null when it did not exist yet. */
-  versionAtProjectVersion(projectId: string, ref: NodeRef, projectVersion: number): VersionInfo | null {
-    return this.index.versionAt(this.getNode(projectId, ref).id, projectVersion);
-  }
-
-  /** Bytes of one version (an index look-up plus a blob read). */
-  async versionContent(projectId: string, ref: NodeRef, version: number): Promise<{ version: VersionInfo; bytes: Buffer }> {
-    const v = this.getVersion(projectId, ref, version);
-    if (!v.blobId) throw new NotFoundError(`version ${version} is a folder`, { version });
-    return { version: v, bytes: await this.readBlob(projectId, v.blobId) };
-  }
-
-  /**
-   * Stores exactly `size` bytes read from `source` as a blob of the project without holding them
-   * in memory (a streamed upload); a `writeBlob` mutation then commits it. Resolves to its id.
-   */
-  async writeBlobStream(projectId: string, source: Readable, size: number): Promise<string> {
-    assertProjectId(projectId);
-    this.writers.assertWritable(projectId);
-    if (!Number.isSafeInteger(size) || size < 0) throw new ValidationError('size must be a non-negative integer');
-    const repo = this.repos.get(projectId);
-    repo.ensure();
-    return writeBlobStream(repo.gitdir, source, size, this.fsync);
-  }
-
-  /** A blob of the project for reading in byte ranges: streamed when loose, else read whole. */
-  async openBlob(projectId: string, oid: string): Promise<BlobSource> {
-    assertProjectId(projectId);
-    const loose = openLooseBlob(this.repos.get(projectId).gitdir, oid);
-    if (loose) return loose;
-    const bytes = await this.readBlob(projectId, oid);
-    return { size: bytes.length, stream: (start, end) => Readable.from([bytes.subarray(start, end + 1)]) };
-  }
-
-  listTrash(projectId: string): TrashItem[] {
-    assertProjectId(projectId);
-    return this.index.trash(projectId);
-  }
-
-  /** Every audit entry of the project newest first (pushes too), `before` an entry id for paging. */
-  projectAuditLogs(projectId: string, options: { limit?: number; before?: number } = {}): AuditLogEntry[] {
-    assertProjectId(projectId);
-    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 100), 1), 1000);
-    return this.index.auditByProject(projectId, limit, options.before);
-  }
-
-  /** Audit entries newest first, by node id or by path (any node ever recorded at that path). */
-  auditLogs(projectId: string, ref: NodeRef, options: { limit?: number } = {}): AuditLogEntry[] {
-    assertProjectId(projectId);
-    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 100), 1), 1000);
-    if ('id' in ref) return this.index.auditByNode(projectId, ref.id, limit);
-    return this.index.auditByPath(projectId, normalizePath(ref.path), limit);
-  }
-
-  /** Figures for a dashboard. */
-  stats(projectId: string): ProjectStats {
-    assertProjectId(projectId);
-    return this.index.stats(projectId);
-  }
-
-  /** The project's current commit number (0 before the first commit). */
-  projectVersion(projectId: string): number {
-    assertProjectId(projectId);
-    return this.index.indexState(projectId)?.projectVersion ?? 0;
-  }
-
   // ---------------------------------------------------------------- git reconciliation
 
   /**
@@ -504,7 +397,7 @@ export class ContentStore {
    * `options`: actor `actor` (default a `user` named after the commit author), created_at
    * `receivedAt` (default the commit time), author text the commit's when `keepCommitAuthor`.
    */
-  async syncFromGit(projectId: string, options: SyncOptions = {}): Promise<SyncReport> {
+  async reconcile(projectId: string, options: ReconcileOptions = {}): Promise<ReconcileReport> {
     assertProjectId(projectId);
     if (options.actor !== undefined) assertActor(options.actor);
     const receivedAt = options.receivedAt === undefined ? undefined : isoSeconds(options.receivedAt);
@@ -513,7 +406,7 @@ export class ContentStore {
 
   /**
    * Registers a push the git remote accepted (its pre-receive check passed) before main moves:
-   * whichever path indexes its commits first (the post-push syncFromGit, an API write that finds
+   * whichever path indexes its commits first (the post-push reconcile, an API write that finds
    * main moved, the start-up reconciler) gives the commits up to `after` the pusher as actor,
    * `receivedAt` as created_at and the commit's author as author text, and records the push in
    * the audit log (action 'push', path '', details before/after/commits/ref) in the same
@@ -544,22 +437,22 @@ export class ContentStore {
   }
 
   /**
-   * Start-up reconciler: syncFromGit for every repository in the data folder. Pushes registered
+   * Start-up reconciler: reconcile for every repository in the data folder. Pushes registered
    * before a crash are read from the database, so commits that landed before the process died
    * still get the pusher's attribution and audit row. Afterwards registered pushes that never
    * landed (their `after` is not on main's indexed first-parent chain, or the project has no
    * repository) and are older than an hour are dropped, as are any whose commit is already
    * indexed (nothing is left for them to attribute).
    */
-  async syncAllProjects(options: SyncOptions = {}): Promise<SyncReport[]> {
-    const reports: SyncReport[] = [];
+  async reconcileAll(options: ReconcileOptions = {}): Promise<ReconcileReport[]> {
+    const reports: ReconcileReport[] = [];
     const projects = this.listProjects();
-    for (const id of projects) reports.push(await this.syncFromGit(id, options));
+    for (const id of projects) reports.push(await this.reconcile(id, options));
     this.dropStalePushes(new Set(projects));
     return reports;
   }
 
-  /** Drops registered pushes that can no longer apply (see syncAllProjects); runs after every project is synced. */
+  /** Drops registered pushes that can no longer apply (see reconcileAll); runs after every project is reconciled. */
   private dropStalePushes(projects: Set<string>, now = Date.now()): void {
     for (const p of this.pushes.all()) {
       const indexed = projects.has(p.projectId) && this.index.commitById(p.projectId, p.after) !== undefined;
@@ -745,9 +638,9 @@ export class ContentStore {
           const trashPath = normalizePath(m.trashPath, 'trash_path');
           return { op: 'restore', trashPath, to: normalizeTargetPath(m.to, 'original_path') };
         }
-        case 'revert':
+        case 'rollbackNode':
           assertVersion(m.version);
-          return { op: 'revert', node: normalizeRef(m.node), version: m.version };
+          return { op: 'rollbackNode', node: normalizeRef(m.node), version: m.version };
         case 'rollbackFolder':
           if (typeof m.folderId !== 'string' || m.folderId === '') throw new ValidationError('folder id required');
           assertVersion(m.targetVersion, 'target_version');
@@ -766,14 +659,6 @@ export class ContentStore {
   private nodeResult(projectId: string, r: CommitResult, path: string): WriteResult {
     const node = r.nodes.find((n) => n.path === path) ?? this.getByPath(projectId, path);
     return { node, changed: r.changed, commitId: r.commitId, projectVersion: r.projectVersion };
-  }
-
-  private async readBlob(projectId: string, oid: string): Promise<Buffer> {
-    const cached = this.blobs.get(oid);
-    if (cached) return cached;
-    const bytes = await this.repos.get(projectId).readBlob(oid);
-    this.blobs.set(oid, bytes);
-    return bytes;
   }
 }
 

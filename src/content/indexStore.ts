@@ -4,6 +4,10 @@ import { NotFoundError, ValidationError } from './errors.ts';
 import { TRASH_DIR } from './paths.ts';
 import type {
   AuditAction,
+  ChangeActor,
+  ChangeEntry,
+  CommitInfo,
+  ScopeFigures,
   AuditLogEntry,
   NodeInfo,
   NodeType,
@@ -87,6 +91,10 @@ export class IndexStore {
           SELECT id, parent_id, name, type FROM nodes WHERE project_id = @project AND parent_id = @folder
           UNION ALL SELECT n.id, n.parent_id, n.name, n.type FROM nodes n JOIN sub ON n.project_id = @project AND n.parent_id = sub.id)
         SELECT * FROM sub`),
+      ancestors: p(`WITH RECURSIVE up(id, parent_id, depth) AS (
+          SELECT id, parent_id, 0 FROM nodes WHERE project_id = @project AND id = @id
+          UNION ALL SELECT n.id, n.parent_id, up.depth + 1 FROM nodes n JOIN up ON n.project_id = @project AND n.id = up.parent_id)
+        SELECT id FROM up ORDER BY depth DESC`),
       insertNode: p(`INSERT INTO nodes (id, project_id, path, parent_id, type, name, content_hash, size, mime_type, state,
           version, original_path, deleted_at, deleted_by, created_at, updated_at)
         VALUES (@id, @project_id, @path, @parent_id, @type, @name, @content_hash, @size, @mime_type, @state,
@@ -242,6 +250,11 @@ export class IndexStore {
     return this.s.descendants.all({ folder: id, project: projectId }) as { id: string; parent_id: string; name: string; type: NodeType }[];
   }
 
+  /** The ids from the root down to `id` (itself included), in one recursive query; [] when unknown. */
+  ancestorIds(projectId: string, id: string): string[] {
+    return (this.s.ancestors.all({ project: projectId, id }) as { id: string }[]).map((r) => r.id);
+  }
+
   trash(projectId: string): TrashItem[] {
     return (this.s.trash.all(projectId) as NodeRow[]).map((r) => ({
       id: r.id,
@@ -328,6 +341,15 @@ export class IndexStore {
   insertCommit(projectId: string, pv: number, commitId: string, actor: { type: string; id: string; author: string }, message: string, at: string): void {
     this.s.insertCommit.run(projectId, pv, commitId, actor.type, actor.id, actor.author, message, at);
   }
+
+  /** Whether the audit log records the push whose tip is `after` (a rebuild keeps push rows). */
+  pushRecorded(projectId: string, after: string): boolean {
+    this.pushRow ??= this.db.prepare(
+      `SELECT 1 FROM content_audit_log WHERE project_id = ? AND path = '' AND action = 'push' AND json_extract(details, '$.after') = ? LIMIT 1`,
+    );
+    return this.pushRow.get(projectId, after) !== undefined;
+  }
+  private pushRow: Statement | undefined;
 
   insertAudit(projectId: string, nodeId: string, path: string, action: string, actor: { type: string; id: string; author: string }, details: object, at: string): void {
     this.s.insertAudit.run(projectId, nodeId, path, action, actor.type, actor.id, actor.author, JSON.stringify(details), at);
@@ -454,5 +476,102 @@ function virtualFolder(projectId: string, path: string): TreeNode {
     deletedAt: null,
     deletedBy: null,
     children: null,
+  };
+}
+
+const PV = `json_extract(details, '$.project_version')`;
+
+interface ChangeRow {
+  node_id: string;
+  path: string;
+  action: string;
+  actor_type: ChangeActor['type'];
+  actor_id: string;
+  author: string;
+  details: string;
+  created_at: string;
+  pv: number;
+}
+
+/**
+ * The index read as a change log (the data-sync changelog, the live feed, scoped figures): node
+ * changes by project commit number from the audit entries, which keep permanent deletes too;
+ * an expression index on the commit number (migration 006) keeps a read proportional to what it
+ * returns. Push summaries (node_id '') are not node changes and are skipped. Paths inside a
+ * scope `s` are `s` itself and the range [`s/`, `s0`) ('0' follows '/'), so scoped queries walk
+ * the (project_id, path) indexes.
+ */
+export class ChangeIndex {
+  private readonly s: Record<string, Statement>;
+
+  constructor(db: Db) {
+    const p = (sql: string) => db.prepare(sql);
+    const cols = `node_id, path, action, actor_type, actor_id, author, details, created_at, ${PV} AS pv`;
+    const inRange = (col: string) => `(${col} = @scope OR (${col} >= @lo AND ${col} < @hi))`;
+    this.s = {
+      after: p(`SELECT ${cols} FROM content_audit_log WHERE project_id = ? AND ${PV} > ? AND node_id <> '' ORDER BY ${PV}, id LIMIT ?`),
+      between: p(`SELECT ${cols} FROM content_audit_log WHERE project_id = ? AND ${PV} > ? AND ${PV} <= ? AND node_id <> '' ORDER BY ${PV}, id`),
+      commits: p(`SELECT * FROM project_commits WHERE project_id = ? AND project_version > ? ORDER BY project_version LIMIT ?`),
+      counts: p(`SELECT type, COUNT(*) AS n FROM nodes WHERE project_id = @project AND state = 'active' AND ${inRange('path')} GROUP BY type`),
+      trash: p(
+        `SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS bytes FROM nodes
+         WHERE project_id = @project AND state = 'trashed' AND ${inRange('original_path')}`,
+      ),
+      // Commits with a change inside the scope: at a path inside it, or trashed from inside it.
+      scopedCommits: p(
+        `SELECT COUNT(*) AS n, MAX(pv) AS last FROM (
+           SELECT ${PV} AS pv FROM content_audit_log WHERE project_id = @project AND node_id <> '' AND ${inRange('path')}
+           UNION
+           SELECT ${PV} FROM content_audit_log WHERE project_id = @project AND node_id <> '' AND path >= '.trash/' AND path < '.trash0'
+             AND ${inRange(`json_extract(details, '$.old_path')`)}
+         )`,
+      ),
+    };
+  }
+
+  /** Entries of the commits after `after`, in commit order, at most `limit`. */
+  after(projectId: string, after: number, limit: number): ChangeEntry[] {
+    return (this.s.after.all(projectId, after, limit) as ChangeRow[]).map(toChange);
+  }
+
+  /** Entries of the commits in (`after`, `upTo`]. */
+  between(projectId: string, after: number, upTo: number): ChangeEntry[] {
+    return (this.s.between.all(projectId, after, upTo) as ChangeRow[]).map(toChange);
+  }
+
+  /** Up to `limit` commits after `after`. */
+  commits(projectId: string, after: number, limit: number): CommitInfo[] {
+    return (this.s.commits.all(projectId, after, limit) as CommitRow[]).map((c) => ({
+      projectVersion: c.project_version,
+      commitId: c.commit_id,
+      actor: { type: c.actor_type as ChangeActor['type'], id: c.actor_id, author: c.author },
+      message: c.message,
+      createdAt: c.created_at,
+    }));
+  }
+
+  /** Figures of the subtree `scope` (a normalized, non-empty path; the whole project's are IndexStore.stats). */
+  figures(projectId: string, scope: string): ScopeFigures {
+    const args = { project: projectId, scope, lo: `${scope}/`, hi: `${scope}0` };
+    const nodesByType: ScopeFigures['nodesByType'] = { folder: 0, json: 0, markdown: 0, file: 0 };
+    for (const r of this.s.counts.all(args) as { type: NodeType; n: number }[]) nodesByType[r.type] = r.n;
+    const t = this.s.trash.get(args) as { n: number; bytes: number };
+    const c = this.s.scopedCommits.get(args) as { n: number; last: number | null };
+    return { nodesByType, trashedCount: t.n, trashBytes: t.bytes, commitCount: c.n, lastCommit: c.last };
+  }
+}
+
+function toChange(r: ChangeRow): ChangeEntry {
+  const d = JSON.parse(r.details) as { version?: number; type?: string; old_path?: string };
+  return {
+    projectVersion: r.pv,
+    nodeId: r.node_id,
+    path: r.path,
+    oldPath: d.old_path ?? null,
+    action: r.action,
+    nodeType: d.type ?? 'file',
+    version: d.version ?? 0,
+    actor: { type: r.actor_type, id: r.actor_id, author: r.author },
+    createdAt: r.created_at,
   };
 }

@@ -15,7 +15,7 @@ export type PreparedMutation =
   | { op: 'move'; from: string; to: string }
   | { op: 'remove'; path: string; permanent: boolean }
   | { op: 'restore'; trashPath: string; to: string }
-  | { op: 'revert'; node: NodeRef; version: number }
+  | { op: 'rollbackNode'; node: NodeRef; version: number }
   | { op: 'rollbackFolder'; folderId: string; targetVersion: number }
   | { op: 'rollbackProject'; targetVersion: number };
 
@@ -63,8 +63,8 @@ export function applyMutation(ctx: MutationContext, m: Exclude<PreparedMutation,
       return remove(ctx, m.path, m.permanent);
     case 'restore':
       return restore(ctx, m.trashPath, m.to);
-    case 'revert':
-      return revert(ctx, m.node, m.version);
+    case 'rollbackNode':
+      return rollbackNode(ctx, m.node, m.version);
   }
 }
 
@@ -141,7 +141,7 @@ function restore(ctx: MutationContext, trashPath: string, to: string): void {
   relocate(ctx, row, trashPath, to, parentId, 'restore');
 }
 
-function revert(ctx: MutationContext, ref: NodeRef, version: number): void {
+function rollbackNode(ctx: MutationContext, ref: NodeRef, version: number): void {
   const row = 'id' in ref ? ctx.index.rowById(ref.id) : ctx.index.rowByPath(ctx.projectId, ref.path);
   if (!row || row.project_id !== ctx.projectId) throw new NotFoundError('node not found', { ...ref });
   if (row.state === 'trashed') throw new ConflictError(`${row.path} is in the trash; restore it first`, { path: row.path });

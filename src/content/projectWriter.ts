@@ -15,7 +15,7 @@ import { PackBuilder } from './git/packWriter.ts';
 import { breakMainLock, mainLockAge } from './git/refs.ts';
 import { dropExtraBitmaps } from './git/bitmaps.ts';
 import type { Repo, RepoRegistry } from './git/repo.ts';
-import { rebuildIndex, syncFromGit } from './gitSync.ts';
+import { rebuildIndex, reconcile as syncFromGit } from './history/reconcile.ts';
 import type { IndexStore } from './indexStore.ts';
 import { Lru } from './lru.ts';
 import { applyMutation, type MutationContext, type PreparedMutation } from './mutations.ts';
@@ -25,7 +25,7 @@ import { rollbackProject } from './projectRollback.ts';
 import { formatMessage, formatMessageSliced } from './trailers.ts';
 import { EMPTY_BLOB, loadTree, NeedsLoad, Tree, WorkTree } from './tree.ts';
 import type { PushExpectations } from './pushExpectations.ts';
-import type { Actor, CommitResult, NodeInfo, ReindexReport, SyncOptions, SyncReport } from './types.ts';
+import type { Actor, CommitResult, NodeInfo, ReconcileOptions as SyncOptions, ReconcileReport as SyncReport, ReindexReport } from './types.ts';
 
 export interface WriterDeps {
   db: Db;
@@ -551,7 +551,7 @@ export class ProjectWriter {
         else if (m.op === 'rollbackFolder') {
           const row = this.deps.index.rowById(m.folderId);
           if (row) dirs.add(parentPath(row.path)).add(row.path).add(TRASH_DIR);
-        } else if (m.op === 'revert') {
+        } else if (m.op === 'rollbackNode') {
           const row = 'id' in m.node ? this.deps.index.rowById(m.node.id) : this.deps.index.rowByPath(this.projectId, m.node.path);
           if (row) dirs.add(parentPath(row.path));
         }
@@ -767,7 +767,7 @@ function describe(mutations: PreparedMutation[]): string {
       return `${m.permanent ? 'delete' : 'trash'} ${m.path}`;
     case 'restore':
       return `restore ${m.trashPath} to ${m.to}`;
-    case 'revert':
+    case 'rollbackNode':
       return `rollback ${'id' in m.node ? m.node.id : m.node.path} to version ${m.version}`;
     case 'rollbackFolder':
       return `rollback folder ${m.folderId} to project version ${m.targetVersion}`;

@@ -8,7 +8,7 @@ import { casRef, readRef } from './git/refs.ts';
 import type { Repo, TreeEntryRaw } from './git/repo.ts';
 import { PLACEHOLDER } from './paths.ts';
 import { EMPTY_BLOB, TREE_MODE } from './tree.ts';
-import { parseMessage, parseNote, type NodeChange } from './trailers.ts';
+import { CNS_LINE, NODE_LINE, parseMessage, parseNote, type NodeChange } from './trailers.ts';
 
 /** Old commit ids of rewritten history, one per line: a push that brings one back is refused. */
 export const RETIRED_FILE = 'cns-retired-commits';
@@ -189,13 +189,13 @@ function message(raw: Buffer): string {
 /** Drops the lines of purged nodes; their paths read `[purged]` in the free text. */
 function cleanText(text: string, paths: Set<string>, purged: Set<string>, note = false): string {
   const lines = text.split('\n').filter((l) => {
-    const m = /^Cns-(?:Node|From): (\S+) /.exec(l);
+    const m = NODE_LINE.exec(l);
     return !(m && purged.has(m[1]!));
   });
   // The path as a word of its own (`write docs/secret.md`), not inside other names.
   const escaped = [...paths].sort((a, b) => b.length - a.length).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const word = new RegExp(`(?<=^|[\\s"'(\\[])(?:${escaped.join('|')})(?=$|[\\s"')\\],:;/])`, 'g');
-  return lines.map((l) => (note || /^Cns-/.test(l) ? l : l.replace(word, PURGED))).join('\n');
+  return lines.map((l) => (note || CNS_LINE.test(l) ? l : l.replace(word, PURGED))).join('\n');
 }
 
 function dropSignatures(headers: string[]): string[] {

@@ -32,6 +32,13 @@ export interface NodeChange {
  * moved or trashed folder have no line of their own: they follow their parent by id.
  */
 
+/** The trailer keys the store writes: a line starting with one of them (any case, as git reads trailers) is the store's. */
+export const TRAILER_KEY_LINE = /^[ \t]*(cns-actor|cns-node|cns-from)[ \t]*:/im;
+/** Any line of the store's own (trailers and note lines all start with `Cns-`). */
+export const CNS_LINE = /^Cns-/;
+/** A `Cns-Node` or `Cns-From` line, capturing the node id. */
+export const NODE_LINE = /^Cns-(?:Node|From): (\S+) /;
+
 export function formatMessage(message: string, actor: Actor, changes: NodeChange[]): string {
   const lines = [`Cns-Actor: ${actor.type} ${oneWord(actor.id)} ${oneLine(actor.author)}`];
   for (const c of changes) {

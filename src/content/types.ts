@@ -85,7 +85,7 @@ export type Mutation =
   | { op: 'move'; from: string; to: string }
   | { op: 'remove'; path: string; permanent?: boolean }
   | { op: 'restore'; trashPath: string; to: string }
-  | { op: 'revert'; node: NodeRef; version: number }
+  | { op: 'rollbackNode'; node: NodeRef; version: number }
   /** Everything beneath the folder back to its state after project version `targetVersion`. */
   | { op: 'rollbackFolder'; folderId: string; targetVersion: number }
   /**
@@ -177,8 +177,8 @@ export interface ReindexReport {
   differences: string[];
 }
 
-/** How `syncFromGit` attributes commits without cns trailers (pushed by a git client). */
-export interface SyncOptions {
+/** How `reconcile` attributes commits without cns trailers (pushed by a git client). */
+export interface ReconcileOptions {
   /** Actor of those versions; default: a `user` named after the commit's author. */
   actor?: Actor;
   /** created_at of those versions (when the push arrived, ISO 8601); default: the commit time. */
@@ -203,10 +203,48 @@ export interface PushInfo {
   keepCommitAuthor?: boolean;
 }
 
-export interface SyncReport {
+/** What reconciling a project's index with its git history did. */
+export interface ReconcileReport {
   projectId: string;
   indexedCommits: number;
   /** True when the branch was rewritten and the project had to be reindexed from scratch. */
   rebuilt: boolean;
   head: string | null;
+}
+
+/** Who made a change, as the index recorded it. */
+export type ChangeActor = Actor;
+
+/** One node changed by one commit, as the content index recorded it (its audit entry). */
+export interface ChangeEntry {
+  projectVersion: number;
+  nodeId: string;
+  /** Path after the change (`.trash/…` for a trashed node; the last path for a permanent delete). */
+  path: string;
+  /** Path before a move, trash or restore. */
+  oldPath: string | null;
+  action: string;
+  nodeType: string;
+  version: number;
+  actor: ChangeActor;
+  createdAt: string;
+}
+
+/** One project commit as the index recorded it. */
+export interface CommitInfo {
+  projectVersion: number;
+  commitId: string;
+  actor: ChangeActor;
+  message: string;
+  createdAt: string;
+}
+
+/** Figures of a subtree (a normalized scope path). */
+export interface ScopeFigures {
+  nodesByType: Record<NodeType, number>;
+  trashedCount: number;
+  trashBytes: number;
+  /** Commits with a change inside the scope, and the last of them (null: none). */
+  commitCount: number;
+  lastCommit: number | null;
 }

@@ -54,7 +54,7 @@ export function findLossyNumber(text: string): { field: string; literal: string 
       const start = i;
       while (i < n && /[-+0-9.eE]/.test(text[i])) i++;
       const literal = text.slice(start, i);
-      if (isLossy(literal)) return { field: path.length ? path.join('.') : 'body', literal };
+      if (isLossyNumber(literal)) return { field: path.length ? path.join('.') : 'body', literal };
     } else {
       i++;
     }
@@ -62,7 +62,8 @@ export function findLossyNumber(text: string): { field: string; literal: string 
   return null;
 }
 
-function isLossy(literal: string): boolean {
+/** A number literal JSON.parse would change: overflow, underflow to 0, or an integer beyond 2^53. */
+export function isLossyNumber(literal: string): boolean {
   const v = Number(literal);
   if (!Number.isFinite(v)) return true;
   if (v === 0 && /[1-9]/.test(literal.replace(/[eE].*$/, ''))) return true;

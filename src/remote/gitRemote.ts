@@ -24,7 +24,7 @@ export const GIT_PREFIX = '/git/';
  */
 export function gitRemote(s: Services): Middleware {
   const sessions = new PushSessions();
-  const validator = { authenticator: s.authenticator, authorizer: s.authorizer, maxContentBytes: s.settings.maxContentBytes };
+  const validator = { authenticator: s.authenticator, access: s.access, maxContentBytes: s.settings.maxContentBytes };
   return async (ctx, next) => {
     if (!ctx.path.startsWith(GIT_PREFIX)) return next();
     if (ctx.path === HOOK_PATH && ctx.method === 'POST') return answerPreReceive(ctx, sessions, validator, s.logger);
@@ -50,7 +50,7 @@ export function gitRemote(s: Services): Middleware {
       ctx.set('Retry-After', String(retryAfter));
       return plain(ctx, 429, `Too many requests; retry in ${retryAfter} s.`);
     }
-    const refused = gitRefusal(s.authorizer, principal, request.projectId, request.action);
+    const refused = gitRefusal(s.access, principal, request.projectId, request.action);
     if (refused) return plain(ctx, refused.status, refused.message);
     await serve(s, sessions, ctx, request, token, principal);
   };
@@ -114,7 +114,7 @@ async function serve(s: Services, sessions: PushSessions, ctx: Context, r: Smart
  * so the next write or the start-up reconciler still attributes the commits to the pusher.
  */
 async function indexPush(s: Services, session: PushSession, actor: Actor, receivedAt: string): Promise<void> {
-  await s.content.syncFromGit(session.projectId, { actor, receivedAt, keepCommitAuthor: true });
+  await s.content.reconcile(session.projectId, { actor, receivedAt, keepCommitAuthor: true });
   if (session.accepted) s.content.forgetPush(session.projectId, session.accepted.after);
 }
 

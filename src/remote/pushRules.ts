@@ -1,10 +1,11 @@
 import { PLACEHOLDER, TRASH_DIR, baseName, isTrashPath, normalizePath } from '../content/paths.ts';
+import { TRAILER_KEY_LINE } from '../content/trailers.ts';
+import { EMPTY_BLOB } from '../content/tree.ts';
 import type { CommitChanges, PathChange } from './pushedChanges.ts';
 
 export const MAIN_REF = 'refs/heads/main';
 /** Pushed there, a commit is merged into main by the service (git/pushMerge.ts). */
 export const FOR_MAIN_REF = 'refs/for/main';
-const EMPTY_BLOB = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391';
 const FILE_MODES = new Set(['100644', '100755']);
 
 /** Why a ref update is refused before its objects are even looked at, or null. */
@@ -45,9 +46,6 @@ export function pathProblems(commits: CommitChanges[], sizes: Map<string, number
   return problems;
 }
 
-/** Trailer keys the store writes (and reads back when it rebuilds its index from git). */
-const CNS_TRAILER = /^[ \t]*(cns-actor|cns-node|cns-from)[ \t]*:/im;
-
 /**
  * Pushed commits may not carry the store's own trailers: they would be read back as versions
  * made by whatever actor and node ids they name (a forged actor or an overwritten node).
@@ -55,7 +53,7 @@ const CNS_TRAILER = /^[ \t]*(cns-actor|cns-node|cns-from)[ \t]*:/im;
 export function trailerProblems(messages: Map<string, string>): string[] {
   const problems: string[] = [];
   for (const [commit, message] of messages) {
-    const m = CNS_TRAILER.exec(message);
+    const m = TRAILER_KEY_LINE.exec(message);
     if (!m) continue;
     problems.push(
       `${commit.slice(0, 12)}: the commit message has a "${m[1]!.trim()}:" line; Cns-Actor, Cns-Node and Cns-From lines are written by the service only. Reword the commit (git commit --amend, git rebase -i) and push again.`,

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Authenticator } from '../auth/authenticator.ts';
-import type { Authorizer } from '../policies/authorize.ts';
+import type { ContentAccess } from '../policies/contentAccess.ts';
 import { retiredCommits } from '../content/purge.ts';
 import { gitRefusal } from './gitAccess.ts';
 import { PushedChanges, ZERO_OID } from './pushedChanges.ts';
@@ -16,7 +16,7 @@ export interface RefUpdate {
 
 export interface PushValidatorDeps {
   authenticator: Authenticator;
-  authorizer: Authorizer;
+  access: ContentAccess;
   maxContentBytes: number;
 }
 
@@ -38,7 +38,7 @@ export async function validatePush(deps: PushValidatorDeps, session: PushSession
   const refuse = (why: string): PushVerdict => ({ problems: [why], commits: 0 });
   const principal = await deps.authenticator.authenticate(session.token);
   if (!principal) return refuse('the credential used for this push is no longer valid.');
-  const refused = gitRefusal(deps.authorizer, principal, session.projectId, 'content:write');
+  const refused = gitRefusal(deps.access, principal, session.projectId, 'content:write');
   if (refused) return refuse(refused.message);
 
   // A push that only deletes sends no objects, and then git makes no quarantine.

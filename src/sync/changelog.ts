@@ -1,34 +1,10 @@
-import type { Statement } from 'better-sqlite3';
-import type { Db } from '../db/database.ts';
+import type { ContentStore } from '../content/contentStore.ts';
+import type { ChangeEntry, CommitInfo, ScopeFigures } from '../content/types.ts';
 
-export interface ChangeActor {
-  type: 'user' | 'agent' | 'sync';
-  id: string;
-  author: string;
-}
-
-/** One node changed by one commit, as the content index recorded it (its audit entry). */
-export interface ChangeEntry {
-  projectVersion: number;
-  nodeId: string;
-  /** Path after the change (`.trash/…` for a trashed node; the last path for a permanent delete). */
-  path: string;
-  /** Path before a move, trash or restore. */
-  oldPath: string | null;
-  action: string;
-  nodeType: string;
-  version: number;
-  actor: ChangeActor;
-  createdAt: string;
-}
+export type { ChangeActor, ChangeEntry } from '../content/types.ts';
 
 /** One project commit and every node it changed. */
-export interface CommitChanges {
-  projectVersion: number;
-  commitId: string;
-  actor: ChangeActor;
-  message: string;
-  createdAt: string;
+export interface CommitChanges extends CommitInfo {
   changes: ChangeEntry[];
 }
 
@@ -39,54 +15,17 @@ export interface ChangelogPage {
   hasMore: boolean;
 }
 
-interface AuditRow {
-  node_id: string;
-  path: string;
-  action: string;
-  actor_type: ChangeActor['type'];
-  actor_id: string;
-  author: string;
-  details: string;
-  created_at: string;
-  pv: number;
-}
-
-interface CommitRow {
-  project_version: number;
-  commit_id: string;
-  actor_type: ChangeActor['type'];
-  actor_id: string;
-  author: string;
-  message: string;
-  created_at: string;
-}
-
-const PV = `json_extract(details, '$.project_version')`;
-
 /**
  * Every change of a project after a cursor (a project commit number), from any source: API,
- * git push, sync. Read from the content index's audit entries, which keep permanent deletes
- * too (version rows of a permanently deleted node are gone); an expression index on the commit
- * number (migration 006) keeps a read proportional to what it returns. Push summaries
- * (node_id '') are not node changes and are skipped.
+ * git push, sync. The rows come from the content store (its audit entries, which keep
+ * permanent deletes too; see ChangeIndex); this class pages them by whole commits.
  */
 export class Changelog {
-  private readonly s: Record<string, Statement>;
+  constructor(private readonly content: ContentStore) {}
 
-  constructor(db: Db) {
-    const p = (sql: string) => db.prepare(sql);
-    const cols = `node_id, path, action, actor_type, actor_id, author, details, created_at, ${PV} AS pv`;
-    this.s = {
-      after: p(`SELECT ${cols} FROM content_audit_log WHERE project_id = ? AND ${PV} > ? AND node_id <> '' ORDER BY ${PV}, id LIMIT ?`),
-      between: p(`SELECT ${cols} FROM content_audit_log WHERE project_id = ? AND ${PV} > ? AND ${PV} <= ? AND node_id <> '' ORDER BY ${PV}, id`),
-      commits: p(`SELECT * FROM project_commits WHERE project_id = ? AND project_version > ? ORDER BY project_version LIMIT ?`),
-      latest: p(`SELECT MAX(project_version) AS pv FROM project_commits WHERE project_id = ?`),
-    };
-  }
-
-  /** The project's last commit number (0 before the first). */
+  /** The project's last commit number (0 before the first): ContentStore.projectVersion. */
   latest(projectId: string): number {
-    return (this.s.latest.get(projectId) as { pv: number | null }).pv ?? 0;
+    return this.content.projectVersion(projectId);
   }
 
   /**
@@ -94,57 +33,40 @@ export class Changelog {
    * about `limit` entries, more when a single commit is larger.
    */
   page(projectId: string, cursor: number, limit: number): ChangelogPage {
-    const rows = this.s.after.all(projectId, cursor, limit + 1) as AuditRow[];
+    const rows = this.content.changesAfter(projectId, cursor, limit + 1);
     if (rows.length <= limit) {
-      return { entries: rows.map(toEntry), cursor: rows.length ? rows[rows.length - 1]!.pv : cursor, hasMore: false };
+      return { entries: rows, cursor: rows.length ? rows[rows.length - 1]!.projectVersion : cursor, hasMore: false };
     }
-    const boundary = rows[limit]!.pv;
-    const kept = rows.filter((r) => r.pv < boundary);
-    if (kept.length > 0) return { entries: kept.map(toEntry), cursor: kept[kept.length - 1]!.pv, hasMore: true };
+    const boundary = rows[limit]!.projectVersion;
+    const kept = rows.filter((r) => r.projectVersion < boundary);
+    if (kept.length > 0) return { entries: kept, cursor: kept[kept.length - 1]!.projectVersion, hasMore: true };
     // One commit holds more than `limit` entries: give it whole.
-    const whole = this.s.between.all(projectId, boundary - 1, boundary) as AuditRow[];
-    const more = (this.s.after.all(projectId, boundary, 1) as AuditRow[]).length > 0;
-    return { entries: whole.map(toEntry), cursor: boundary, hasMore: more };
+    const whole = this.content.changesBetween(projectId, boundary - 1, boundary);
+    const more = this.content.changesAfter(projectId, boundary, 1).length > 0;
+    return { entries: whole, cursor: boundary, hasMore: more };
   }
 
   /** Up to `max` commits after `cursor` with their changes (the live feed's events). */
   commits(projectId: string, cursor: number, max: number): CommitChanges[] {
-    const commits = this.s.commits.all(projectId, cursor, max) as CommitRow[];
+    const commits = this.content.commitsAfter(projectId, cursor, max);
     if (commits.length === 0) return [];
-    const last = commits[commits.length - 1]!.project_version;
+    const last = commits[commits.length - 1]!.projectVersion;
     const byPv = new Map<number, ChangeEntry[]>();
-    for (const r of this.s.between.all(projectId, cursor, last) as AuditRow[]) {
-      const list = byPv.get(r.pv) ?? [];
-      list.push(toEntry(r));
-      byPv.set(r.pv, list);
+    for (const e of this.content.changesBetween(projectId, cursor, last)) {
+      const list = byPv.get(e.projectVersion) ?? [];
+      list.push(e);
+      byPv.set(e.projectVersion, list);
     }
-    return commits.map((c) => ({
-      projectVersion: c.project_version,
-      commitId: c.commit_id,
-      actor: { type: c.actor_type, id: c.actor_id, author: c.author },
-      message: c.message,
-      createdAt: c.created_at,
-      changes: byPv.get(c.project_version) ?? [],
-    }));
+    return commits.map((c) => ({ ...c, changes: byPv.get(c.projectVersion) ?? [] }));
   }
 
   /** Entries of the commits in (`after`, `upTo`]. */
   between(projectId: string, after: number, upTo: number): ChangeEntry[] {
-    return (this.s.between.all(projectId, after, upTo) as AuditRow[]).map(toEntry);
+    return this.content.changesBetween(projectId, after, upTo);
   }
-}
 
-function toEntry(r: AuditRow): ChangeEntry {
-  const d = JSON.parse(r.details) as { version?: number; type?: string; old_path?: string };
-  return {
-    projectVersion: r.pv,
-    nodeId: r.node_id,
-    path: r.path,
-    oldPath: d.old_path ?? null,
-    action: r.action,
-    nodeType: d.type ?? 'file',
-    version: d.version ?? 0,
-    actor: { type: r.actor_type, id: r.actor_id, author: r.author },
-    createdAt: r.created_at,
-  };
+  /** Figures of a subtree (ScopedStats). */
+  figuresWithin(projectId: string, scope: string): ScopeFigures {
+    return this.content.figuresWithin(projectId, scope);
+  }
 }

@@ -56,7 +56,7 @@ test('reindex rebuilds an identical index from git alone', async (t) => {
   t.deepEqual(store.listVersions(P, { path: 'n.md' }).versions.map((v) => [v.version, v.operation]), [[1, 'create']]);
 });
 
-test('syncFromGit indexes commits pushed by the git CLI, with rename detection', async (t) => {
+test('reconcile indexes commits pushed by the git CLI, with rename detection', async (t) => {
   const f = fixture();
   t.teardown(f.cleanup);
   const { store } = f;
@@ -75,7 +75,7 @@ test('syncFromGit indexes commits pushed by the git CLI, with rename detection',
   git(c, 'commit', '-q', '-m', 'pushed change');
   git(c, 'push', '-q', 'origin', 'main');
 
-  const report = await store.syncFromGit(P);
+  const report = await store.reconcile(P);
   t.is(report.indexedCommits, 1);
   const renamed = store.getByPath(P, 'docs/renamed.md');
   t.is(renamed.id, guide.node.id);
@@ -152,7 +152,7 @@ test('repack keeps every version readable', async (t) => {
   t.is((await store.readValue(P, { path: 'after.md' })).value, 'x');
 });
 
-test('syncFromGit: a pushed folder rename keeps every id inside; a rewritten history is rebuilt', async (t) => {
+test('reconcile: a pushed folder rename keeps every id inside; a rewritten history is rebuilt', async (t) => {
   const f = fixture();
   t.teardown(f.cleanup);
   const { store } = f;
@@ -168,7 +168,7 @@ test('syncFromGit: a pushed folder rename keeps every id inside; a rewritten his
   git(c, 'mv', 'team', 'crew');
   git(c, 'commit', '-q', '-m', 'rename folder');
   git(c, 'push', '-q', 'origin', 'main');
-  await store.syncFromGit(P);
+  await store.reconcile(P);
   t.is(store.getByPath(P, 'crew').id, ids.get('team')!);
   t.is(store.getByPath(P, 'crew/a.md').id, ids.get('team/a.md')!);
   t.is(store.getByPath(P, 'crew/sub/b.json').id, ids.get('team/sub/b.json')!);
@@ -182,7 +182,7 @@ test('syncFromGit: a pushed folder rename keeps every id inside; a rewritten his
   git(c, 'commit', '-q', '-m', 'diverged');
   git(join(f.dir, `${P}.git`), 'config', 'receive.denyNonFastForwards', 'false');
   git(c, 'push', '-q', '-f', 'origin', 'main');
-  const report = await store.syncFromGit(P);
+  const report = await store.reconcile(P);
   t.true(report.rebuilt);
   t.is(store.getByPath(P, 'team/a.md').id, ids.get('team/a.md')!);
   t.is(store.getByPath(P, 'other.md').version, 1);
@@ -241,7 +241,7 @@ test('pushed history rebuilds exactly: node ids, actor ids, types and the push a
   const pusher = { type: 'user' as const, id: 'u_pusher', author: 'pusher@example.com' };
   store.expectPush(P, { before, after, commits: 2, actor: pusher, receivedAt: '2026-01-02T03:04:05Z' });
   git(c, 'push', '-q', 'origin', 'main');
-  await store.syncFromGit(P);
+  await store.reconcile(P);
 
   // Item 17: a json or markdown node keeps its type while the pushed content fits it.
   t.is(store.getByPath(P, 'config').type, 'json');

@@ -69,7 +69,7 @@ test('kill -9 while writing: every acknowledged write survives, fsck clean, rein
   t.true(acks.length >= target);
 
   const store = await f.reopen();
-  await store.syncAllProjects();
+  await store.reconcileAll();
   for (const line of acks) {
     const [, path, version, ...rest] = line.split(' ');
     const content = rest.join(' ');

@@ -175,3 +175,146 @@ test('the event stream is declared with its query and described as a stream', as
     t.true(ops.length > 0 && ops.every((o) => !o['x-undeclared']), `${p} is declared`);
   }
 });
+
+test('path-surface answers match their documented schemas', async (t) => {
+  const c = (path: string) => `/content/${pid}${path}`;
+  const write = await server.api('POST', c('/write'), { token, body: { path: 'samples/a.md', node_type: 'markdown', content: 'one' } });
+  check(t, 'post', '/content/{projectId}/write', write);
+  t.is(write.status, 201);
+  const again = await server.api('POST', c('/write'), { token, body: { path: 'samples/a.md', node_type: 'markdown', content: 'two' } });
+  check(t, 'post', '/content/{projectId}/write', again);
+  t.is(again.status, 200);
+  await server.api('POST', c('/write'), { token, body: { path: 'samples/b.json', node_type: 'json', content: { n: 1 } } });
+  check(t, 'get', '/content/{projectId}/ls', await server.api('GET', c('/ls?path=samples'), { token }));
+  check(t, 'get', '/content/{projectId}/cat', await server.api('GET', c('/cat?path=samples/a.md'), { token }));
+  check(t, 'get', '/content/{projectId}/cat', await server.api('GET', c('/cat?path=samples'), { token }));
+  check(t, 'get', '/content/{projectId}/stat', await server.api('GET', c('/stat?path=samples/b.json'), { token }));
+  check(t, 'get', '/content/{projectId}/stat', await server.api('GET', c('/stat'), { token }));
+  check(t, 'get', '/content/{projectId}/tree', await server.api('GET', c('/tree?path=samples'), { token }));
+  check(t, 'get', '/content/{projectId}/versions', await server.api('GET', c('/versions?path=samples/a.md'), { token }));
+  check(t, 'get', '/content/{projectId}/versions', await server.api('GET', c('/versions?path=samples/a.md&version=1'), { token }));
+  const commits = await server.api('GET', c('/versions'), { token });
+  check(t, 'get', '/content/{projectId}/versions', commits);
+  check(t, 'get', '/content/{projectId}/diff', await server.api('GET', c('/diff?path=samples/a.md&v1=1&v2=2'), { token }));
+  const pv = commits.body.data.current_version;
+  check(t, 'get', '/content/{projectId}/diff', await server.api('GET', c(`/diff?v1=${pv - 2}&v2=${pv}`), { token }));
+  check(t, 'post', '/content/{projectId}/rollback', await server.api('POST', c('/rollback'), { token, body: { path: 'samples/a.md', version: 1 } }));
+  check(t, 'post', '/content/{projectId}/rollback', await server.api('POST', c('/rollback'), { token, body: { path: 'samples', target_version: pv } }));
+  check(t, 'post', '/content/{projectId}/rollback', await server.api('POST', c('/rollback'), { token, body: { path: 'samples/a.md', target_version: pv } }));
+  check(t, 'post', '/content/{projectId}/mkdir', await server.api('POST', c('/mkdir'), { token, body: { path: 'samples/dir' } }));
+  check(t, 'post', '/content/{projectId}/mv', await server.api('POST', c('/mv'), { token, body: { old_path: 'samples/dir', new_path: 'samples/dir2' } }));
+  check(t, 'post', '/content/{projectId}/rm', await server.api('POST', c('/rm'), { token, body: { path: 'samples/dir2' } }));
+  const trash = await server.api('GET', c('/trash'), { token });
+  check(t, 'get', '/content/{projectId}/trash', trash);
+  const item = trash.body.data.items.find((i: { original_path: string }) => i.original_path === 'samples/dir2');
+  check(t, 'post', '/content/{projectId}/restore', await server.api('POST', c('/restore'), { token, body: { trash_path: item.trash_path, original_path: 'samples/dir3' } }));
+  check(t, 'post', '/content/{projectId}/bulk-write', await server.api('POST', c('/bulk-write'), { token, body: { files: [{ path: 'samples/c.md', node_type: 'markdown', content: 'c' }] } }));
+  const doc = (await server.api('GET', '/openapi.json')).body;
+  t.truthy(doc.paths['/content/{projectId}/raw'].get.responses['200'].content['application/octet-stream'], 'raw bytes are documented as bytes');
+});
+
+test('id-surface answers match their documented schemas', async (t) => {
+  const folder = await server.api('POST', '/nodes/folder', { token, body: { project_id: pid, name: 'id-samples' } });
+  check(t, 'post', '/nodes/folder', folder);
+  const md = await server.api('POST', '/nodes/markdown', { token, body: { project_id: pid, parent_id: folder.body.data.id, name: 'a.md', content: 'x' } });
+  check(t, 'post', '/nodes/markdown', md);
+  const json = await server.api('POST', '/nodes/json', { token, body: { project_id: pid, parent_id: folder.body.data.id, name: 'b.json', content: { a: 1 } } });
+  check(t, 'post', '/nodes/json', json);
+  const id = md.body.data.id;
+  check(t, 'get', '/nodes/{nodeId}', await server.api('GET', `/nodes/${id}`, { token }));
+  check(t, 'get', '/nodes', await server.api('GET', `/nodes?project_id=${pid}&parent_id=${folder.body.data.id}`, { token }));
+  check(t, 'put', '/nodes/{nodeId}', await server.api('PUT', `/nodes/${id}`, { token, body: { content: 'y', name: 'a2.md' } }));
+  check(t, 'get', '/nodes/by-path', await server.api('GET', `/nodes/by-path?project_id=${pid}&path=id-samples/a2.md`, { token }));
+  check(t, 'get', '/nodes/by-id-path', await server.api('GET', `/nodes/by-id-path?project_id=${pid}&id_path=${md.body.data.id_path}`, { token }));
+  check(t, 'get', '/nodes/batch', await server.api('GET', `/nodes/batch?ids=${id},${json.body.data.id},nope`, { token }));
+  const bulk = await server.api('POST', '/nodes/bulk-create', { token, body: { project_id: pid, parent_id: folder.body.data.id, nodes: [{ name: 'sub', type: 'folder' }, { name: 'c.md', type: 'markdown', content: 'c' }] } });
+  check(t, 'post', '/nodes/bulk-create', bulk);
+  const sub = bulk.body.data.nodes[0].id;
+  check(t, 'post', '/nodes/{nodeId}/move', await server.api('POST', `/nodes/${json.body.data.id}/move`, { token, body: { new_parent_id: sub } }));
+  const upload = await server.api('POST', '/nodes/upload', { token, body: { project_id: pid, parent_id: sub, name: 'f.bin', size: 3 } });
+  check(t, 'post', '/nodes/upload', upload);
+  const put = await fetch(upload.body.data.upload_url, { method: 'PUT', body: Buffer.from('abc') });
+  const putBody = (await put.json()) as { success: boolean; code: unknown; data: { id: string } };
+  assertDocumented(t, server.services, 'put', '/nodes/upload/{token}', { status: put.status, body: putBody });
+  check(t, 'get', '/nodes/{nodeId}/download', await server.api('GET', `/nodes/${putBody.data.id}/download`, { token }));
+  check(t, 'delete', '/nodes/{nodeId}', await server.api('DELETE', `/nodes/${id}`, { token }));
+  check(t, 'get', '/nodes/{ref}/audit-logs', await server.api('GET', `/nodes/${json.body.data.id}/audit-logs`, { token }));
+});
+
+test('project answers match their documented schemas', async (t) => {
+  check(t, 'get', '/projects', await server.api('GET', '/projects', { token }));
+  check(t, 'get', '/projects/{project_id}', await server.api('GET', `/projects/${pid}`, { token }));
+  check(t, 'get', '/projects/{project_id}/members', await server.api('GET', `/projects/${pid}/members`, { token }));
+  check(t, 'get', '/projects/{projectId}/audit-logs', await server.api('GET', `/projects/${pid}/audit-logs`, { token }));
+  check(t, 'get', '/projects/{projectId}/dashboard', await server.api('GET', `/projects/${pid}/dashboard`, { token }));
+  const doc = (await server.api('GET', '/openapi.json')).body;
+  const undeclared = Object.entries(doc.paths).flatMap(([p, ops]) => Object.entries(ops as object).filter(([, o]) => o['x-undeclared']).map(([m]) => `${m} ${p}`));
+  t.deepEqual(undeclared, [], 'every route is declared');
+});
+
+test('node records carry id_path, which by-id-path takes; listings and trees carry it too', async (t) => {
+  const a = (await server.api('POST', '/nodes/folder', { token, body: { project_id: pid, name: 'idp' } })).body.data;
+  const b = (await server.api('POST', '/nodes/folder', { token, body: { project_id: pid, parent_id: a.id, name: 'b' } })).body.data;
+  const c = (await server.api('POST', '/nodes/markdown', { token, body: { project_id: pid, parent_id: b.id, name: 'c.md', content: 'c' } })).body.data;
+  t.is(a.id_path, a.id);
+  t.is(c.id_path, `${a.id}/${b.id}/${c.id}`);
+  const viaIdPath = await server.api('GET', `/nodes/by-id-path?project_id=${pid}&id_path=${c.id_path}`, { token });
+  t.is(viaIdPath.body.data.id, c.id);
+  const list = await server.api('GET', `/nodes?project_id=${pid}&parent_id=${b.id}`, { token });
+  t.deepEqual(list.body.data.nodes.map((n: { id_path: string }) => n.id_path), [c.id_path]);
+  const ls = await server.api('GET', `/content/${pid}/ls?path=idp/b`, { token });
+  t.deepEqual(ls.body.data.entries.map((n: { id_path: string }) => n.id_path), [c.id_path]);
+  const tree = await server.api('GET', `/content/${pid}/tree?path=idp`, { token });
+  t.is(tree.body.data.id_path, a.id);
+  t.is(tree.body.data.children[0].children[0].id_path, c.id_path);
+  const stat = await server.api('GET', `/content/${pid}/stat?path=idp/b/c.md`, { token });
+  t.is(stat.body.data.id_path, c.id_path);
+});
+
+test('POST /nodes/upload works without a declared size; the limit still applies while streaming', async (t) => {
+  const limit = 200_000;
+  const small = await startTestServer({ maxUploadBytes: limit });
+  t.teardown(() => small.stop());
+  const token = (await small.login()).token;
+  const pid = (await defaultProject(small, token)).projectId;
+  const server = small;
+  const check = (tt: typeof t, method: string, path: string, res: Awaited<ReturnType<TestServer['api']>>) => assertDocumented(tt, small.services, method, path, res);
+  const up = await server.api('POST', '/nodes/upload', { token, body: { project_id: pid, name: 'nosize.bin' } });
+  check(t, 'post', '/nodes/upload', up);
+  t.is(up.body.data.size, null);
+  const put = await fetch(up.body.data.upload_url, { method: 'PUT', body: Buffer.from('hello') });
+  t.is(put.status, 201);
+  const node = ((await put.json()) as { data: { id: string; size: number } }).data;
+  t.is(node.size, 5);
+  const bytes = await fetch((await server.api('GET', `/nodes/${node.id}/download`, { token })).body.data.download_url);
+  t.is(await bytes.text(), 'hello');
+  // A chunked body (no Content-Length) over the limit is refused while streaming, and nothing is written.
+  const big = await server.api('POST', '/nodes/upload', { token, body: { project_id: pid, name: 'toobig.bin' } });
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  let sent = 0;
+  const stream = new ReadableStream({
+    pull(c) {
+      if (sent > limit) return c.close();
+      sent += chunk.length;
+      c.enqueue(chunk);
+    },
+  });
+  const res = await fetch(big.body.data.upload_url, { method: 'PUT', body: stream, duplex: 'half' } as RequestInit);
+  t.is(res.status, 413);
+  t.is((await server.api('GET', `/nodes/by-path?project_id=${pid}&path=toobig.bin`, { token })).status, 404);
+  const declaredTooBig = await fetch(big.body.data.upload_url, { method: 'PUT', body: Buffer.alloc(limit + 1) });
+  t.is(declaredTooBig.status, 413);
+});
+
+test('POST /nodes/{id}/move accepts parent_id as another name for new_parent_id; both and different is 422', async (t) => {
+  const dest = (await server.api('POST', '/nodes/folder', { token, body: { project_id: pid, name: 'move-dest' } })).body.data;
+  const other = (await server.api('POST', '/nodes/folder', { token, body: { project_id: pid, name: 'move-other' } })).body.data;
+  const md = (await server.api('POST', '/nodes/markdown', { token, body: { project_id: pid, name: 'mover.md', content: 'm' } })).body.data;
+  const both = await server.api('POST', `/nodes/${md.id}/move`, { token, body: { parent_id: dest.id, new_parent_id: other.id } });
+  t.is(both.status, 422);
+  t.is((await server.api('GET', `/nodes/${md.id}`, { token })).body.data.parent_id, null, 'nothing moved');
+  const moved = await server.api('POST', `/nodes/${md.id}/move`, { token, body: { parent_id: dest.id } });
+  check(t, 'post', '/nodes/{nodeId}/move', moved);
+  t.is(moved.body.data.parent_id, dest.id);
+  t.is(moved.body.data.id_path, `${dest.id}/${md.id}`);
+});

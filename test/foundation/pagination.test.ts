@@ -1,5 +1,5 @@
 import test from 'ava';
-import { clampLimit } from '../../src/domain/pagination.ts';
+import { clampLimit } from '../../src/util/limits.ts';
 
 const rows: [string, number | undefined, number, number | undefined, number][] = [
   ['absent: the fallback', undefined, 50, undefined, 50],

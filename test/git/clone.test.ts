@@ -103,7 +103,7 @@ test('a key limited to a subtree cannot clone, and git shows why', async (t) => 
   const key = await newKey(server, project, { name: 'scoped', scope_path: 'notes' });
   const r = await git.run(['clone', remoteUrl(server, project.projectId, key), git.dir('scoped')]);
   t.not(r.code, 0);
-  t.regex(r.stderr, /remote: This access key is limited to "notes"; cloning or pushing needs a key whose scope is the whole project/);
+  t.regex(r.stderr, /remote: This access key is limited to "notes". Cloning or pushing needs a key whose scope is the whole project/);
   t.regex(r.stderr, /403/);
 });
 

@@ -71,9 +71,9 @@ test.serial('an API write while a push is in quarantine wins; the push is refuse
 
 test.serial('an API write after the push moved main but before it is indexed lands on top of the pushed commits', async (t) => {
   const { project, content, dir } = await setUp('race indexing');
-  const original = content.syncFromGit.bind(content);
+  const original = content.reconcile.bind(content);
   let raced = false;
-  content.syncFromGit = async (projectId, options) => {
+  content.reconcile = async (projectId, options) => {
     if (projectId === project.projectId && !raced) {
       raced = true;
       await content.write(project.projectId, apiActor, { path: 'doc.md', type: 'markdown', content: 'v2 by the API\n' });
@@ -81,7 +81,7 @@ test.serial('an API write after the push moved main but before it is indexed lan
     return original(projectId, options);
   };
   t.teardown(() => {
-    content.syncFromGit = original;
+    content.reconcile = original;
   });
 
   const r = await git.run(['push', 'origin', 'main'], { cwd: dir });

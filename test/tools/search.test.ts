@@ -70,6 +70,9 @@ test('results: markdown by heading, json as pointer lines, text files; matched t
   const txt = await server.api('POST', `/tools/${tool.id}/search`, { token, body: { query: 'walrus' } });
   t.is(txt.status, 200);
   t.is(txt.body.data.results[0].path, 'kb/notes.txt');
+  // No chunk has every word: chunks with any of them answer.
+  const anyWord = await search(server, token, tool.id, { query: 'zanzibar xylophonic' });
+  t.is(anyWord.body.data.result.results[0].path, 'kb/install.md');
   const none = await search(server, token, tool.id, { query: 'zanzibar', path_prefix: 'nothing-here' });
   t.deepEqual(none.body.data.result.results, []);
 });

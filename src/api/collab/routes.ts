@@ -3,11 +3,11 @@ import { collabCommit } from '../../collab/collabCommit.ts';
 import { ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
-import { presentNode } from '../presenters/node.ts';
 import { contentForStore } from '../shared/fileContent.ts';
 import { nodeFor, nodeHistoryRoutes } from '../shared/nodeHistory.ts';
 import { nodeSnapshotRoutes } from '../shared/nodeSnapshots.ts';
 import { nodeWithContent } from '../shared/nodeReads.ts';
+import { nodePresenter } from '../shared/idPaths.ts';
 import * as schema from './schemas.ts';
 
 /**
@@ -49,6 +49,7 @@ export function collabRoutes(s: Services): RouteGroup {
           });
           const r = await collabCommit(s.content, grant.projectId, grant.actor, mutations);
           const merged = r.nodes.filter((n) => n.merged).length;
+          const present = nodePresenter(s.content, 'id');
           ok(
             ctx,
             {
@@ -56,7 +57,7 @@ export function collabRoutes(s: Services): RouteGroup {
               merged: merged > 0,
               project_version: r.projectVersion,
               commit_id: r.commitId,
-              nodes: r.nodes.map((n) => ({ ...presentNode(n.node), base_version: n.baseVersion, merged: n.merged })),
+              nodes: r.nodes.map((n) => ({ ...present.node(n.node), base_version: n.baseVersion, merged: n.merged })),
             },
             merged ? `Committed; ${merged} node(s) merged with newer changes` : 'Committed',
           );

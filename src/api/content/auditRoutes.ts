@@ -1,51 +1,64 @@
-import Router from '@koa/router';
 import { z } from 'zod';
 import type { Services } from '../../app/services.ts';
 import type { AuditLogEntry } from '../../content/contentStore.ts';
 import { ok } from '../../http/envelope.ts';
-import { forbidden, validationError } from '../../http/errors.ts';
+import { validationError } from '../../http/errors.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
-import { parseInput } from '../../http/validate.ts';
-import { pathInScope } from '../../policies/scope.ts';
+import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { presentAuditLog } from '../presenters/content.ts';
-import { auditQuery } from './schemas.ts';
+import { auditQuery, nodeAuditAnswer, projectAuditAnswer } from './schemas.ts';
 
 /**
- * GET /nodes/{path or node id}/audit-logs?project_id=: the audit trail of a node. The segment
- * may be a path with slashes (path surface) or a node id (id surface); an id wins when one exists.
+ * The audit trail: of a node (`/nodes/{path or node id}/audit-logs`; the segment may be a path
+ * with slashes (path surface) or a node id (id surface); an id wins when one exists), and of a
+ * whole project. Scoped keys see their subtree only, through the content-access policy.
  */
-export function auditRoutes(s: Services): Router {
-  const router = new Router();
-  router.get('/nodes/*ref/audit-logs', (ctx) => {
-    const q = parseInput(auditQuery, ctx.query, 'query');
-    const ref = String(ctx.params.ref ?? '');
-    const located = q.project_id === undefined ? s.content.findById(ref) : null;
-    if (q.project_id === undefined && !located) throw validationError('project_id is required unless the path names a node id.', [{ field: 'project_id', message: 'required' }]);
-    const projectId = q.project_id ?? located!.projectId;
-    const access = s.authorizer.requireProject(principalOf(ctx), projectId, 'content:read');
-    const byId = located ?? findNodeById(s, projectId, ref);
-    const path = byId?.path ?? ref;
-    if (!pathInScope(access.scope, path)) throw forbidden(`This access key is limited to "${access.scope}".`);
-    const logs = byId ? s.content.auditLogs(projectId, { id: byId.id }, { limit: q.limit }) : pathLogs(s, projectId, path, q.limit);
-    ok(ctx, { path, node_id: byId?.id ?? logs[0]?.nodeId ?? null, logs: logs.map(presentAuditLog), total: logs.length });
-  });
-
-  /**
-   * GET /projects/{id}/audit-logs: every audit entry of the project, newest first, pushes (path
-   * '') included; `before` (an entry id, `next_before` of the previous page) pages back. A scoped
-   * key sees the entries of its subtree only.
-   */
-  router.get('/projects/:projectId/audit-logs', (ctx) => {
-    const { projectId } = parseInput(projectParams, ctx.params, 'params');
-    const q = parseInput(projectAuditQuery, ctx.query, 'query');
-    const access = s.authorizer.requireProject(principalOf(ctx), projectId, 'content:read');
-    const page = s.content.projectAuditLogs(projectId, { limit: q.limit, before: q.before });
-    const visible = (p: unknown) => typeof p === 'string' && p !== '' && pathInScope(access.scope, p);
-    const logs = access.scope === '' ? page : page.filter((e) => visible(e.path) || visible(e.details.old_path));
-    const nextBefore = page.length === q.limit ? page[page.length - 1]!.id : null;
-    ok(ctx, { project_id: projectId, logs: logs.map(presentAuditLog), total: logs.length, next_before: nextBefore });
-  });
-  return router;
+export function auditRoutes(s: Services): RouteGroup {
+  return {
+    prefix: '',
+    tag: 'Audit',
+    routes: [
+      route({
+        method: 'get',
+        path: '/nodes/*ref/audit-logs',
+        summary: 'The audit trail of a node, by path or by node id',
+        description: '`project_id` may be left out when the segment is a node id.',
+        permission: 'content:read',
+        params: z.object({ ref: z.string().min(1) }),
+        query: auditQuery,
+        response: nodeAuditAnswer,
+        handle(ctx, { params: { ref }, query: q }) {
+          const located = q.project_id === undefined ? s.content.findById(ref) : null;
+          if (q.project_id === undefined && !located) throw validationError('project_id is required unless the path names a node id.', [{ field: 'project_id', message: 'required' }]);
+          const projectId = q.project_id ?? located!.projectId;
+          const g = s.access.grant(principalOf(ctx), projectId, 'content:read');
+          const byId = located ?? findNodeById(s, projectId, ref);
+          const path = byId?.path ?? ref;
+          s.access.requirePath(g, path);
+          const logs = byId ? s.content.auditLogs(projectId, { id: byId.id }, { limit: q.limit }) : pathLogs(s, projectId, path, q.limit);
+          ok(ctx, { path, node_id: byId?.id ?? logs[0]?.nodeId ?? null, logs: logs.map(presentAuditLog), total: logs.length });
+        },
+      }),
+      route({
+        method: 'get',
+        path: '/projects/:projectId/audit-logs',
+        summary: "The project's audit trail, newest first (pushes included)",
+        description: '`before` (an entry id, `next_before` of the previous page) pages back. A scoped key sees the entries of its subtree only.',
+        permission: 'content:read',
+        params: projectParams,
+        query: projectAuditQuery,
+        response: projectAuditAnswer,
+        handle(ctx, { params: { projectId }, query: q }) {
+          const g = s.access.grant(principalOf(ctx), projectId, 'content:read');
+          const page = s.content.projectAuditLogs(projectId, { limit: q.limit, before: q.before });
+          const visible = (p: unknown) => typeof p === 'string' && p !== '' && s.access.mayPath(g, p);
+          const logs = g.scope === '' ? page : page.filter((e) => visible(e.path) || visible(e.details.old_path));
+          const nextBefore = page.length === q.limit ? page[page.length - 1]!.id : null;
+          ok(ctx, { project_id: projectId, logs: logs.map(presentAuditLog), total: logs.length, next_before: nextBefore });
+        },
+      }),
+    ],
+  };
 }
 
 const projectParams = z.object({ projectId: z.string().min(1).max(100) });

@@ -1,24 +1,31 @@
-import Router from '@koa/router';
+import { z } from 'zod';
 import type { Services } from '../../app/services.ts';
 import { actorOf } from '../../auth/principal.ts';
 import { sampleContent } from '../../domain/projects/sampleContent.ts';
 import { ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
-import { parseInput } from '../../http/validate.ts';
+import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { pathInScope } from '../../policies/scope.ts';
 import { ScopedStats } from '../../sync/scopedStats.ts';
-import { presentEntry } from '../presenters/content.ts';
+import { entrySchema } from '../presenters/node.ts';
+import { nodePresenter } from '../shared/idPaths.ts';
 import { projectParams } from './schemas.ts';
 
 /** Project-level views of the content: the dashboard and the sample-content seed. */
-export function projectContentRoutes(s: Services): Router {
-  const router = new Router({ prefix: '/projects/:projectId' });
+export function projectContentRoutes(s: Services): RouteGroup {
   const scopedStats = new ScopedStats(s.db, s.changelog);
-
-  router.get('/dashboard', (ctx) => {
-    const { projectId } = parseInput(projectParams, ctx.params, 'params');
+  const routes = [
+  route({
+    method: 'get',
+    path: '/dashboard',
+    summary: "The project's figures: nodes, trash, commits, last change, connections, sync progress",
+    description: 'A key scoped to a subtree sees the figures of that subtree only.',
+    permission: 'project:read',
+    params: projectParams,
+    response: dashboardAnswer,
+    handle(ctx, { params: { projectId } }) {
     const access = s.authorizer.requireProject(principalOf(ctx), projectId, 'project:read');
-    // A key limited to a subtree sees the figures of that subtree only, as in the changelog.
+    // A key scoped to a subtree sees the figures of that subtree only, as in the changelog.
     const scoped = access.scope !== '';
     const stats = scoped ? scopedStats.stats(projectId, access.scope) : s.content.stats(projectId);
     const projectVersion = s.content.projectVersion(projectId);
@@ -51,21 +58,46 @@ export function projectContentRoutes(s: Services): Router {
         })),
       },
     });
-  });
+    },
+  }),
 
   /** Idempotent: only sample files that are missing are written (one commit), so edits are never overwritten. */
-  router.post('/seed', async (ctx) => {
-    const { projectId } = parseInput(projectParams, ctx.params, 'params');
+  route({
+    method: 'post',
+    path: '/seed',
+    summary: 'Write the sample content that is missing (idempotent, one commit)',
+    permission: 'content:write',
+    params: projectParams,
+    response: seedAnswer,
+    async handle(ctx, { params: { projectId } }) {
     const principal = principalOf(ctx);
     s.authorizer.requireProject(principal, projectId, 'content:write', '');
-    const missing = sampleContent.filter((f) => s.content.findByPath(projectId, f.path) === null);
-    if (missing.length === 0) {
+    const result = await s.content.seed(projectId, actorOf(principal), sampleContent, { message: 'seed sample content' });
+    const present = nodePresenter(s.content, 'path');
+    if (!result.changed) {
       ok(ctx, { changed: false, created: [] }, 'Sample content already present');
       return;
     }
-    const result = await s.content.bulkWrite(projectId, actorOf(principal), missing, { message: 'seed sample content' });
-    ok(ctx, { changed: result.changed, created: result.nodes.filter((n) => n.type !== 'folder').map(presentEntry), project_version: result.projectVersion }, 'Sample content created');
-  });
-
-  return router;
+    ok(ctx, { changed: result.changed, created: result.nodes.filter((n) => n.type !== 'folder').map((n) => present.node(n)), project_version: result.projectVersion }, 'Sample content created');
+    },
+  }),
+  ];
+  return { prefix: '/projects/:projectId', tag: 'Projects', routes };
 }
+
+const int = z.number().int();
+const dashboardAnswer = z.object({
+  project: z.object({ id: z.string(), name: z.string(), org_id: z.string() }),
+  nodes: z.record(z.string(), int).describe('count per node type, and total'),
+  trash: z.object({ count: int, bytes: int }),
+  commits: int,
+  last_change: z.object({ project_version: int, commit_id: z.string(), author: z.string(), message: z.string().nullable(), at: z.string() }).nullable(),
+  connections: z.record(z.string(), int).describe('count per status'),
+  sync: z.object({
+    syncs: int,
+    active: int,
+    behind: int,
+    items: z.array(z.object({ sync_id: z.string(), provider: z.string(), status: z.string(), acked_version: int, commits_behind: int, last_run_at: z.string().nullable() })),
+  }),
+});
+const seedAnswer = z.object({ changed: z.boolean(), created: z.array(entrySchema), project_version: int.optional() });

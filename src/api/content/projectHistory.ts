@@ -2,7 +2,7 @@ import type { Actor, ContentStore } from '../../content/contentStore.ts';
 import { NotFoundError, ValidationError } from '../../content/errors.ts';
 import type { ChangeEntry, Changelog, CommitChanges } from '../../sync/changelog.ts';
 import { scopedCommit, scopedEntry } from '../../sync/scopedChanges.ts';
-import { presentEntry } from '../presenters/content.ts';
+import { nodePresenter } from '../shared/idPaths.ts';
 import { rollbackNodeTo } from '../shared/history.ts';
 
 /**
@@ -94,8 +94,9 @@ export async function rollbackPathTo(store: ContentStore, projectId: string, act
   }
   if (node.type === 'folder') {
     const r = await store.rollbackFolder(projectId, actor, node.id, { projectVersion: target }, { message });
+    const present = nodePresenter(store, 'path');
     return {
-      data: { path, target_version: target, changed: r.changed, project_version: r.projectVersion, commit_id: r.commitId, nodes: r.nodes.map(presentEntry) },
+      data: { path, target_version: target, changed: r.changed, project_version: r.projectVersion, commit_id: r.commitId, nodes: r.nodes.map((n) => present.node(n)) },
       message: `${path} rolled back to project version ${target}`,
     };
   }

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { auditLogSchema, contentFieldsSchema, trashItemSchema } from '../presenters/content.ts';
+import { entrySchema, nodeTypeSchema, treeSchema } from '../presenters/node.ts';
+import { nodeRollback, versionDiff, versionList, versionWithContentSchema } from '../shared/nodeHistorySchemas.ts';
 
 const path = z.string().max(4096);
 const requiredPath = path.min(1, 'path is required');
@@ -83,3 +86,77 @@ export const rollbackBody = z
   });
 /** project_id may be left out when the segment is a node id (the id surface of spec 4.2 sends none). */
 export const auditQuery = z.object({ project_id: z.string().min(1).optional(), limit: intFromQuery(1).max(1000).default(100) });
+
+// Answers of the path surface (routes.ts), the project history (projectHistory.ts) and the audit trail (auditRoutes.ts).
+
+const int = z.number().int();
+const versionRef = { project_version: int.nullable(), commit_id: z.string().nullable() };
+
+export const entryAnswer = entrySchema;
+export const versionWithContentAnswer = versionWithContentSchema;
+export const lsAnswer = z.object({ path: z.string(), entries: z.array(entrySchema) });
+
+const catHead = { id: z.string(), path: z.string(), name: z.string(), version: int, content_hash: z.string().nullable() };
+export const catAnswer = z.discriminatedUnion('type', [
+  z.object({ ...catHead, type: z.literal('folder'), children_count: int }),
+  z.object({ ...catHead, type: z.literal('file'), size: int, mime_type: z.string().nullable(), download_url: z.string().describe('GET it for the bytes (/raw)') }),
+  z.object({ ...catHead, type: z.literal('json'), ...contentFieldsSchema }),
+  z.object({ ...catHead, type: z.literal('markdown'), ...contentFieldsSchema }),
+]);
+
+export const treeAnswer = entrySchema.extend({
+  children: z.array(treeSchema).nullable().optional().describe('absent when max_depth was reached; null for non-folders'),
+  node_count: int,
+  next_cursor: z.string().nullable().describe('pass as cursor for the next page'),
+});
+
+export const trashAnswer = z.object({ items: z.array(trashItemSchema), total: int });
+
+export const writeAnswer = entrySchema.extend({ changed: z.boolean(), ...versionRef, project_version: int.nullable() });
+export const mkdirAnswer = entrySchema.extend({ changed: z.boolean() });
+export const mvAnswer = entrySchema.extend({ old_path: z.string(), changed: z.boolean() });
+export const rmAnswer = z.object({ id: z.string(), path: z.string(), permanent: z.boolean(), trash_path: z.string().nullable(), project_version: int.nullable() });
+export const restoreAnswer = entrySchema.extend({ restored_from: z.string() });
+export const bulkWriteAnswer = z.object({
+  changed: z.boolean(),
+  count: int,
+  changed_count: int,
+  ...versionRef,
+  nodes: z.array(entrySchema).describe('the first 1000 nodes written'),
+  nodes_truncated: z.boolean(),
+});
+
+const commitChange = z.object({ path: z.string(), old_path: z.string().nullable(), action: z.string(), node_id: z.string(), version: int.nullable() });
+export const projectCommits = z.object({
+  current_version: int,
+  commits: z.array(
+    z.object({
+      version: int,
+      commit_id: z.string(),
+      actor_type: z.string(),
+      actor_id: z.string(),
+      author: z.string(),
+      message: z.string().nullable(),
+      created_at: z.string(),
+      changes: z.array(commitChange),
+    }),
+  ),
+  next_before: int.nullable().describe('pass as before for the next page'),
+});
+export const projectDiff = z.object({
+  v1: int,
+  v2: int,
+  changes: z.array(
+    z.object({ path: z.string(), old_path: z.string().nullable(), operation: z.enum(['added', 'modified', 'moved', 'deleted']), node_id: z.string(), type: nodeTypeSchema }),
+  ),
+});
+export const versionsAnswer = z.union([projectCommits, versionList, versionWithContentSchema]).describe('without path: project commits; with path: the node\'s versions; with path and version: that version with its content');
+export const diffAnswer = z.union([projectDiff, versionDiff]).describe('without path: the changed paths; with path: the node\'s diff');
+
+const treeRollback = z.object({ target_version: int, changed: z.boolean(), ...versionRef, nodes: z.array(entrySchema) });
+export const rollbackAnswer = z
+  .union([nodeRollback, nodeRollback.extend({ target_version: int }), treeRollback.extend({ path: z.string() }), treeRollback])
+  .describe('{path, version}: the node; {path, target_version}: the node (or folder with its nodes); {target_version}: the project with its nodes');
+
+export const nodeAuditAnswer = z.object({ path: z.string(), node_id: z.string().nullable(), logs: z.array(auditLogSchema), total: int });
+export const projectAuditAnswer = z.object({ project_id: z.string(), logs: z.array(auditLogSchema), total: int, next_before: int.nullable() });

@@ -41,14 +41,32 @@ export const bulkCreateBody = z.object({
   parent_id: parentId,
   message,
   nodes: z
-    .array(z.object({ name, type: z.enum(['folder', 'json', 'markdown', 'file']), content: z.unknown().optional() }))
+    // Strict: a field we do not understand (a misspelt parent reference) must fail, not put the node in the wrong folder.
+    .array(
+      z
+        .object({
+          name,
+          type: z.enum(['folder', 'json', 'markdown', 'file']),
+          content: z.unknown().optional(),
+          temp_id: z.string().min(1).max(200).optional(),
+          parent_temp_id: z.string().min(1).max(200).optional(),
+          parent_id: parentId,
+        })
+        .strict(),
+    )
     .min(1, 'nodes must not be empty')
     .max(10_000),
-});
+}).strict();
 export const updateBody = z
   .object({ name: name.optional(), content: content.optional(), base_version: z.number().int().min(1).optional(), message })
   .refine((b) => b.name !== undefined || b.content !== undefined, 'name or content is required');
-export const moveBody = z.object({ new_parent_id: id.nullable().optional(), message });
+/** `parent_id` is another name for `new_parent_id` (clients of the id-addressed API send it); not both. */
+export const moveBody = z
+  .object({ new_parent_id: id.nullable().optional(), parent_id: id.nullable().optional(), message })
+  .superRefine((b, ctx) => {
+    if (b.new_parent_id !== undefined && b.parent_id !== undefined) ctx.addIssue({ code: 'custom', path: ['parent_id'], message: 'give new_parent_id or parent_id, not both' });
+  })
+  .transform(({ parent_id, ...b }) => ({ ...b, new_parent_id: b.new_parent_id === undefined ? parent_id : b.new_parent_id }));
 /**
  * An upload address for a new file node (`name`, optional `parent_id`) or for a new version of
  * an existing file node (`node_id`; it keeps its name and folder).
@@ -59,7 +77,8 @@ export const uploadBody = z
     node_id: id.optional(),
     parent_id: parentId,
     name: name.optional(),
-    size: z.number().int().min(0),
+    /** Optional: without it the PUT may send any size up to the limit (checked while streaming). */
+    size: z.number().int().min(0).optional(),
     mime_type: z.string().min(1).max(255).regex(/^[\w.+-]+\/[\w.+-]+$/, 'mime_type must look like type/subtype').optional(),
   })
   .superRefine((b, ctx) => {

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { z } from 'zod';
 import type { Services } from '../../app/services.ts';
 import { actorOf } from '../../auth/principal.ts';
 import { newId } from '../../util/ids.ts';
@@ -7,33 +7,34 @@ import { newNodeId, type Actor } from '../../content/contentStore.ts';
 import { joinPath } from '../../content/paths.ts';
 import { sendSource } from '../../http/byteRange.ts';
 import { created, ok } from '../../http/envelope.ts';
-import { AppError, asAppError, conflict, forbidden, notFound, validationError } from '../../http/errors.ts';
+import { asAppError, conflict, forbidden, notFound, validationError } from '../../http/errors.ts';
 import { registerPublicRoute } from '../../http/publicRoutes.ts';
-import { parseInput } from '../../http/validate.ts';
+import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { pathInScope } from '../../policies/scope.ts';
 import { NodeGuard, type Caller } from './nodeAccess.ts';
 import { DOWNLOAD_TTL_SECONDS, PresignedTokens, UPLOAD_TTL_SECONDS } from './presigned.ts';
-import { presentNode } from '../presenters/node.ts';
+import { nodePresenter } from '../shared/idPaths.ts';
+import * as answer from './answers.ts';
+import { sizedBody, tooLarge } from './uploadBody.ts';
 import * as schema from './schemas.ts';
 
 // The presigned addresses carry their own signed grant instead of a bearer credential.
 registerPublicRoute('PUT', /^\/api\/v1\/nodes\/upload\/[^/]+$/);
 registerPublicRoute('GET', /^\/api\/v1\/nodes\/download\/[^/]+$/);
 
-const tooLarge = (limit: number) =>
-  new AppError('PAYLOAD_TOO_LARGE', `Files up to ${limit} bytes can be uploaded.`, { limit });
+/** A grant row's size when the client declared none: the PUT's body tells it, up to the limit. */
+const UNDECLARED_SIZE = -1;
 
 /**
  * Uploads and downloads through presigned addresses served by this service. An upload address
  * names a grant row (src/domain/uploads/uploadGrants.ts): a new `file` node at a path, or a new version of one file
- * node, of exactly the declared size. Its PUT streams the body into a git blob (memory stays
+ * node, of exactly the declared size (or, without one, of any size up to the limit). Its PUT streams the body into a git blob (memory stays
  * bounded), then commits it; inside that commit's transaction the holder is authorized again,
  * the target must be as it was when the address was issued (else 409, nothing written), and the
  * grant row is deleted: an address writes once. A download address pins one version of a node
  * and serves it with Range support.
  */
-export function nodeTransferRoutes(s: Services): Router {
-  const router = new Router({ prefix: '/nodes' });
+export function nodeTransferRoutes(s: Services): RouteGroup {
   const store = s.content;
   const guard = new NodeGuard(s);
   const tokens = new PresignedTokens(s.signingSecret);
@@ -42,9 +43,17 @@ export function nodeTransferRoutes(s: Services): Router {
   const inFlight = new Set<string>();
   const address = (path: string) => `${s.settings.baseUrl}/api/v1/nodes/${path}`;
 
-  router.post('/upload', async (ctx) => {
-    const body = parseInput(schema.uploadBody, ctx.request.body, 'body');
-    if (body.size > s.settings.maxUploadBytes) throw tooLarge(s.settings.maxUploadBytes);
+  const upload = route({
+    method: 'post',
+    path: '/upload',
+    summary: 'An upload address for a new file node or a new version of one',
+    description: '`size` is optional: without it the PUT may send any size up to `max_size` (checked while streaming).',
+    permission: 'content:write',
+    status: 201,
+    body: schema.uploadBody,
+    response: answer.uploadAddress,
+    async handle(ctx, { body }) {
+    if (body.size !== undefined && body.size > s.settings.maxUploadBytes) throw tooLarge(s.settings.maxUploadBytes);
     let target: { caller: Caller; nodeId: string; parentId: string | null; name: string; path: string; baseVersion: number };
     if (body.node_id !== undefined) {
       const { node, caller } = guard.node(ctx, body.node_id, 'content:write', body.project_id);
@@ -72,7 +81,7 @@ export function nodeTransferRoutes(s: Services): Router {
       name: target.name,
       path: target.path,
       base_version: target.baseVersion,
-      size: body.size,
+      size: body.size ?? UNDECLARED_SIZE,
       mime_type: body.mime_type ?? null,
       principal_kind: caller.principal.kind,
       principal_id: caller.principal.id,
@@ -86,11 +95,12 @@ export function nodeTransferRoutes(s: Services): Router {
       method: 'PUT',
       node_id: row.node_id,
       path: row.path,
-      size: row.size,
+      size: row.size === UNDECLARED_SIZE ? null : row.size,
       base_version: row.base_version,
       expires_in: UPLOAD_TTL_SECONDS,
       max_size: s.settings.maxUploadBytes,
     }, 'PUT the file bytes to upload_url');
+    },
   });
 
   /**
@@ -135,21 +145,35 @@ export function nodeTransferRoutes(s: Services): Router {
     return { actor: actorOf(principal) };
   }
 
-  router.put('/upload/:token', async (ctx) => {
-    const { uploadId, projectId } = await tokens.verifyUpload(String(ctx.params.token));
+  const put = route({
+    method: 'put',
+    path: '/upload/:token',
+    summary: 'PUT the bytes of a file to its upload address',
+    description: 'No credential: the address is the grant. The body is the raw bytes (any media type). 201 for a new node, 200 for a new version.',
+    public: true,
+    status: 201,
+    alsoStatus: 200,
+    params: tokenParams,
+    response: answer.uploaded,
+    async handle(ctx, { params }) {
+    const { uploadId, projectId } = await tokens.verifyUpload(params.token);
     const row = grants.find(uploadId);
     if (!row || row.project_id !== projectId) throw forbidden('This upload address has already been used.');
     if (inFlight.has(row.id)) throw conflict('This upload address is being used by another request.');
     const { actor } = recheck(row);
     const declared = ctx.get('Content-Length');
-    if (declared !== '' && Number(declared) > row.size) throw tooLarge(row.size);
-    if (declared !== '' && Number(declared) < row.size) {
+    const exact = row.size !== UNDECLARED_SIZE;
+    if (exact && declared !== '' && Number(declared) > row.size) throw tooLarge(row.size);
+    if (exact && declared !== '' && Number(declared) < row.size) {
       throw validationError(`The body has ${declared} bytes; ${row.size} were declared.`, [{ field: 'body', message: 'size differs from the declared size' }]);
     }
     inFlight.add(row.id);
+    let release = () => {};
     try {
-      const blobId = await store.writeBlobStream(row.project_id, ctx.req, row.size);
-      const mutation = { op: 'writeBlob' as const, id: row.node_id, path: row.path, blobId, size: row.size, baseVersion: row.base_version };
+      const body = await sizedBody(ctx.req, exact ? row.size : null, declared, s.settings.maxUploadBytes);
+      release = body.release;
+      const blobId = await store.writeBlobStream(row.project_id, body.stream, body.size);
+      const mutation = { op: 'writeBlob' as const, id: row.node_id, path: row.path, blobId, size: body.size, baseVersion: row.base_version };
       const result = await store.commit(row.project_id, actor, [mutation], {
         message: `upload ${row.name}`,
         // Streaming took time: authorize and compare again where it counts, and use the grant up.
@@ -159,27 +183,44 @@ export function nodeTransferRoutes(s: Services): Router {
         },
       });
       const node = result.nodes.find((n) => n.id === row.node_id) ?? store.getById(row.project_id, row.node_id);
-      const data = { ...presentNode(node), project_version: result.projectVersion };
+      const data = { ...nodePresenter(store, 'id').node(node), project_version: result.projectVersion };
       if (row.base_version === 0) created(ctx, data, 'Uploaded');
       else ok(ctx, data, `Uploaded version ${node.version}`);
     } finally {
+      release();
       inFlight.delete(row.id);
     }
+    },
   });
 
-  router.get('/download/:token', async (ctx) => {
-    const grant = await tokens.verifyDownload(String(ctx.params.token));
+  const download = route({
+    method: 'get',
+    path: '/download/:token',
+    summary: 'The bytes of the node version a download address names',
+    description: 'No credential: the address is the grant. Not an envelope: the bytes with their media type, an ETag and Range support.',
+    public: true,
+    params: tokenParams,
+    streams: 'application/octet-stream',
+    async handle(ctx, { params }) {
+    const grant = await tokens.verifyDownload(params.token);
     const node = store.getById(grant.projectId, grant.nodeId);
     const version = store.getVersion(grant.projectId, { id: node.id }, grant.version);
     if (!version.blobId) throw notFound('Content');
     const blob = await store.openBlob(grant.projectId, version.blobId);
     const name = version.path.slice(version.path.lastIndexOf('/') + 1);
     sendSource(ctx, { size: blob.size, slice: blob.stream }, { etag: version.blobId, contentType: node.mimeType ?? 'application/octet-stream', filename: name });
+    },
   });
 
-  router.get('/:nodeId/download', async (ctx) => {
-    const { nodeId } = parseInput(schema.nodeParams, ctx.params, 'params');
-    const q = parseInput(schema.downloadQuery, ctx.query, 'query');
+  const downloadAddress = route({
+    method: 'get',
+    path: '/:nodeId/download',
+    summary: 'A download address for a version of a file (or json, markdown) node',
+    permission: 'content:read',
+    params: schema.nodeParams,
+    query: schema.downloadQuery,
+    response: answer.downloadAddress,
+    async handle(ctx, { params: { nodeId }, query: q }) {
     const { node } = guard.node(ctx, nodeId, 'content:read', q.project_id);
     if (node.type === 'folder') throw validationError('Folders cannot be downloaded.', [{ field: 'node_id', message: 'is a folder' }]);
     const v = store.getVersion(node.projectId, { id: node.id }, q.version ?? node.version);
@@ -193,7 +234,10 @@ export function nodeTransferRoutes(s: Services): Router {
       content_hash: v.blobId,
       expires_in: DOWNLOAD_TTL_SECONDS,
     });
+    },
   });
 
-  return router;
+  return { prefix: '/nodes', tag: 'Nodes', routes: [upload, put, download, downloadAddress] };
 }
+
+const tokenParams = z.object({ token: z.string().min(1) });

@@ -1,30 +1,8 @@
 import { z } from 'zod';
-import type { AuditLogEntry, NodeInfo, TrashItem, TreeNode, VersionInfo } from '../../content/contentStore.ts';
+import type { AuditLogEntry, NodeInfo, TrashItem, VersionInfo } from '../../content/contentStore.ts';
+import { nodeTypeSchema } from './node.ts';
 
-/** A node's metadata as every content route shows it (snake_case, ISO times). */
-export function presentEntry(n: NodeInfo) {
-  return {
-    id: n.id,
-    name: n.name,
-    path: n.path,
-    type: n.type,
-    size: n.size,
-    content_hash: n.contentHash,
-    mime_type: n.mimeType,
-    children_count: n.type === 'folder' ? n.childrenCount ?? 0 : null,
-    version: n.version,
-    created_at: n.createdAt,
-    updated_at: n.updatedAt,
-  };
-}
-
-export function presentTree(n: TreeNode): ReturnType<typeof presentEntry> & { children?: unknown[] | null } {
-  const out: ReturnType<typeof presentEntry> & { children?: unknown[] | null } = presentEntry(n);
-  // A folder whose children were not loaded (max_depth reached) has no `children` key; its children_count still tells how many.
-  if (Array.isArray(n.children)) out.children = n.children.map(presentTree);
-  else if (n.type !== 'folder') out.children = null;
-  return out;
-}
+// A node itself is presented by node.ts (one presenter for both surfaces).
 
 /** Version records carry the fields of both shapes of spec 2.3 plus where the version came from. */
 export function presentVersion(v: VersionInfo) {
@@ -87,22 +65,6 @@ export function presentContent(type: NodeInfo['type'], bytes: Buffer): { content
 
 // What the presenters above answer, for the response schemas of the OpenAPI document.
 
-export const nodeTypeSchema = z.enum(['folder', 'json', 'markdown', 'file']);
-
-export const entrySchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  path: z.string(),
-  type: nodeTypeSchema,
-  size: z.number().int(),
-  content_hash: z.string().nullable(),
-  mime_type: z.string().nullable(),
-  children_count: z.number().int().nullable(),
-  version: z.number().int(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-
 export const versionSchema = z.object({
   version: z.number().int(),
   actor_type: z.enum(['user', 'agent', 'sync']),
@@ -125,3 +87,25 @@ export const contentFieldsSchema = {
   content_text: z.string().optional(),
   content_base64: z.string().optional(),
 };
+
+export const trashItemSchema = z.object({
+  id: z.string(),
+  trash_path: z.string(),
+  original_path: z.string().nullable(),
+  name: z.string(),
+  type: nodeTypeSchema,
+  deleted_at: z.string().nullable(),
+  deleted_by: z.string().nullable(),
+});
+
+export const auditLogSchema = z.object({
+  id: z.number().int(),
+  action: z.string(),
+  actor_type: z.enum(['user', 'agent', 'sync']),
+  actor_id: z.string(),
+  author: z.string(),
+  node_id: z.string().describe("'' for a push"),
+  path: z.string(),
+  timestamp: z.string(),
+  details: z.record(z.string(), z.unknown()),
+});

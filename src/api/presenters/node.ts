@@ -1,33 +1,50 @@
 import { z } from 'zod';
-import type { NodeInfo } from '../../content/contentStore.ts';
+import type { NodeInfo, TreeNode } from '../../content/contentStore.ts';
 
 /**
- * A node as the id surface shows it: the fields of spec 2.1 (id, name, type, content, parent_id,
- * project_id, created_at, updated_at) plus path, version, content_hash, size and mime_type.
- * `content` is given only when the caller read it (json: the value, markdown: the text); file
- * bytes come as `content_base64`.
+ * Which surface a node is shown on. Both show the same metadata (spec 2.1 plus path, version,
+ * content_hash, size, mime_type, id_path); the id surface adds its addressing fields
+ * (parent_id, project_id, state) and, when the caller read it, the content.
  */
-export function presentNode(n: NodeInfo, content?: Buffer) {
-  return {
+export type NodeSurface = 'path' | 'id';
+
+/**
+ * The one presenter of a node, for both surfaces. `idPath` is the ids from the root joined by
+ * `/` (as `GET /nodes/by-id-path` takes them; '' for the root); callers resolve it (IdPaths in
+ * src/api/shared/idPaths.ts). `content` (id surface only): json → the value, markdown → the
+ * text, file → `content_base64`.
+ */
+export function presentNode(n: NodeInfo, surface: NodeSurface, idPath: string, content?: Buffer): PresentedNode {
+  const meta = {
     id: n.id,
     name: n.name,
-    type: n.type,
-    ...(content ? contentFields(n.type, content) : {}),
-    parent_id: n.parentId,
-    project_id: n.projectId,
     path: n.path,
-    version: n.version,
-    content_hash: n.contentHash,
+    type: n.type,
     size: n.size,
+    content_hash: n.contentHash,
     mime_type: n.mimeType,
-    state: n.state,
     children_count: n.type === 'folder' ? (n.childrenCount ?? 0) : null,
+    version: n.version,
     created_at: n.createdAt,
     updated_at: n.updatedAt,
+    id_path: idPath,
   };
+  if (surface === 'path') return meta;
+  return { ...meta, ...(content ? contentFields(n.type, content) : {}), parent_id: n.parentId, project_id: n.projectId, state: n.state };
 }
 
-export type PresentedNode = ReturnType<typeof presentNode>;
+export type PresentedNode = z.output<typeof entrySchema> & Partial<Omit<z.output<typeof nodeSchema>, keyof z.output<typeof entrySchema>>>;
+
+/** A tree on the path surface: folders whose children were not loaded (max_depth) carry no `children` key. */
+export function presentTree(n: TreeNode, idPath: string): PresentedTree {
+  const out: PresentedTree = presentNode(n, 'path', idPath);
+  const childPath = (id: string) => (idPath === '' ? id : `${idPath}/${id}`);
+  if (Array.isArray(n.children)) out.children = n.children.map((c) => presentTree(c, childPath(c.id)));
+  else if (n.type !== 'folder') out.children = null;
+  return out;
+}
+
+export type PresentedTree = PresentedNode & { children?: PresentedTree[] | null };
 
 function contentFields(type: NodeInfo['type'], bytes: Buffer): { content?: unknown; content_base64?: string } {
   if (type === 'json') return { content: JSON.parse(bytes.toString('utf8')) };
@@ -35,22 +52,36 @@ function contentFields(type: NodeInfo['type'], bytes: Buffer): { content?: unkno
   return { content_base64: bytes.toString('base64') };
 }
 
-/** What `presentNode` answers (the response schema in the OpenAPI document). */
-export const nodeSchema = z.object({
+// What `presentNode` answers on each surface (the response schemas of the OpenAPI document).
+
+export const nodeTypeSchema = z.enum(['folder', 'json', 'markdown', 'file']);
+
+/** The path surface's node (`presentNode(n, 'path', …)`). */
+export const entrySchema = z.object({
   id: z.string(),
   name: z.string(),
-  type: z.enum(['folder', 'json', 'markdown', 'file']),
+  path: z.string(),
+  type: nodeTypeSchema,
+  size: z.number().int(),
+  content_hash: z.string().nullable(),
+  mime_type: z.string().nullable(),
+  children_count: z.number().int().nullable(),
+  version: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  id_path: z.string().describe('the ids from the root joined by "/", as GET /nodes/by-id-path takes them'),
+});
+
+/** The id surface's node (`presentNode(n, 'id', …)`). */
+export const nodeSchema = entrySchema.extend({
   content: z.unknown().optional().describe('json: the value; markdown: the text (when the caller read it)'),
   content_base64: z.string().optional().describe('file bytes, when asked for'),
   parent_id: z.string().nullable(),
   project_id: z.string(),
-  path: z.string(),
-  version: z.number().int(),
-  content_hash: z.string().nullable(),
-  size: z.number().int(),
-  mime_type: z.string().nullable(),
   state: z.enum(['active', 'trashed']),
-  children_count: z.number().int().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
 });
+
+/** A tree node on the path surface (recursive). */
+export const treeSchema: z.ZodType<PresentedTree> = z.lazy(() =>
+  entrySchema.extend({ children: z.array(treeSchema).nullable().optional().describe('absent when max_depth was reached; null for non-folders') }),
+) as unknown as z.ZodType<PresentedTree>;

@@ -40,3 +40,12 @@ export function presentProjectMember(m: ProjectMemberView) {
     org_role: m.org_role,
   };
 }
+
+export const projectMemberSchema = z.object({
+  user_id: z.string(),
+  email: z.string(),
+  display_name: z.string(),
+  role: projectRole.describe('the effective role: the stronger of the inherited and the explicit one'),
+  project_role: projectRole.nullable(),
+  org_role: z.string().nullable(),
+});

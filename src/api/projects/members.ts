@@ -1,47 +1,76 @@
-import Router from '@koa/router';
+import { z } from 'zod';
 import type { Services } from '../../app/services.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { validationError } from '../../http/errors.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo, paginationQuery } from '../../http/pagination.ts';
-import { parseInput } from '../../http/validate.ts';
-import { presentProjectMember } from '../presenters/project.ts';
-import { addProjectMemberBody, projectRoleBody } from './schemas.ts';
+import { route, type RouteDeclaration } from '../../http/routes/declaration.ts';
+import { pageFields } from '../presenters/page.ts';
+import { presentProjectMember, projectMemberSchema } from '../presenters/project.ts';
+import { addProjectMemberBody, memberParams, projectParams, projectRoleBody } from './schemas.ts';
 
-/** Project members: everyone with a role, inherited from the organization or explicit. */
-export function projectMemberRoutes(s: Services): Router {
-  const router = new Router();
-
-  router.get('/projects/:project_id/members', (ctx) => {
-    const principal = s.authorizer.requireUser(principalOf(ctx));
-    const { project } = s.authorizer.requireProject(principal, ctx.params.project_id, 'project:read');
-    const page = parseInput(paginationQuery, ctx.query, 'query');
-    const { items, total } = s.projectMembers.list(project, page);
-    ok(ctx, { members: items.map(presentProjectMember), ...pageInfo(total, page) });
-  });
-
-  router.post('/projects/:project_id/members', (ctx) => {
-    const { project } = s.authorizer.requireProject(principalOf(ctx), ctx.params.project_id, 'members:manage');
-    const body = parseInput(addProjectMemberBody, ctx.request.body, 'body');
-    const user = body.user_id ? s.users.findById(body.user_id) : s.users.findByEmail(body.email!);
-    if (!user) {
-      const field = body.user_id ? 'user_id' : 'email';
-      throw validationError('No user has this id or email; they need an account first.', [{ field, message: 'no such user' }]);
-    }
-    created(ctx, presentProjectMember(s.projectMembers.add(project, user.id, body.role)), 'Member added');
-  });
-
-  router.put('/projects/:project_id/members/:user_id/role', (ctx) => {
-    const { project } = s.authorizer.requireProject(principalOf(ctx), ctx.params.project_id, 'members:manage');
-    const body = parseInput(projectRoleBody, ctx.request.body, 'body');
-    ok(ctx, presentProjectMember(s.projectMembers.setRole(project, ctx.params.user_id, body.role)), 'Role changed');
-  });
-
-  router.delete('/projects/:project_id/members/:user_id', (ctx) => {
-    const { project } = s.authorizer.requireProject(principalOf(ctx), ctx.params.project_id, 'members:manage');
-    s.projectMembers.remove(project, ctx.params.user_id);
-    ok(ctx, { project_id: project.id, user_id: ctx.params.user_id, removed: true }, 'Member removed');
-  });
-
-  return router;
+/** Project members (under /projects): everyone with a role, inherited from the organization or explicit. */
+export function projectMemberRoutes(s: Services): RouteDeclaration[] {
+  return [
+    route({
+      method: 'get',
+      path: '/:project_id/members',
+      summary: "A project's members with their effective, explicit and inherited roles",
+      permission: 'project:read',
+      params: projectParams,
+      query: paginationQuery,
+      response: z.object({ members: z.array(projectMemberSchema), ...pageFields }),
+      handle(ctx, { params, query }) {
+        const principal = s.authorizer.requireUser(principalOf(ctx));
+        const { project } = s.authorizer.requireProject(principal, params.project_id, 'project:read');
+        const { items, total } = s.projectMembers.list(project, query);
+        ok(ctx, { members: items.map(presentProjectMember), ...pageInfo(total, query) });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/:project_id/members',
+      summary: 'Give a user (by id or email) a role on the project',
+      permission: 'members:manage',
+      status: 201,
+      params: projectParams,
+      body: addProjectMemberBody,
+      response: projectMemberSchema,
+      handle(ctx, { params, body }) {
+        const { project } = s.authorizer.requireProject(principalOf(ctx), params.project_id, 'members:manage');
+        const user = body.user_id ? s.users.findById(body.user_id) : s.users.findByEmail(body.email!);
+        if (!user) {
+          const field = body.user_id ? 'user_id' : 'email';
+          throw validationError('No user has this id or email; they need an account first.', [{ field, message: 'no such user' }]);
+        }
+        created(ctx, presentProjectMember(s.projectMembers.add(project, user.id, body.role)), 'Member added');
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/:project_id/members/:user_id/role',
+      summary: "Change a member's explicit role on the project",
+      permission: 'members:manage',
+      params: memberParams,
+      body: projectRoleBody,
+      response: projectMemberSchema,
+      handle(ctx, { params, body }) {
+        const { project } = s.authorizer.requireProject(principalOf(ctx), params.project_id, 'members:manage');
+        ok(ctx, presentProjectMember(s.projectMembers.setRole(project, params.user_id, body.role)), 'Role changed');
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/:project_id/members/:user_id',
+      summary: "Remove a member's explicit role on the project",
+      permission: 'members:manage',
+      params: memberParams,
+      response: z.object({ project_id: z.string(), user_id: z.string(), removed: z.literal(true) }),
+      handle(ctx, { params }) {
+        const { project } = s.authorizer.requireProject(principalOf(ctx), params.project_id, 'members:manage');
+        s.projectMembers.remove(project, params.user_id);
+        ok(ctx, { project_id: project.id, user_id: params.user_id, removed: true }, 'Member removed');
+      },
+    }),
+  ];
 }

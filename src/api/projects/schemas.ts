@@ -24,3 +24,6 @@ export const addProjectMemberBody = z
   });
 
 export const projectRoleBody = z.object({ role: projectRole });
+
+export const projectParams = z.object({ project_id: z.string().min(1) });
+export const memberParams = projectParams.extend({ user_id: z.string().min(1) });

@@ -1,6 +1,7 @@
 import type { Actor, ContentStore, NodeInfo } from '../../content/contentStore.ts';
 import { diffVersions } from '../../content/versionDiff.ts';
-import { presentContent, presentEntry, presentVersion } from '../presenters/content.ts';
+import { presentContent, presentVersion } from '../presenters/content.ts';
+import { nodePresenter } from './idPaths.ts';
 
 /**
  * A node's history as both surfaces answer it (path routes of 4.1, id routes of 4.2 and 4.3):
@@ -40,7 +41,7 @@ export async function rollbackNodeTo(store: ContentStore, node: NodeInfo, actor:
     ? presentContent(result.node.type, (await store.readContent(result.node.projectId, { id: result.node.id })).bytes)
     : {};
   return {
-    data: { ...presentEntry(result.node), ...content, changed: result.changed, restored_version: version, project_version: result.projectVersion },
+    data: { ...nodePresenter(store, 'path').node(result.node), ...content, changed: result.changed, restored_version: version, project_version: result.projectVersion },
     message: `Rolled back to version ${version}`,
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { contentFieldsSchema, entrySchema, versionSchema } from '../presenters/content.ts';
-import { nodeSchema } from '../presenters/node.ts';
+import { contentFieldsSchema, versionSchema } from '../presenters/content.ts';
+import { entrySchema, nodeSchema } from '../presenters/node.ts';
 
 // Requests of the history and snapshot routes by node id (/nodes/{id}/… and their /collab twins).
 

@@ -5,7 +5,7 @@ import { ok } from '../../http/envelope.ts';
 import { validationError } from '../../http/errors.ts';
 import { route, type RouteDeclaration } from '../../http/routes/declaration.ts';
 import type { ContentAction } from '../../policies/contentAccess.ts';
-import { presentNode } from '../presenters/node.ts';
+import { nodePresenter } from './idPaths.ts';
 import { nodeFor } from './nodeHistory.ts';
 import * as schema from './nodeHistorySchemas.ts';
 
@@ -48,6 +48,7 @@ export function nodeSnapshotRoutes(s: Services, paths: { list: string; rollback:
         const { node, grant } = folderOf(ctx, params.nodeId, 'content:write', query.project_id);
         const { snapshotId } = params;
         const r = await store.rollbackFolder(grant.projectId, grant.actor, node.id, { commitId: snapshotId }, { message: body?.message });
+        const present = nodePresenter(store, 'id');
         ok(
           ctx,
           {
@@ -56,7 +57,7 @@ export function nodeSnapshotRoutes(s: Services, paths: { list: string; rollback:
             changed: r.changed,
             project_version: r.projectVersion,
             commit_id: r.commitId,
-            nodes: r.nodes.map((n) => presentNode(n)),
+            nodes: r.nodes.map((n) => present.node(n)),
           },
           `Folder rolled back to snapshot ${snapshotId.slice(0, 12)}`,
         );

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { crc32, deflate, deflateSync } from 'node:zlib';
 import { fsyncDirs, hashObject, type ObjectType } from './objects.ts';
+import { storedDeflate } from './storedDeflate.ts';
 import type { TimeSlice } from '../timeSlice.ts';
 
 const TYPE_CODE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
@@ -77,7 +78,8 @@ export class PackBuilder {
     if (this.seen.has(oid)) return oid;
     this.seen.add(oid);
     const header = objectHeader(TYPE_CODE[type], content.length);
-    const data = await deflateAsync(content, { level: type === 'blob' ? 1 : 0 });
+    // Non-blob objects are stored at level 0 anyway: framed here in slices instead of one zlib call.
+    const data = type === 'blob' ? await deflateAsync(content, { level: 1 }) : await storedDeflate(content, slice);
     let crc = crc32(header);
     for (let i = 0; i < data.length; i += 1 << 20) {
       crc = crc32(data.subarray(i, i + (1 << 20)), crc);

@@ -26,10 +26,15 @@ export interface RouteDeclaration<P extends z.ZodType = z.ZodType, Q extends z.Z
   body?: B;
   /** The schema of `data` in the success envelope. */
   response?: z.ZodType;
-  /** The answer is not an envelope but a stream of this media type (e.g. Server-Sent Events). */
-  streams?: 'text/event-stream';
+  /**
+   * The answer is not an envelope but a stream of this media type: Server-Sent Events, or the
+   * bytes of a file (`response` is left out; `description` says what comes).
+   */
+  streams?: 'text/event-stream' | 'application/octet-stream';
   /** The success status (200 unless said). */
   status?: 200 | 201 | 202 | 204;
+  /** A second success status with the same `data` (a write answers 201 when it created the node, 200 when it changed one). */
+  alsoStatus?: 200 | 201;
   /** The permission the route needs, as the policy names it (documented as `x-permission`). */
   permission?: string;
   /** Reachable without a credential (still listed in src/http/publicRoutes.ts). */

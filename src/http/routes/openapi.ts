@@ -9,8 +9,6 @@ export interface OpenApiSource {
   /** Where the API is mounted (`/api/v1`); declared paths are relative to it. */
   basePath: string;
   groups: RouteGroup[];
-  /** Routers not (yet) built from declarations: listed with their path parameters only. */
-  undeclared?: { tag: string; router: Router }[];
   title: string;
   version: string;
   description?: string;
@@ -64,19 +62,26 @@ const errorEnvelope: JsonSchema = {
   },
 };
 
+const streamSchema = (media: NonNullable<RouteDeclaration['streams']>): JsonSchema =>
+  media === 'text/event-stream'
+    ? { type: 'string', description: 'a stream of events; see the description' }
+    : { type: 'string', format: 'binary', description: 'the bytes of the file; see the description' };
+
 function operation(r: RouteDeclaration, tag: string, path: string): JsonSchema {
+  const success = {
+    description: r.summary,
+    content: r.streams
+      ? { [r.streams]: { schema: streamSchema(r.streams) } }
+      : { 'application/json': { schema: successEnvelope(r.response ? jsonSchema(r.response) : {}) } },
+  };
   const op: JsonSchema = {
     tags: [tag],
     summary: r.summary,
     operationId: operationId(r.method, path),
     parameters: [...parameters(r.params, 'path', pathParamNames(path)), ...parameters(r.query, 'query', [])],
     responses: {
-      [String(r.status ?? 200)]: {
-        description: r.summary,
-        content: r.streams
-          ? { [r.streams]: { schema: { type: 'string', description: 'a stream of events; see the description' } } }
-          : { 'application/json': { schema: successEnvelope(r.response ? jsonSchema(r.response) : {}) } },
-      },
+      [String(r.status ?? 200)]: success,
+      ...(r.alsoStatus ? { [String(r.alsoStatus)]: success } : {}),
       default: { description: 'An error, in the envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
     },
   };
@@ -104,19 +109,6 @@ export function openApiDocument(source: OpenApiSource): JsonSchema {
       const path = openApiPath(g.prefix + r.path);
       add(path, r.method, operation(r, g.tag, path));
       if (g.server) paths[path]!.servers = [{ url: g.server }] as unknown as JsonSchema;
-    }
-  }
-  for (const { tag, router } of source.undeclared ?? []) {
-    for (const { path, method } of routerRoutes(router)) {
-      const p = openApiPath(path);
-      add(p, method, {
-        tags: [tag],
-        summary: `${method.toUpperCase()} ${p}`,
-        operationId: operationId(method, p),
-        parameters: parameters(undefined, 'path', pathParamNames(p)),
-        'x-undeclared': true,
-        responses: { default: { description: 'In the envelope', content: { 'application/json': { schema: {} } } } },
-      });
     }
   }
   return {

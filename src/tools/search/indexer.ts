@@ -16,8 +16,10 @@ export interface IndexerOptions {
   batchNodes?: number;
   /** Commits read from the changelog at a time. */
   commitsPerPage?: number;
-  /** Wait after a commit notification, so that a burst of writes is indexed together. */
-  debounceMs?: number;
+  /** Quiet time after a commit notification before indexing, so that a burst of writes is indexed together... */
+  quietMs?: number;
+  /** ...but never more than this after the first notification (freshness). */
+  maxDelayMs?: number;
   /** False once a project has no search tool any more (deleted meanwhile): its runner stops. */
   isWanted?: (projectId: string) => boolean;
   onUnwanted?: (projectId: string) => void;
@@ -93,7 +95,7 @@ export class SearchIndexer {
 
   /** A commit landed in a project: index it soon (a no-op for projects without a search tool). */
   notify(projectId: string): void {
-    this.runners.get(projectId)?.schedule(this.options.debounceMs ?? 25);
+    this.runners.get(projectId)?.schedule(this.options.quietMs ?? 20, this.options.maxDelayMs ?? 200);
   }
 
   index(projectId: string): SearchIndex | null {
@@ -125,6 +127,7 @@ class ProjectRunner {
   /** The last failure of the indexing loop itself (embedding failures are persisted in the index). */
   private indexError: string | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private firstPendingAt: number | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private retryDelay: number;
   private readonly waiters: { version: number; resolve: () => void }[] = [];
@@ -137,17 +140,27 @@ class ProjectRunner {
     this.retryDelay = o.retryMs ?? 1000;
   }
 
-  schedule(delayMs: number): void {
+  /**
+   * Runs the loop after `quietMs` without a new call, but no later than `maxWaitMs` after the
+   * first call (a trailing debounce): a burst of writes is indexed in one pass after it, so the
+   * indexing work does not interleave with every single write.
+   */
+  schedule(quietMs: number, maxWaitMs = quietMs): void {
     if (this.stopped) return;
     this.dirty = true;
-    if (this.running || this.timer) return;
+    if (this.running) return;
+    const now = Date.now();
+    this.firstPendingAt ??= now;
+    const delay = Math.max(0, Math.min(quietMs, this.firstPendingAt + maxWaitMs - now));
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
       this.start();
-    }, delayMs);
+    }, delay);
   }
 
   private start(): void {
+    this.firstPendingAt = null;
     if (this.running || this.stopped) return;
     this.running = this.loop()
       .catch((err) => {

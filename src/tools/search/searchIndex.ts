@@ -83,6 +83,8 @@ export class SearchIndex {
     this.db.pragma('journal_mode = WAL');
     // Derived data: a lost tail after a power cut is re-indexed from the persisted position.
     this.db.pragma('synchronous = NORMAL');
+    // Vector KNN reads every vector: through mmap instead of the page cache it is ~3x faster.
+    this.db.pragma('mmap_size = 2147483648');
     sqliteVec.load(this.db);
     this.db.exec(SCHEMA);
     // BM25 with the heading trail weighted half of the text; stored in the table (FTS5 `rank` config).
@@ -101,8 +103,10 @@ export class SearchIndex {
       insertChunk: p('INSERT INTO chunks (node_id, chunk_index, heading_path, hash) VALUES (?, ?, ?, ?)'),
       insertFts: p('INSERT INTO chunks_fts (rowid, text, heading_path) VALUES (?, ?, ?)'),
       docsUnder: p(`SELECT node_id AS nodeId, path, type, version, content_hash AS contentHash FROM docs WHERE path = @p OR (path > @p || '/' AND path < @p || '0')`),
-      countDocs: p(`SELECT COUNT(*) AS n FROM docs WHERE @p = '' OR path = @p OR (path > @p || '/' AND path < @p || '0')`),
-      countChunks: p(`SELECT COUNT(*) AS n FROM chunks c JOIN docs d ON d.node_id = c.node_id WHERE @p = '' OR d.path = @p OR (d.path > @p || '/' AND d.path < @p || '0')`),
+      countAllDocs: p('SELECT COUNT(*) AS n FROM docs'),
+      countAllChunks: p('SELECT COUNT(*) AS n FROM chunks'),
+      countDocs: p(`SELECT COUNT(*) AS n FROM docs WHERE path = @p OR (path > @p || '/' AND path < @p || '0')`),
+      countChunks: p(`SELECT COUNT(*) AS n FROM chunks c JOIN docs d ON d.node_id = c.node_id WHERE d.path = @p OR (d.path > @p || '/' AND d.path < @p || '0')`),
       pending: p(`SELECT c.id, c.hash, f.text FROM chunks c JOIN chunks_fts f ON f.rowid = c.id WHERE c.embedded = 0 ORDER BY c.id LIMIT ?`),
       pendingCount: p('SELECT COUNT(*) AS n FROM chunks WHERE embedded = 0'),
       markEmbedded: p('UPDATE chunks SET embedded = 1 WHERE id = ?'),
@@ -186,6 +190,7 @@ export class SearchIndex {
   }
 
   counts(prefix: string): { documents: number; chunks: number } {
+    if (prefix === '') return { documents: (this.st.countAllDocs.get() as { n: number }).n, chunks: (this.st.countAllChunks.get() as { n: number }).n };
     return {
       documents: (this.st.countDocs.get({ p: prefix }) as { n: number }).n,
       chunks: (this.st.countChunks.get({ p: prefix }) as { n: number }).n,

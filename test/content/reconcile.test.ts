@@ -98,8 +98,8 @@ test('commits without trailers index the same with the system git as with isomor
     db2.close();
   });
 
-  const viaGit = await f.store.syncFromGit(P);
-  const viaIso = await store2.syncFromGit(P);
+  const viaGit = await f.store.reconcile(P);
+  const viaIso = await store2.reconcile(P);
   t.is(viaGit.indexedCommits, 6);
   t.is(viaIso.indexedCommits, 6);
   t.deepEqual(canonical(f.db), canonical(db2));
@@ -126,7 +126,7 @@ test('commits without trailers index the same with the system git as with isomor
   t.is(s.getByPath(P, 'keep').contentHash, git(c, 'rev-parse', 'HEAD:keep').trim());
 });
 
-test('syncFromGit options: actor, received time and commit author; commits grouped into few transactions stay consistent', async (t) => {
+test('reconcile options: actor, received time and commit author; commits grouped into few transactions stay consistent', async (t) => {
   const f = fixture();
   t.teardown(f.cleanup);
   await f.store.write(P, alice, { path: 'a.md', type: 'markdown', content: 'a' });
@@ -145,7 +145,7 @@ test('syncFromGit options: actor, received time and commit author; commits group
   git(c, 'push', '-q', 'origin', 'main');
   const moved = f.store.findByPath(P, 'moved');
   const receivedAt = '2030-01-02T03:04:05.678Z';
-  const report = await f.store.syncFromGit(P, { actor: pusher, receivedAt, keepCommitAuthor: true });
+  const report = await f.store.reconcile(P, { actor: pusher, receivedAt, keepCommitAuthor: true });
   t.is(moved, null);
   t.is(report.indexedCommits, 2100);
   t.is(f.store.projectVersion(P), 2101);
@@ -154,7 +154,7 @@ test('syncFromGit options: actor, received time and commit author; commits group
   t.like(v, { actorType: 'agent', actorId: 'con_pusher', author: 'pusher@example.com', createdAt: '2030-01-02T03:04:05.000Z' });
   t.is(f.store.listVersions(P, { path: 'a.md' }).versions[0]!.author, 'alice@example.com');
   t.is(f.store.stats(P).lastChange?.commitId, git(c, 'rev-parse', 'HEAD').trim());
-  await t.throwsAsync(f.store.syncFromGit(P, { receivedAt: 'yesterday' }), { message: /received_at/ });
+  await t.throwsAsync(f.store.reconcile(P, { receivedAt: 'yesterday' }), { message: /received_at/ });
   // A rebuild from git finds the same nodes at the same paths (ids of pushed files are new: git does not know them).
   const paths = f.store.tree(P).children!.map((n) => n.path);
   const versions = (f.db.prepare(`SELECT COUNT(*) AS n FROM node_versions WHERE project_id = ?`).get(P) as { n: number }).n;
@@ -182,7 +182,7 @@ test('a registered push is attributed by whichever path indexes it first, and re
 
   // An API write arrives before the post-push sync: it indexes the pushed commits first.
   await f.store.write(P, bot, { path: 'b.md', type: 'markdown', content: 'b' });
-  t.is((await f.store.syncFromGit(P, { actor: alice })).indexedCommits, 0);
+  t.is((await f.store.reconcile(P, { actor: alice })).indexedCommits, 0);
   const versions = f.store.listVersions(P, { path: 'pushed.md' }).versions;
   t.deepEqual(
     versions.map((v) => [v.actorType, v.actorId, v.author, v.createdAt, v.message]),
@@ -205,7 +205,7 @@ test('a registered push is attributed by whichever path indexes it first, and re
   git(c, 'commit', '-q', '-m', 'later');
   git(c, 'pull', '-q', '--rebase', 'origin', 'main');
   git(c, 'push', '-q', 'origin', 'main');
-  await f.store.syncFromGit(P);
+  await f.store.reconcile(P);
   t.like(f.store.listVersions(P, { path: 'later.md' }).versions[0]!, { actorType: 'user', actorId: 'pusher@example.com' });
   t.is(f.store.auditLogs(P, { path: '' }).filter((e) => e.action === 'push').length, 1);
   t.throws(() => f.store.expectPush(P, { before: null, after: 'nope', commits: 1, actor: pusher, receivedAt }), { message: /commit ids/ });
@@ -233,7 +233,7 @@ test('a registered push survives a restart: the reconciler attributes it, and st
 
   // The process dies before indexing: a new store on the same database is the restarted service.
   const store = await f.reopen();
-  await store.syncAllProjects();
+  await store.reconcileAll();
   t.like(store.listVersions(P, { path: 'pushed.md' }).versions[0]!, { actorType: 'agent', actorId: 'con_pusher', createdAt: receivedAt });
   const pushes = store.auditLogs(P, { path: '' }).filter((e) => e.action === 'push');
   t.is(pushes.length, 1);
@@ -255,7 +255,7 @@ test('without a git binary (not on PATH) pushed commits are still indexed, throu
   git(c, 'add', '-A');
   git(c, 'commit', '-q', '-m', 'rename and add');
   git(c, 'push', '-q', 'origin', 'main');
-  t.is((await f.store.syncFromGit(P)).indexedCommits, 1);
+  t.is((await f.store.reconcile(P)).indexedCommits, 1);
   t.is(f.store.getByPath(P, 'docs/b.md').id, a.node.id);
   t.is(f.store.getByPath(P, 'x.json').type, 'json');
   t.is(f.store.getByPath(P, 'docs').contentHash, git(c, 'rev-parse', 'HEAD:docs').trim());

@@ -1,0 +1,291 @@
+import { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.ts';
+import { clampLimit } from '../util/limits.ts';
+import { BlobCache } from './blobCache.ts';
+import { ChildrenCache } from './childrenCache.ts';
+import { decodeContent } from './encoding.ts';
+import { NotFoundError, ValidationError } from './errors.ts';
+import { FolderSnapshots, type SnapshotPage } from './folderSnapshots.ts';
+import { openLooseBlob, type BlobSource } from './git/blobReader.ts';
+import { RepoRegistry } from './git/repo.ts';
+import { ChangeIndex, IndexStore } from './indexStore.ts';
+import { assertProjectId, normalizePath } from './paths.ts';
+import { rootNode, treePage, type TreePage, type TreePageOptions } from './treePages.ts';
+import type {
+  AuditLogEntry,
+  ChangeEntry,
+  CommitInfo,
+  NodeInfo,
+  NodeRef,
+  ProjectStats,
+  ScopeFigures,
+  TrashItem,
+  TreeNode,
+  VersionInfo,
+  VersionList,
+} from './types.ts';
+
+export interface ContentStoreOptions {
+  /** Folder holding `<projectId>.git` bare repositories (the SQLite file lives there too, owned elsewhere). */
+  dataDir: string;
+  /** Opened with openDatabase(); migration 002 must have run. */
+  db: Db;
+  logger?: Logger;
+  /** Also fsync objects, the ref and its folders before acknowledging (power-loss durability). Default false. */
+  fsync?: boolean;
+  /** Largest content of a single node in bytes (PAYLOAD_TOO_LARGE above). Default 10 MiB. */
+  maxContentBytes?: number;
+  /** Run `git repack -ad` after this many commits to a project; 0 disables. Default 2000. */
+  repackEvery?: number;
+  /** Projects whose git caches and in-memory trees stay loaded (LRU). Default 64. */
+  maxCachedProjects?: number;
+  /** Bytes of blob content kept in the shared LRU. Default 32 MiB. */
+  blobCacheBytes?: number;
+  /** Most commits made in one group-commit batch. Default 512. */
+  maxBatchCommits?: number;
+  /** Path of the git executable for maintenance; null disables repacking. Default 'git' (looked up on PATH). */
+  gitBinary?: string | null;
+}
+
+export interface VersionListOptions {
+  /** Default 50, at most 1000. */
+  limit?: number;
+  /** Only versions with a greater number. */
+  sinceVersion?: number;
+}
+
+/**
+ * The read side of the content store (ContentStore extends it): index look-ups, content and
+ * blob reads, version lists, audit, the change log. Synchronous except what returns bytes;
+ * nothing here takes a project's write lock.
+ */
+export class ContentReads {
+  readonly dataDir: string;
+  protected readonly index: IndexStore;
+  protected readonly changeIndex: ChangeIndex;
+  protected readonly repos: RepoRegistry;
+  protected readonly blobs: BlobCache;
+  protected readonly snapshots: FolderSnapshots;
+  /** Folder listings by id (the hot read of the id surface), valid while the project's head stays. */
+  protected readonly children = new ChildrenCache(100_000);
+
+  constructor(options: ContentStoreOptions) {
+    this.dataDir = options.dataDir;
+    this.index = new IndexStore(options.db);
+    this.changeIndex = new ChangeIndex(options.db);
+    this.snapshots = new FolderSnapshots(this.index);
+    this.repos = new RepoRegistry(options.dataDir, {
+      fsync: options.fsync ?? false,
+      maxCached: options.maxCachedProjects ?? 64,
+      logger: options.logger,
+    });
+    this.blobs = new BlobCache(options.blobCacheBytes ?? 32 * 1024 * 1024);
+  }
+
+
+  /** A folder's snapshots: the commits that changed something beneath it, newest first. */
+  folderSnapshots(projectId: string, folderId: string, options: { limit?: number; before?: number } = {}): SnapshotPage {
+    const folder = this.getById(projectId, folderId);
+    if (folder.type !== 'folder') throw new ValidationError(`${folder.path} is not a folder`, { id: folderId });
+    const limit = clampLimit(options.limit, 50);
+    return this.snapshots.list(projectId, folderId, { limit, before: options.before });
+  }
+
+  /** A node by id in whichever project holds it, or null (ids are unique across projects). */
+  findById(id: string): NodeInfo | null {
+    return typeof id === 'string' && id !== '' ? this.index.nodeByIdAnywhere(id) : null;
+  }
+
+  /** The ids from the root down to node `id` (itself included), as `/nodes/by-id-path` takes them; [] when unknown. */
+  idPathOf(projectId: string, id: string): string[] {
+    assertProjectId(projectId);
+    return this.index.ancestorIds(projectId, id);
+  }
+
+  /** Children of a folder by id (the root when null), folders first then by name. */
+  listChildrenOf(projectId: string, parentId: string | null): NodeInfo[] {
+    assertProjectId(projectId);
+    const head = this.index.indexState(projectId)?.headCommit ?? '';
+    const cached = this.children.get(projectId, parentId, head);
+    if (cached) return cached;
+    let nodes: NodeInfo[];
+    if (parentId === null) {
+      nodes = this.index.children(projectId, null, 'active');
+    } else {
+      const folder = this.getById(projectId, parentId);
+      if (folder.type !== 'folder') throw new ValidationError(`${folder.path} is not a folder`, { id: parentId });
+      nodes = this.index.children(projectId, folder.id, folder.state);
+    }
+    this.children.set(projectId, parentId, head, nodes);
+    return nodes;
+  }
+
+  /** The node at `path` (active or in the trash), or null. The root has no node. */
+  findByPath(projectId: string, path: string): NodeInfo | null {
+    assertProjectId(projectId);
+    return this.index.nodeByPath(projectId, normalizePath(path));
+  }
+
+  /** Like findByPath but NOT_FOUND when missing. */
+  getByPath(projectId: string, path: string): NodeInfo {
+    const n = this.findByPath(projectId, path);
+    if (!n) throw new NotFoundError(`no node at ${path}`, { path });
+    return n;
+  }
+
+  getById(projectId: string, id: string): NodeInfo {
+    assertProjectId(projectId);
+    const n = this.index.nodeById(projectId, id);
+    if (!n) throw new NotFoundError(`no node ${id}`, { id });
+    return n;
+  }
+
+  getNode(projectId: string, ref: NodeRef): NodeInfo {
+    return 'id' in ref ? this.getById(projectId, ref.id) : this.getByPath(projectId, ref.path);
+  }
+
+  /**
+   * Children of a folder (root when `path` is empty), folders first then by name. The root hides
+   * `.trash`; listing `.trash` itself returns the top-level trash items.
+   */
+  listChildren(projectId: string, path = ''): NodeInfo[] {
+    assertProjectId(projectId);
+    const p = normalizePath(path);
+    if (p === '') return this.index.children(projectId, null, 'active');
+    if (p === '.trash') return this.index.children(projectId, null, 'trashed');
+    const folder = this.getByPath(projectId, p);
+    if (folder.type !== 'folder') throw new ValidationError(`${p} is not a folder`, { path: p });
+    return this.index.children(projectId, folder.id, folder.state);
+  }
+
+  /** Nested tree under `path` (root by default); maxDepth -1 = unlimited, 0 = just the node. */
+  tree(projectId: string, path = '', maxDepth = -1): TreeNode {
+    assertProjectId(projectId);
+    return this.index.tree(projectId, normalizePath(path), maxDepth);
+  }
+
+  /**
+   * One page of the tree under `path` (see treePages.ts): at most `limit` nodes depth first, the
+   * cursor to continue, reads spread over event-loop turns. `visibility` limits it to a scope.
+   */
+  async treePage(projectId: string, path: string, options: TreePageOptions): Promise<TreePage> {
+    assertProjectId(projectId);
+    if (!Number.isInteger(options.limit) || options.limit < 1) throw new ValidationError('limit must be a positive integer', { field: 'limit' });
+    return treePage(this.index, projectId, normalizePath(path), options);
+  }
+
+  /** The node at `path`, or the project root (`''`) / the trash folder as a folder without id. */
+  statPath(projectId: string, path: string): NodeInfo {
+    assertProjectId(projectId);
+    return rootNode(this.index, projectId, normalizePath(path));
+  }
+
+  /** Current content bytes of a node (NOT_FOUND for folders). */
+  async readContent(projectId: string, ref: NodeRef): Promise<{ node: NodeInfo; bytes: Buffer }> {
+    const node = this.getNode(projectId, ref);
+    if (node.type === 'folder' || !node.contentHash) throw new NotFoundError(`${node.path} is a folder`, { path: node.path });
+    return { node, bytes: await this.readBlob(projectId, node.contentHash) };
+  }
+
+  /** Current content decoded: parsed JSON, markdown text or bytes. */
+  async readValue(projectId: string, ref: NodeRef): Promise<{ node: NodeInfo; value: unknown }> {
+    const { node, bytes } = await this.readContent(projectId, ref);
+    return { node, value: decodeContent(node.type, bytes) };
+  }
+
+  /** Versions newest first. Cost is independent of the project's history length. */
+  listVersions(projectId: string, ref: NodeRef, options: VersionListOptions = {}): VersionList {
+    const node = this.getNode(projectId, ref);
+    const limit = clampLimit(options.limit, 50);
+    return this.index.versions(node.id, node.version, limit, options.sinceVersion ?? 0);
+  }
+
+  getVersion(projectId: string, ref: NodeRef, version: number): VersionInfo {
+    const node = this.getNode(projectId, ref);
+    const v = this.index.version(node.id, version);
+    if (!v) throw new NotFoundError(`version ${version} of ${node.path} does not exist`, { version });
+    return v;
+  }
+
+  /** The node's version current at project version `projectVersion`; null when it did not exist yet. */
+  versionAtProjectVersion(projectId: string, ref: NodeRef, projectVersion: number): VersionInfo | null {
+    return this.index.versionAt(this.getNode(projectId, ref).id, projectVersion);
+  }
+
+  /** Bytes of one version (an index look-up plus a blob read). */
+  async versionContent(projectId: string, ref: NodeRef, version: number): Promise<{ version: VersionInfo; bytes: Buffer }> {
+    const v = this.getVersion(projectId, ref, version);
+    if (!v.blobId) throw new NotFoundError(`version ${version} is a folder`, { version });
+    return { version: v, bytes: await this.readBlob(projectId, v.blobId) };
+  }
+
+  /** A blob of the project for reading in byte ranges: streamed when loose, else read whole. */
+  async openBlob(projectId: string, oid: string): Promise<BlobSource> {
+    assertProjectId(projectId);
+    const loose = openLooseBlob(this.repos.get(projectId).gitdir, oid);
+    if (loose) return loose;
+    const bytes = await this.readBlob(projectId, oid);
+    return { size: bytes.length, stream: (start, end) => Readable.from([bytes.subarray(start, end + 1)]) };
+  }
+
+  listTrash(projectId: string): TrashItem[] {
+    assertProjectId(projectId);
+    return this.index.trash(projectId);
+  }
+
+  /** Every audit entry of the project newest first (pushes too), `before` an entry id for paging. */
+  projectAuditLogs(projectId: string, options: { limit?: number; before?: number } = {}): AuditLogEntry[] {
+    assertProjectId(projectId);
+    const limit = clampLimit(options.limit, 100);
+    return this.index.auditByProject(projectId, limit, options.before);
+  }
+
+  /** Audit entries newest first, by node id or by path (any node ever recorded at that path). */
+  auditLogs(projectId: string, ref: NodeRef, options: { limit?: number } = {}): AuditLogEntry[] {
+    assertProjectId(projectId);
+    const limit = clampLimit(options.limit, 100);
+    if ('id' in ref) return this.index.auditByNode(projectId, ref.id, limit);
+    return this.index.auditByPath(projectId, normalizePath(ref.path), limit);
+  }
+
+  /** Figures for a dashboard. */
+  stats(projectId: string): ProjectStats {
+    assertProjectId(projectId);
+    return this.index.stats(projectId);
+  }
+
+  /** The project's current commit number (0 before the first commit); the one answer (Changelog.latest delegates here). */
+  projectVersion(projectId: string): number {
+    assertProjectId(projectId);
+    return this.index.indexState(projectId)?.projectVersion ?? 0;
+  }
+
+  /** Node changes of the commits after project version `after`, in commit order, at most `limit` (the changelog). */
+  changesAfter(projectId: string, after: number, limit: number): ChangeEntry[] {
+    return this.changeIndex.after(projectId, after, limit);
+  }
+
+  /** Node changes of the commits in (`after`, `upTo`]. */
+  changesBetween(projectId: string, after: number, upTo: number): ChangeEntry[] {
+    return this.changeIndex.between(projectId, after, upTo);
+  }
+
+  /** Up to `limit` commits after project version `after`, oldest first. */
+  commitsAfter(projectId: string, after: number, limit: number): CommitInfo[] {
+    return this.changeIndex.commits(projectId, after, limit);
+  }
+
+  /** Figures of the subtree at `scope` (a normalized, non-empty path): what lies inside it and the commits that touched it. */
+  figuresWithin(projectId: string, scope: string): ScopeFigures {
+    return this.changeIndex.figures(projectId, scope);
+  }
+
+  protected async readBlob(projectId: string, oid: string): Promise<Buffer> {
+    const cached = this.blobs.get(oid);
+    if (cached) return cached;
+    const bytes = await this.repos.get(projectId).readBlob(oid);
+    this.blobs.set(oid, bytes);
+    return bytes;
+  }
+}
