@@ -1,11 +1,8 @@
-import { readdirSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import { ContentReads, type ContentStoreOptions } from './contentReads.ts';
-import { assertWritableType, encodeContent } from './encoding.ts';
+import { assertWritableType } from './encoding.ts';
 import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from './errors.ts';
 import { assertName, checkPlan, expectAbsent, expectInPlace, planMutations, planNodes, renamedPath, type NewNode, type NodePlan, type SeenNode } from './nodeOperations.ts';
 import { assertProjectId, isSameOrInside, joinPath, normalizePath, normalizeTargetPath } from './paths.ts';
@@ -15,8 +12,10 @@ import { LARGE_COMMIT } from './largeCommit.ts';
 import { TimeSlice } from './timeSlice.ts';
 import { PushExpectations, STALE_PUSH_MS } from './pushExpectations.ts';
 import { hashObject } from './git/objects.ts';
-import { looseObjectExists, writeBlobStream } from './git/blobStream.ts';
-import { purgeHistory, remapPushAudit } from './purge.ts';
+import { writeBlobStream } from './git/blobStream.ts';
+import { purgeHistory } from './purge.ts';
+import { projectIds, sweepDeleted } from './projectFolders.ts';
+import { assertActor, isoSeconds, prepareMutation } from './prepare.ts';
 import type {
   Actor,
   BulkFile,
@@ -319,6 +318,11 @@ export class ContentStore extends ContentReads {
         checkPlan(this.index, plan);
         options.guard?.();
       },
+    }).catch((e: unknown) => {
+      // Mutations go parents first: name the item the caller sent, not the mutation.
+      const details = (e as { details?: Record<string, unknown> }).details;
+      if (details && typeof details.index === 'number') details.index = plan.order[details.index] ?? details.index;
+      throw e;
     });
     const byPath = new Map(result.nodes.map((n) => [n.path, n]));
     return { result, nodes: plan.items.map((n) => byPath.get(n.path) ?? this.getByPath(projectId, n.path)) };
@@ -514,7 +518,7 @@ export class ContentStore extends ContentReads {
       const r = await purgeHistory(repo, gitBinary, target);
       if (r.rewritten === 0) throw new NotFoundError(`nothing was ever at ${target}`, { path: target });
       this.db.transaction(() => {
-        remapPushAudit(this.db, projectId, r.renamed);
+        this.index.remapPushAudit(projectId, r.renamed);
         this.pushes.forgetProject(projectId);
         const details = { path: target, before: r.before, after: r.after, commits_rewritten: r.rewritten, nodes: r.nodes };
         this.index.insertAudit(projectId, '', '', 'purge', actor, details, new Date().toISOString().replace(/\.\d{3}Z$/, '.000Z'));
@@ -555,32 +559,12 @@ export class ContentStore extends ContentReads {
     await writer.destroy();
     this.children.clear();
     this.pushes.forgetProject(projectId);
-    await this.sweepDeleted();
-  }
-
-  /** Removes leftovers of deletions whose folder could not be removed at the time (see ProjectWriter.destroy). */
-  private async sweepDeleted(): Promise<void> {
-    let names: string[];
-    try {
-      names = readdirSync(this.dataDir);
-    } catch {
-      return;
-    }
-    for (const n of names) {
-      if (!n.startsWith('.deleted-')) continue;
-      await rm(join(this.dataDir, n), { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
-    }
+    await sweepDeleted(this.dataDir);
   }
 
   /** Project ids that have a repository in the data folder. */
   listProjects(): string[] {
-    let names: string[];
-    try {
-      names = readdirSync(this.dataDir);
-    } catch {
-      return [];
-    }
-    return names.filter((n) => n.endsWith('.git') && !n.startsWith('.')).map((n) => n.slice(0, -4)).sort();
+    return projectIds(this.dataDir);
   }
 
   /** Waits for queued writes to finish; the store must not be used afterwards. */
@@ -592,68 +576,7 @@ export class ContentStore extends ContentReads {
   // ---------------------------------------------------------------- internals
 
   private prepare(projectId: string, m: Mutation, index: number | undefined): PreparedMutation {
-    const at = (e: unknown): never => {
-      if (index !== undefined && e instanceof Error && 'details' in e) {
-        (e as { details: Record<string, unknown> }).details.index = index;
-      }
-      throw e;
-    };
-    try {
-      if (!m || typeof m !== 'object') throw new ValidationError('invalid mutation');
-      switch (m.op) {
-        case 'write': {
-          const path = normalizeTargetPath(m.path);
-          assertWritableType(m.type);
-          const bytes = encodeContent(m.type, m.content);
-          if (bytes.length > this.maxContentBytes) {
-            throw new PayloadTooLargeError(`content is larger than ${this.maxContentBytes} bytes`, {
-              path,
-              limit: this.maxContentBytes,
-            });
-          }
-          if (m.baseVersion !== undefined && (!Number.isInteger(m.baseVersion) || m.baseVersion < 0)) {
-            throw new ValidationError('base_version must be a non-negative integer');
-          }
-          // The id is computed here (outside the project's lock); the blob is stored with its commit.
-          return { op: 'write', path, type: m.type, bytes, blobId: hashObject('blob', bytes), size: bytes.length, baseVersion: m.baseVersion };
-        }
-        case 'writeBlob': {
-          const path = normalizeTargetPath(m.path);
-          if (typeof m.blobId !== 'string' || !looseObjectExists(this.repos.get(projectId).gitdir, m.blobId)) {
-            throw new ValidationError('the blob was not stored by writeBlobStream', { blob_id: m.blobId });
-          }
-          if (m.id !== undefined && (typeof m.id !== 'string' || !/^[A-Za-z0-9_-]{8,64}$/.test(m.id))) throw new ValidationError('invalid node id', { id: m.id });
-          return { op: 'write', path, type: 'file', blobId: m.blobId, size: m.size, baseVersion: m.baseVersion, id: m.id };
-        }
-        case 'mkdir':
-          return { op: 'mkdir', path: normalizeTargetPath(m.path) };
-        case 'move':
-          return { op: 'move', from: normalizeTargetPath(m.from, 'old_path'), to: normalizeTargetPath(m.to, 'new_path') };
-        case 'remove': {
-          const path = normalizePath(m.path);
-          if (path === '' || path === '.trash') throw new ValidationError('cannot remove this path', { path });
-          return { op: 'remove', path, permanent: m.permanent === true };
-        }
-        case 'restore': {
-          const trashPath = normalizePath(m.trashPath, 'trash_path');
-          return { op: 'restore', trashPath, to: normalizeTargetPath(m.to, 'original_path') };
-        }
-        case 'rollbackNode':
-          assertVersion(m.version);
-          return { op: 'rollbackNode', node: normalizeRef(m.node), version: m.version };
-        case 'rollbackFolder':
-          if (typeof m.folderId !== 'string' || m.folderId === '') throw new ValidationError('folder id required');
-          assertVersion(m.targetVersion, 'target_version');
-          return { op: 'rollbackFolder', folderId: m.folderId, targetVersion: m.targetVersion };
-        case 'rollbackProject':
-          assertVersion(m.targetVersion, 'target_version');
-          return { op: 'rollbackProject', targetVersion: m.targetVersion };
-        default:
-          throw new ValidationError('unknown mutation', { op: (m as { op?: unknown }).op });
-      }
-    } catch (e) {
-      return at(e);
-    }
+    return prepareMutation(m, index, { maxContentBytes: this.maxContentBytes, gitdir: () => this.repos.get(projectId).gitdir });
   }
 
   private nodeResult(projectId: string, r: CommitResult, path: string): WriteResult {
@@ -661,28 +584,3 @@ export class ContentStore extends ContentReads {
     return { node, changed: r.changed, commitId: r.commitId, projectVersion: r.projectVersion };
   }
 }
-
-function assertActor(actor: Actor): void {
-  if (!actor || !['user', 'agent', 'sync'].includes(actor.type) || typeof actor.id !== 'string' || !actor.id) {
-    throw new ValidationError('invalid actor');
-  }
-  if (typeof actor.author !== 'string' || !actor.author) throw new ValidationError('actor needs an author');
-}
-
-/** An ISO 8601 time at second precision (what git records, and every other time of the index). */
-function isoSeconds(at: string): string {
-  const ms = typeof at === 'string' ? Date.parse(at) : NaN;
-  if (Number.isNaN(ms)) throw new ValidationError('received_at must be an ISO 8601 time', { received_at: at });
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString();
-}
-
-function assertVersion(v: unknown, field = 'version'): asserts v is number {
-  if (!Number.isInteger(v) || (v as number) < 1) throw new ValidationError(`${field} must be a positive integer`, { [field]: v });
-}
-
-function normalizeRef(ref: NodeRef): NodeRef {
-  if (ref && typeof ref === 'object' && 'id' in ref && typeof ref.id === 'string') return { id: ref.id };
-  if (ref && typeof ref === 'object' && 'path' in ref) return { path: normalizePath(ref.path) };
-  throw new ValidationError('node reference needs a path or an id');
-}
-

@@ -1,4 +1,3 @@
-import type { Statement } from 'better-sqlite3';
 import type { IndexStore } from './indexStore.ts';
 
 /** One project commit that changed something beneath a folder. */
@@ -32,18 +31,7 @@ type Row = [string, number, string | null, string];
  * whole subtrees that move in or out (or to the trash) with one version of their top folder.
  */
 export class FolderSnapshots {
-  private readonly rows: Statement;
-  private readonly commits: Statement;
-  private readonly created: Statement;
-
-  constructor(index: IndexStore) {
-    // Raw rows (arrays): this scan reads every version of the project, so row objects would dominate.
-    this.rows = index.db
-      .prepare(`SELECT node_id, project_version, parent_id, type FROM node_versions WHERE project_id = ? ORDER BY project_version`)
-      .raw();
-    this.created = index.db.prepare(`SELECT MIN(project_version) AS pv FROM node_versions WHERE node_id = ? AND project_id = ?`);
-    this.commits = index.db.prepare(`SELECT * FROM project_commits WHERE project_id = ? AND project_version = ?`);
-  }
+  constructor(private readonly index: IndexStore) {}
 
   /** Newest first; `before` (a project version) pages back. The folder's own creation is a snapshot (an empty one). */
   list(projectId: string, folderId: string, options: { limit: number; before?: number }): SnapshotPage {
@@ -51,9 +39,7 @@ export class FolderSnapshots {
     const all = found.reverse();
     const from = options.before === undefined ? all : all.filter((s) => s.projectVersion < options.before!);
     const page = from.slice(0, options.limit).map((s) => {
-      const c = this.commits.get(projectId, s.projectVersion) as
-        | { commit_id: string; actor_type: string; actor_id: string; author: string; message: string; created_at: string }
-        | undefined;
+      const c = this.index.commitAt(projectId, s.projectVersion);
       return {
         snapshotId: c?.commit_id ?? '',
         projectVersion: s.projectVersion,
@@ -75,7 +61,7 @@ export class FolderSnapshots {
   }
 
   private scan(projectId: string, folderId: string): { projectVersion: number; filesCount: number; changedCount: number }[] {
-    const first = (this.created.get(folderId, projectId) as { pv: number | null }).pv;
+    const first = this.index.createdAt(projectId, folderId);
     if (first === null) return [];
     const parentOf = new Map<string, string | null>();
     const isFile = new Map<string, boolean>();
@@ -103,7 +89,7 @@ export class FolderSnapshots {
     };
     const out: { projectVersion: number; filesCount: number; changedCount: number }[] = [];
     // Every row from the start: nodes made before the folder may move into it later with their subtrees.
-    const rows = this.rows.all(projectId) as Row[];
+    const rows: Row[] = this.index.versionParentRows(projectId);
     for (let i = 0; i < rows.length; ) {
       const pv = rows[i][1];
       let j = i;

@@ -342,6 +342,34 @@ export class IndexStore {
     this.s.insertCommit.run(projectId, pv, commitId, actor.type, actor.id, actor.author, message, at);
   }
 
+  /** The push entries of the audit log name commits: after a history rewrite they follow it. */
+  remapPushAudit(projectId: string, renamed: Map<string, string>): void {
+    const rows = this.db.prepare(`SELECT id, details FROM content_audit_log WHERE project_id = ? AND action = 'push'`).all(projectId) as { id: number; details: string }[];
+    const update = this.db.prepare(`UPDATE content_audit_log SET details = ? WHERE id = ?`);
+    for (const r of rows) {
+      const d = JSON.parse(r.details) as { before?: string | null; after?: string };
+      const before = d.before ? (renamed.get(d.before) ?? d.before) : d.before;
+      const after = d.after ? (renamed.get(d.after) ?? d.after) : d.after;
+      if (before !== d.before || after !== d.after) update.run(JSON.stringify({ ...d, before, after }), r.id);
+    }
+  }
+
+  /** Every version of the project as raw rows `[node_id, project_version, parent_id, type]` in commit order (folder snapshots). */
+  versionParentRows(projectId: string): [string, number, string | null, NodeType][] {
+    this.versionParents ??= this.db
+      .prepare(`SELECT node_id, project_version, parent_id, type FROM node_versions WHERE project_id = ? ORDER BY project_version`)
+      .raw();
+    return this.versionParents.all(projectId) as [string, number, string | null, NodeType][];
+  }
+  private versionParents: Statement | undefined;
+
+  /** The project version that created a node (its first version), or null. */
+  createdAt(projectId: string, nodeId: string): number | null {
+    this.firstVersion ??= this.db.prepare(`SELECT MIN(project_version) AS pv FROM node_versions WHERE node_id = ? AND project_id = ?`);
+    return (this.firstVersion.get(nodeId, projectId) as { pv: number | null }).pv;
+  }
+  private firstVersion: Statement | undefined;
+
   /** Whether the audit log records the push whose tip is `after` (a rebuild keeps push rows). */
   pushRecorded(projectId: string, after: string): boolean {
     this.pushRow ??= this.db.prepare(

@@ -154,7 +154,9 @@ export function planMutations(plan: NodePlan): Mutation[] {
 /** The guard of a plan: its parents unchanged, its folders absent (files are checked by base version 0). */
 export function checkPlan(index: IndexStore, plan: NodePlan): void {
   for (const p of plan.parents) expectInPlace(index, plan.projectId, p, 'parent folder');
-  plan.items.forEach((n, i) => {
-    if (n.type === 'folder') expectAbsent(index, plan.projectId, n.path, { index: i });
+  // `index` is the mutation's position, as for every other error of the call (createNodes maps it back to the item).
+  plan.order.forEach((i, k) => {
+    const n = plan.items[i];
+    if (n.type === 'folder') expectAbsent(index, plan.projectId, n.path, { index: k });
   });
 }

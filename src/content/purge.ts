@@ -1,6 +1,5 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Db } from '../db/database.ts';
 import { ConflictError, NotFoundError, ValidationError } from './errors.ts';
 import { parseCatFileBatch, runGitCli } from './git/gitCli.ts';
 import { NOTES_REF, serializeTree, type NotesDraft, Notes } from './git/notes.ts';
@@ -158,18 +157,6 @@ export async function purgeHistory(repo: Repo, gitBinary: string | null, path: s
   await git(['prune', '--expire=now']);
   repo.dropCache();
   return { before: tip, after, rewritten, nodes: [...purged], renamed };
-}
-
-/** The push entries of the audit log name commits: they follow the rewrite. */
-export function remapPushAudit(db: Db, projectId: string, renamed: Map<string, string>): void {
-  const rows = db.prepare(`SELECT id, details FROM content_audit_log WHERE project_id = ? AND action = 'push'`).all(projectId) as { id: number; details: string }[];
-  const update = db.prepare(`UPDATE content_audit_log SET details = ? WHERE id = ?`);
-  for (const r of rows) {
-    const d = JSON.parse(r.details) as { before?: string | null; after?: string };
-    const before = d.before ? (renamed.get(d.before) ?? d.before) : d.before;
-    const after = d.after ? (renamed.get(d.after) ?? d.after) : d.after;
-    if (before !== d.before || after !== d.after) update.run(JSON.stringify({ ...d, before, after }), r.id);
-  }
 }
 
 /** Old commit ids retired by purges of the repository. */

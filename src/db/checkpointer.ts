@@ -13,10 +13,12 @@ export interface CheckpointStats {
 /**
  * Moves SQLite's WAL checkpoints off the event loop. By default the connection that commits
  * past 1,000 WAL pages runs the checkpoint itself, copying pages and syncing files inside that
- * commit: tens of milliseconds during a 100,000-file write, each time. Here the service's
- * connection never checkpoints (`wal_autocheckpoint = 0`); a worker thread with its own
- * connection runs PASSIVE checkpoints every `intervalMs` (they never block readers or the
- * writer). If the worker cannot start, automatic checkpoints are switched back on.
+ * commit: tens to hundreds of milliseconds during a 100,000-file write, each time. Here the
+ * service's connection never checkpoints (`wal_autocheckpoint = 0`); a worker thread with its
+ * own connection runs PASSIVE checkpoints (they never block readers or the writer) once no
+ * commit was seen for `idleMs`, and every `busyEveryMs` while commits keep coming;
+ * `journal_size_limit` cuts a WAL file that grew back down. If the worker cannot
+ * start, automatic checkpoints are switched back on.
  */
 export class Checkpointer {
   private worker: Worker | null;
@@ -26,12 +28,18 @@ export class Checkpointer {
   constructor(
     private readonly db: Db,
     file: string,
-    options: { fsync?: boolean; intervalMs?: number; logger?: Logger } = {},
+    options: { fsync?: boolean; pollMs?: number; idleMs?: number; busyEveryMs?: number; logger?: Logger } = {},
   ) {
     let worker: Worker | null = null;
     try {
       worker = new Worker(new URL('./checkpointWorker.mjs', import.meta.url), {
-        workerData: { file, fsync: options.fsync === true, intervalMs: options.intervalMs ?? 1000 },
+        workerData: {
+          file,
+          fsync: options.fsync === true,
+          pollMs: options.pollMs ?? 200,
+          idleMs: options.idleMs ?? 250,
+          busyEveryMs: options.busyEveryMs ?? 1000,
+        },
       });
       worker.unref();
       worker.on('message', (m: { ok: boolean; log?: number; checkpointed?: number; error?: string }) => {

@@ -45,6 +45,8 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   db.pragma(`synchronous = ${options.fsync ? 'FULL' : 'NORMAL'}`);
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // After a big write the WAL file is cut back to this once checkpointed (see checkpointer.ts).
+  db.pragma('journal_size_limit = 67108864');
   runMigrations(db);
   if (file !== ':memory:') restrictFiles(file);
   return db;

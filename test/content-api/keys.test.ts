@@ -85,3 +85,11 @@ test('an access key is also accepted in X-Access-Key; a user token there is not'
   const wrongKey = await server.api('GET', `/content/${pid}/cat?path=public/a.md`, { headers: { 'x-access-key': `${key}x` } });
   t.is(wrongKey.status, 401);
 });
+
+test('a scoped key learns nothing about paths beside its scope: missing or not, ls and cat there are 403', async (t) => {
+  const { key } = await createKey(server, token, pid, { scope_path: 'public', mode: 'read' });
+  for (const path of ['private', 'private/b.md', 'no-such-folder', 'no/such/file.md']) {
+    t.is((await as(key)('GET', `/ls?path=${path}`)).status, 403, `ls ${path}`);
+    t.is((await as(key)('GET', `/cat?path=${path}`)).status, 403, `cat ${path}`);
+  }
+});

@@ -81,3 +81,17 @@ test.serial('POST /nodes/{id}/move accepts parent_id as another name for new_par
   t.is(res.body.data.path, 'dest/mover.md');
   t.is((await f.call('POST', `/nodes/${doc.id}/move`, { parent_id: null, new_parent_id: null })).status, 422, 'not both');
 });
+
+test.serial('a bulk-create conflict names the item as sent (children may come before their parents)', async (t) => {
+  await f.make('folder', 'taken');
+  const res = await f.call('POST', '/nodes/bulk-create', {
+    project_id: f.pid,
+    nodes: [
+      { name: 'child.md', type: 'markdown', content: 'c', parent_temp_id: 't' },
+      { name: 'taken', type: 'folder', temp_id: 't' },
+    ],
+  });
+  t.is(res.status, 409, JSON.stringify(res.body));
+  t.is(res.body.error.details.index, 1);
+  t.is((await f.call('GET', `/nodes/by-path?project_id=${f.pid}&path=taken/child.md`)).status, 404);
+});

@@ -50,6 +50,8 @@ export function contentRoutes(s: Services): RouteGroup {
         response: schema.lsAnswer,
         handle(ctx, { params: { projectId }, query: { path } }) {
           const g = authorize(ctx, projectId, 'content:read');
+          // Scope first: a key learns nothing (not even "not found") about paths beside its scope.
+          s.access.listing(g, path);
           const entries = s.access.visibleChildren(g, path, store.listChildren(projectId, path));
           const p = present();
           ok(ctx, { path, entries: entries.map((n) => p.node(n)) });
