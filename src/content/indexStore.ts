@@ -483,7 +483,8 @@ function toAudit(r: AuditRow): AuditLogEntry {
   };
 }
 
-function virtualFolder(projectId: string, path: string): TreeNode {
+/** The project root ('') or the trash folder as a node: neither has an index row. */
+export function virtualFolder(projectId: string, path: string): TreeNode {
   if (path !== '' && path !== TRASH_DIR) throw new ValidationError('not a virtual folder');
   return {
     id: '',

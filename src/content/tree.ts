@@ -237,24 +237,15 @@ function hashTree(
     }
   }
   if (!t.raw || !t.idAt) {
-    const order = (t.order ??= sortedNames(map));
-    const parts: Buffer[] = [];
-    const idAt = new Map<string, number>();
-    let offset = 0;
-    for (const name of order) {
+    const raw = new RawTree();
+    for (const name of (t.order ??= sortedNames(map))) {
       const e = map.get(name)!;
-      const oid = child(name, e);
-      const head = Buffer.from(`${e instanceof Tree ? TREE_MODE : e.mode} ${name}\0`, 'utf8');
-      offset += head.length;
-      idAt.set(name, offset);
-      offset += 20;
-      parts.push(head, Buffer.from(oid, 'hex'));
+      raw.add(name, e, child(name, e));
     }
-    t.raw = Buffer.concat(parts);
-    t.idAt = idAt;
+    raw.finish(t);
   }
   t.changed = null;
-  t.oid = write('tree', t.raw);
+  t.oid = write('tree', t.raw!);
   onTree(path, t.oid);
   return t.oid;
 }
@@ -269,26 +260,40 @@ async function hashTreeSliced(
 ): Promise<string> {
   if (t.oid) return t.oid;
   const map = t.entries!;
-  const order = (t.order ??= sortedNames(map));
-  const parts: Buffer[] = [];
-  const idAt = new Map<string, number>();
-  let offset = 0;
-  for (const name of order) {
+  const raw = new RawTree();
+  for (const name of (t.order ??= sortedNames(map))) {
     await slice.tick();
     const e = map.get(name)!;
-    const oid = e instanceof Tree ? await hashTreeSliced(e, path === '' ? name : `${path}/${name}`, write, onTree, slice) : e.oid;
-    const head = Buffer.from(`${e instanceof Tree ? TREE_MODE : e.mode} ${name}\0`, 'utf8');
-    offset += head.length;
-    idAt.set(name, offset);
-    offset += 20;
-    parts.push(head, Buffer.from(oid, 'hex'));
+    raw.add(name, e, e instanceof Tree ? await hashTreeSliced(e, path === '' ? name : `${path}/${name}`, write, onTree, slice) : e.oid);
   }
-  t.raw = Buffer.concat(parts);
-  t.idAt = idAt;
+  raw.finish(t);
   t.changed = null;
-  t.oid = write('tree', t.raw);
+  t.oid = write('tree', t.raw!);
   onTree(path, t.oid);
   return t.oid;
+}
+
+/**
+ * A git tree object being serialized, entry by entry in tree order, remembering where each
+ * entry's object id sits so that a later change can patch the bytes in place.
+ */
+class RawTree {
+  private readonly parts: Buffer[] = [];
+  private readonly idAt = new Map<string, number>();
+  private offset = 0;
+
+  add(name: string, e: Entry, oid: string): void {
+    const head = Buffer.from(`${e instanceof Tree ? TREE_MODE : e.mode} ${name}\0`, 'utf8');
+    this.offset += head.length;
+    this.idAt.set(name, this.offset);
+    this.offset += 20;
+    this.parts.push(head, Buffer.from(oid, 'hex'));
+  }
+
+  finish(t: Tree): Buffer {
+    t.idAt = this.idAt;
+    return (t.raw = Buffer.concat(this.parts));
+  }
 }
 
 /** Git's tree order: byte order of the UTF-8 names, with a '/' appended to tree names. */

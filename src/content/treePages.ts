@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError } from './errors.ts';
-import type { IndexStore } from './indexStore.ts';
+import { virtualFolder, type IndexStore } from './indexStore.ts';
 import { TRASH_DIR } from './paths.ts';
 import { TimeSlice } from './timeSlice.ts';
 import type { NodeInfo, TreeNode } from './types.ts';
@@ -131,26 +131,12 @@ function virtualRoot(index: IndexStore, projectId: string, path: string): TreeNo
   const first = index.commitAt(projectId, 1);
   const st = index.indexState(projectId);
   const latest = st && st.projectVersion > 0 ? index.commitAt(projectId, st.projectVersion) : undefined;
-  const state = path === '' ? 'active' : 'trashed';
+  const root = virtualFolder(projectId, path);
   return {
-    id: '',
-    projectId,
-    path,
-    name: path,
-    parentId: null,
-    type: 'folder',
-    contentHash: null,
-    size: 0,
-    mimeType: null,
-    state,
-    version: 0,
-    childrenCount: index.children(projectId, null, state).length,
+    ...root,
+    childrenCount: index.children(projectId, null, root.state).length,
     createdAt: (first?.created_at ?? null) as string,
     updatedAt: (latest?.created_at ?? null) as string,
-    originalPath: null,
-    deletedAt: null,
-    deletedBy: null,
-    children: null,
   };
 }
 

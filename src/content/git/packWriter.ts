@@ -95,10 +95,7 @@ export class PackBuilder {
   write(gitdir: string, fsync: boolean): Map<string, PackedLocation> {
     const located = new Map<string, PackedLocation>();
     if (this.entries.length === 0) return located;
-    const head = Buffer.alloc(12);
-    head.write('PACK', 0, 'latin1');
-    head.writeUInt32BE(2, 4);
-    head.writeUInt32BE(this.entries.length, 8);
+    const head = packHeader(this.entries.length);
     const sha = createHash('sha1').update(head);
     for (const c of this.chunks) sha.update(c);
     const trailer = sha.digest();
@@ -118,10 +115,7 @@ export class PackBuilder {
   async writeSliced(gitdir: string, fsync: boolean, slice: TimeSlice): Promise<Map<string, PackedLocation>> {
     const located = new Map<string, PackedLocation>();
     if (this.entries.length === 0) return located;
-    const head = Buffer.alloc(12);
-    head.write('PACK', 0, 'latin1');
-    head.writeUInt32BE(2, 4);
-    head.writeUInt32BE(this.entries.length, 8);
+    const head = packHeader(this.entries.length);
     // Many small chunks become a few large writes (one syscall per object cost seconds).
     const groups: Buffer[] = [head];
     let group: Buffer[] = [];
@@ -292,4 +286,13 @@ function writeAtomically(dir: string, file: string, parts: Buffer[], fsync: bool
     closeSync(fd);
   }
   renameSync(tmp, file);
+}
+
+/** A version 2 pack file's 12-byte header. */
+function packHeader(objects: number): Buffer {
+  const head = Buffer.alloc(12);
+  head.write('PACK', 0, 'latin1');
+  head.writeUInt32BE(2, 4);
+  head.writeUInt32BE(objects, 8);
+  return head;
 }
