@@ -27,6 +27,8 @@ export async function startBenchServer(dataDir: string, env: Record<string, stri
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
+      // BENCH_SERVER_LOG=1 shows the server's log lines (errors of a failing run).
+      if (process.env.BENCH_SERVER_LOG) process.stderr.write(chunk);
       out += chunk.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) resolve(m[1]!);

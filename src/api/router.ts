@@ -20,6 +20,10 @@ import { nodeTransferRoutes } from './nodes/transferRoutes.ts';
 import { organizationRoutes } from './organizations/routes.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { projectRoutes } from './projects/routes.ts';
+import { mcpEndpointRoutes } from './mcp/routes.ts';
+import { mcpServerRoutes } from './mcp/serverRoutes.ts';
+import { mcpProxyRoutes } from './mcp/proxyRoutes.ts';
+import { sandboxRoutes } from './sandbox/routes.ts';
 import { syncRoutes } from './sync/routes.ts';
 import { toolRoutes } from './tools/routes.ts';
 
@@ -39,6 +43,10 @@ export function apiRoutes(s: Services): OpenApiSource & { routers: Router[] } {
     connectionRoutes(s, '/connections'),
     connectionRoutes(s, '/access'),
     toolRoutes(s),
+    sandboxRoutes(s),
+    mcpEndpointRoutes(s),
+    mcpServerRoutes(s),
+    mcpProxyRoutes(s),
     nodeHistoryRoutes(s),
     nodeSnapshotRoutes(s),
     collabRoutes(s),
@@ -52,7 +60,7 @@ export function apiRoutes(s: Services): OpenApiSource & { routers: Router[] } {
     nodeRoutes(s),
   ];
   // /healthz is mounted by the app outside the base path; it is only documented here.
-  const routers = groups.filter((g) => !g.server).map(mountGroup);
+  const routers = groups.filter((g) => !g.server).map((g) => mountGroup(g, s.authorizer));
   return {
     basePath: API_PREFIX,
     title: 'Content Node Service API',

@@ -13,6 +13,7 @@ import { callerKey, rateLimit } from '../http/middleware/rateLimit.ts';
 import { requestId } from '../http/middleware/requestId.ts';
 import { requestLogger } from '../http/middleware/requestLogger.ts';
 import { isPublicRoute } from '../http/publicRoutes.ts';
+import { mcpGate } from '../api/mcp/serverRoutes.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -34,6 +35,8 @@ export function createApp(s: Services): Koa {
     .use(reference.routes())
     // Git remotes authenticate themselves (Basic challenge) and stream raw bodies: before both.
     .use(gitRemote(s))
+    // MCP servers know their endpoint: a paused endpoint's key is 403, a deleted endpoint 404 (before the 401 of unknown keys).
+    .use(mcpGate(s))
     .use(authenticate(s.authenticator, isPublicRoute))
     .use(rateLimit(s.rateLimiter, callerKey))
     .use(jsonBodyParser(s.settings.bodyLimitBytes))

@@ -47,6 +47,7 @@ export async function startServer(settings: Settings, logger: Logger = createLog
   let boot: BootstrapResult;
   try {
     boot = await bootstrap(services);
+    await services.sandbox.start();
     // Commits that reached a repository without being indexed (a crash after a push) are indexed before serving.
     await services.content.reconcileAll();
   } catch (err) {
@@ -67,6 +68,7 @@ export async function startServer(settings: Settings, logger: Logger = createLog
     (closing ??= (async () => {
       // Event streams end now, cleanly, instead of being cut when the grace period runs out.
       services.feed.close();
+      services.mcp.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

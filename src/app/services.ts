@@ -24,7 +24,11 @@ import { ChangeFeed } from '../events/changeFeed.ts';
 import { Changelog } from '../sync/changelog.ts';
 import { SyncService } from '../sync/syncService.ts';
 import { SyncStore } from '../sync/syncStore.ts';
+import { createSandbox, type SandboxService } from '../sandbox/service.ts';
 import { createTools, type ToolsService } from '../tools/service.ts';
+import { createMcp, type McpService } from '../mcp/service.ts';
+import { createMcpProxy, type McpProxyService } from '../mcp/proxy/service.ts';
+import { serviceVersion } from './version.ts';
 
 /** Everything a request handler may need, built once per process and passed down explicitly. */
 export interface Services {
@@ -62,6 +66,12 @@ export interface Services {
   feed: ChangeFeed;
   /** Tools (spec 4.9) and the search indexer that follows every commit. */
   tools: ToolsService;
+  /** Sandboxed commands (spec 4.9): the runtime, workspaces and sandbox endpoints. */
+  sandbox: SandboxService;
+  /** MCP endpoints (spec 4.9): their records and the sessions of their Streamable HTTP servers. */
+  mcp: McpService;
+  /** The MCP proxy (spec 4.9): external MCP servers registered per project, reached through the outbound guard. */
+  mcpProxy: McpProxyService;
 }
 
 export function createServices(settings: Settings, logger: Logger): Services {
@@ -91,7 +101,10 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const feed = new ChangeFeed(changelog, { maxStreamsPerHolder: settings.maxEventStreams });
   content.onCommitted((projectId) => feed.notify(projectId));
   const access = new ContentAccess(authorizer);
-  const tools = createTools({ settings, logger, db, content, changelog, access, authorizer });
+  const sandbox = createSandbox({ settings, logger, content, connections, access, authorizer });
+  const tools = createTools({ settings, logger, db, content, changelog, access, authorizer, sandbox: sandbox.executor });
+  const authenticator = new Authenticator(db, users, accessTokens, anonKeyOf(signingSecret));
+  const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog });
   return {
     settings,
     logger,
@@ -101,7 +114,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
     users,
     accessTokens,
     refreshTokens: new RefreshTokens(db, settings.refreshTokenTtlSeconds),
-    authenticator: new Authenticator(db, users, accessTokens, anonKeyOf(signingSecret)),
+    authenticator,
     authorizer,
     access,
     rateLimiter: new RateLimiter(settings.rateLimitMax, settings.rateLimitWindowMs),
@@ -120,11 +133,16 @@ export function createServices(settings: Settings, logger: Logger): Services {
     syncs: new SyncService({ store: syncStore, connections, content, changelog, maxContentBytes: settings.maxContentBytes, urlFetchAllowPrivate: settings.urlFetchAllowPrivate }),
     feed,
     tools,
+    sandbox,
+    mcp,
+    mcpProxy: createMcpProxy({ db, signingSecret, authorizer, logger, allowPrivate: () => settings.urlFetchAllowPrivate }),
   };
 }
 
 export async function closeServices(services: Services): Promise<void> {
+  services.mcp.close();
   await services.tools.close();
+  await services.sandbox.close();
   await services.checkpointer.stop();
   await services.content.close();
   services.db.close();

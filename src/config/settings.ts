@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -32,6 +34,15 @@ export interface Settings {
   urlFetchAllowPrivate: boolean;
   /** An OpenAI-compatible /v1/embeddings provider for hybrid search (unset: search is lexical). */
   embeddings: { baseUrl: string; model: string; apiKey: string | undefined; dimensions: number | undefined } | null;
+  /** What runs sandboxed commands: bubblewrap, the in-process just-bash, or bubblewrap when it works. */
+  sandbox: 'auto' | 'bwrap' | 'just-bash';
+  /** Sandboxed commands running at once (more wait; past four times as many waiting, 429). */
+  sandboxMaxRuns: number;
+  /**
+   * Where sandbox working folders live. Outside the data folder by default: the data folder stays
+   * private (mode 0700) while the sandbox's unprivileged user must reach its working folders.
+   */
+  sandboxDir: string;
 }
 
 const bool = z
@@ -66,6 +77,9 @@ const envSchema = z.object({
   CNS_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   CNS_EMBEDDINGS_API_KEY: z.string().optional(),
   CNS_EMBEDDINGS_DIMENSIONS: int(1).max(4096).optional(),
+  CNS_SANDBOX: z.enum(['auto', 'bwrap', 'just-bash']).default('auto'),
+  CNS_SANDBOX_MAX_RUNS: int(1).max(256).default(16),
+  CNS_SANDBOX_DIR: z.string().min(1).optional(),
 });
 
 export type EnvInput = Record<string, string | undefined>;
@@ -107,6 +121,12 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     embeddings: e.CNS_EMBEDDINGS_BASE_URL
       ? { baseUrl: e.CNS_EMBEDDINGS_BASE_URL.replace(/\/+$/, ''), model: e.CNS_EMBEDDINGS_MODEL, apiKey: e.CNS_EMBEDDINGS_API_KEY, dimensions: e.CNS_EMBEDDINGS_DIMENSIONS }
       : null,
+    sandbox: e.CNS_SANDBOX,
+    sandboxMaxRuns: e.CNS_SANDBOX_MAX_RUNS,
+    sandboxDir: e.CNS_SANDBOX_DIR ? resolve(e.CNS_SANDBOX_DIR) : '',
   };
-  return { ...settings, ...overrides, dataDir: resolve(overrides.dataDir ?? settings.dataDir) };
+  const dataDir = resolve(overrides.dataDir ?? settings.dataDir);
+  // One folder per data folder, so that two services on one machine never share workspaces.
+  const sandboxDir = overrides.sandboxDir || settings.sandboxDir || join(tmpdir(), `cns-sandbox-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
+  return { ...settings, ...overrides, dataDir, sandboxDir };
 }

@@ -8,6 +8,7 @@ import { decodeContent } from './encoding.ts';
 import { NotFoundError, ValidationError } from './errors.ts';
 import { FolderSnapshots, type SnapshotPage } from './folderSnapshots.ts';
 import { openLooseBlob, type BlobSource } from './git/blobReader.ts';
+import { exportTree, type ExportedEntry, type Owner } from './git/exportTree.ts';
 import { RepoRegistry } from './git/repo.ts';
 import { ChangeIndex, IndexStore } from './indexStore.ts';
 import { assertProjectId, normalizePath } from './paths.ts';
@@ -69,6 +70,8 @@ export class ContentReads {
   protected readonly snapshots: FolderSnapshots;
   /** Folder listings by id (the hot read of the id surface), valid while the project's head stays. */
   protected readonly children = new ChildrenCache(100_000);
+  /** The git program for bulk reads (exportTree); null reads objects one by one. */
+  private readonly gitProgram: string | null;
 
   constructor(options: ContentStoreOptions) {
     this.dataDir = options.dataDir;
@@ -81,6 +84,33 @@ export class ContentReads {
       logger: options.logger,
     });
     this.blobs = new BlobCache(options.blobCacheBytes ?? 32 * 1024 * 1024);
+    this.gitProgram = options.gitBinary === undefined ? 'git' : options.gitBinary;
+  }
+
+  /** The indexed head of `main`: its commit and project version; null before the first commit. */
+  head(projectId: string): { commitId: string; projectVersion: number } | null {
+    assertProjectId(projectId);
+    const state = this.index.indexState(projectId);
+    return state?.headCommit ? { commitId: state.headCommit, projectVersion: state.projectVersion } : null;
+  }
+
+  /**
+   * Writes the tree of `commitId` at `path` ('' = the root) into the existing folder `destDir`:
+   * files with their stored bytes, folders (empty ones too) without their `.cnskeep`, and at the
+   * root without `.trash`; returns the entries written. Spawned and streamed (git/exportTree.ts),
+   * so the event loop stays free. `owner` (root only): the uid/gid the written entries get.
+   * NOT_FOUND when the commit or the folder is not there.
+   */
+  async exportTree(projectId: string, commitId: string, path: string, destDir: string, options: { owner?: Owner } = {}): Promise<ExportedEntry[]> {
+    assertProjectId(projectId);
+    if (typeof commitId !== 'string' || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commitId)) {
+      throw new ValidationError('commitId must be a full commit id', { field: 'commitId' });
+    }
+    const owner = options.owner ?? null;
+    if (owner && process.getuid?.() !== 0) throw new ValidationError('exporting for another owner needs root', { field: 'owner' });
+    const repo = this.repos.get(projectId);
+    if (!repo.exists()) throw new NotFoundError(`no project ${projectId}`, { projectId });
+    return exportTree(repo, this.gitProgram, commitId, normalizePath(path), destDir, owner);
   }
 
 

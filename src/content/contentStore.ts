@@ -7,7 +7,7 @@ import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } f
 import { assertName, checkPlan, expectAbsent, expectInPlace, planMutations, planNodes, renamedPath, type NewNode, type NodePlan, type SeenNode } from './nodeOperations.ts';
 import { assertProjectId, isSameOrInside, joinPath, normalizePath, normalizeTargetPath } from './paths.ts';
 import type { PreparedMutation } from './mutations.ts';
-import { ProjectWriters } from './projectWriter.ts';
+import { ProjectWriters } from './writer/projectWriter.ts';
 import { LARGE_COMMIT } from './largeCommit.ts';
 import { TimeSlice } from './timeSlice.ts';
 import { PushExpectations, STALE_PUSH_MS } from './pushExpectations.ts';
@@ -84,7 +84,8 @@ export class ContentStore extends ContentReads {
   private readonly writers: ProjectWriters;
   private readonly pushes: PushExpectations;
   private readonly commitListeners = new Set<(projectId: string) => void>();
-  private readonly maxContentBytes: number;
+  /** The largest content a node may hold (surfaces that read files from elsewhere check it first). */
+  readonly maxContentBytes: number;
   private readonly fsync: boolean;
   private readonly logger: Logger | undefined;
   private readonly db: Db;
@@ -405,7 +406,7 @@ export class ContentStore extends ContentReads {
     assertProjectId(projectId);
     if (options.actor !== undefined) assertActor(options.actor);
     const receivedAt = options.receivedAt === undefined ? undefined : isoSeconds(options.receivedAt);
-    return this.writers.get(projectId).sync({ ...options, receivedAt });
+    return this.writers.get(projectId).reconcile({ ...options, receivedAt });
   }
 
   /**

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Authorizer } from '../policies/authorize.ts';
 import type { ContentAccess } from '../policies/contentAccess.ts';
+import type { SandboxExecutor } from '../sandbox/executor.ts';
 import type { Changelog } from '../sync/changelog.ts';
 import { EmbeddingsClient } from './search/embeddings.ts';
 import { SearchIndexer, type IndexerOptions } from './search/indexer.ts';
@@ -28,6 +29,7 @@ export function createTools(d: {
   changelog: Changelog;
   access: ContentAccess;
   authorizer: Authorizer;
+  sandbox: SandboxExecutor;
   indexer?: Partial<IndexerOptions>;
 }): ToolsService {
   const embeddings = d.settings.embeddings ? new EmbeddingsClient(d.settings.embeddings, { logger: d.logger }) : null;
@@ -44,7 +46,7 @@ export function createTools(d: {
     ...d.indexer,
   });
   const unsubscribe = d.content.onCommitted((projectId) => indexer.notify(projectId));
-  const tools = new Tools({ store, authorizer: d.authorizer, content: d.content, access: d.access, indexer });
+  const tools = new Tools({ store, authorizer: d.authorizer, content: d.content, access: d.access, indexer, sandbox: d.sandbox });
   tools.start();
   return {
     tools,

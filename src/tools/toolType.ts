@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { ContentStore, NodeInfo } from '../content/contentStore.ts';
 import type { ContentAccess, ContentAction, ContentGrant } from '../policies/contentAccess.ts';
+import type { SandboxExecutor } from '../sandbox/executor.ts';
 import type { SearchIndexer } from './search/indexer.ts';
 import type { ToolRecord } from './toolStore.ts';
 
@@ -10,6 +11,8 @@ export interface ToolEnv {
   content: ContentStore;
   access: ContentAccess;
   indexer: SearchIndexer;
+  /** Runs shell commands over a subtree (the sandbox runtime every surface shares). */
+  sandbox: SandboxExecutor;
 }
 
 /** One call of a tool, as its type's `run` receives it. */

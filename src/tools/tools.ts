@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import type { NodeInfo } from '../content/contentStore.ts';
-import { normalizePath } from '../content/paths.ts';
+import { joinPath, normalizePath } from '../content/paths.ts';
 import { DomainError, invalidField } from '../domain/errors.ts';
 import type { Authorizer } from '../policies/authorize.ts';
 import type { ContentAction } from '../policies/contentAccess.ts';
@@ -178,7 +178,7 @@ export class Tools {
         const field = options.field ?? 'arguments.path';
         const rel = normalizePath(relative ?? '', field);
         if (rel !== '' && rootNode && rootNode.type !== 'folder') throw invalidField(field, 'this tool is bound to a single node: leave path empty');
-        const path = rel === '' ? root : root === '' ? rel : `${root}/${rel}`;
+        const path = rel === '' ? root : joinPath(root, rel);
         if (!inTool(path)) throw invalidField(field, "outside the tool's node");
         if (options.listing) access.listing(g, path);
         else access.requirePath(g, path);

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isPublicAddress } from '../../src/sync/publicAddress.ts';
+import { isPublicAddress } from '../../src/net/outboundGuard.ts';
 import { fetchUrl } from '../../src/sync/urlFetch.ts';
 
 test('non-public addresses are recognised', (t) => {

@@ -146,13 +146,28 @@ test("a key's scope still applies to a tool on a wider node; another project's k
   t.is((await call(cat.id, { path: 'docs/guide.md' }, stranger.token)).status, 404);
 });
 
-test('shell is registered; calling it answers 422: the sandbox runtime is not installed yet', async (t) => {
+test('a shell tool runs commands over its folder in the sandbox: read-only unless writable, then one version by the caller', async (t) => {
   const sh = await create({ name: 'sh', node_id: docsId, type: 'shell' });
   t.is(sh.status, 201);
   t.is(sh.body.data.input_schema.required[0], 'command');
-  const r = await call(sh.body.data.id, { command: 'ls' });
-  t.is(r.status, 422);
-  t.regex(r.body.message, /sandbox runtime/);
+  const r = await call(sh.body.data.id, { command: 'ls; cat guide.md | head -1; echo x > new.md' });
+  t.is(r.status, 200, JSON.stringify(r.body));
+  const result = r.body.data.result;
+  t.regex(result.stdout, /^config\.json\nguide\.md\n/);
+  t.regex(result.stdout, /\nsub\n# Guide\n$/);
+  t.regex(result.stderr, /Read-only file system/);
+  t.is(result.version, null);
+  const w = await create({ name: 'sh-w', node_id: docsId, type: 'shell', config: { writable: true, limits: { timeout_s: 5 } } });
+  t.is(w.status, 201, JSON.stringify(w.body));
+  const written = await call(w.body.data.id, { command: 'echo "# From shell" > shell.md' });
+  t.is(written.status, 200, JSON.stringify(written.body));
+  t.deepEqual(written.body.data.result.changes, [{ path: 'docs/shell.md', action: 'created', type: 'markdown' }]);
+  const node = server.services.content.findByPath(projectId, 'docs/shell.md')!;
+  t.is(server.services.content.listVersions(projectId, { id: node.id }).versions[0].actorType, 'user');
+  t.is((await call(w.body.data.id, { command: 'true', timeout_s: 6 })).status, 422);
+  const { key: reader } = await createKey(server, token, projectId, { mode: 'read' });
+  t.is((await call(w.body.data.id, { command: 'echo y > y.md' }, reader)).status, 403);
+  t.is(server.services.content.findByPath(projectId, 'docs/y.md'), null);
 });
 
 test('every tools route is in the OpenAPI document', async (t) => {

@@ -1,5 +1,4 @@
 import type { Context } from 'koa';
-import { z } from 'zod';
 import type { Services } from '../../app/services.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
 import { created, ok } from '../../http/envelope.ts';
@@ -7,6 +6,7 @@ import { asAppError, notFound } from '../../http/errors.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
 import { presentConnection } from './presenter.ts';
 import * as schema from './schemas.ts';
 
@@ -38,10 +38,10 @@ export function connectionRoutes(s: Services, prefix: '/connections' | '/access'
         path: '/',
         summary: "List a project's connections",
         permission,
+        authorize: { project: ({ query }) => query.project_id },
         query: schema.listConnectionsQuery,
         response: schema.connectionList,
         handle(ctx, { query }) {
-          s.authorizer.requireProject(principalOf(ctx), query.project_id, permission);
           const { items, total } = s.connections.listByProject(query.project_id, { kind: query.kind }, query);
           ok(ctx, { connections: items.map(presentConnection), ...pageInfo(total, query) });
         },
@@ -51,12 +51,12 @@ export function connectionRoutes(s: Services, prefix: '/connections' | '/access'
         path: '/',
         summary: 'Create an access key (an api connection); the key is shown once',
         permission,
+        authorize: { project: ({ body }) => body.project_id },
         status: 201,
         body: schema.createConnectionBody,
         response: schema.connectionWithKey,
         handle(ctx, { body }) {
           const principal = principalOf(ctx);
-          s.authorizer.requireProject(principal, body.project_id, permission);
           const { connection, key } = s.connections.createConnection({
             projectId: body.project_id,
             kind: body.kind,
@@ -99,11 +99,10 @@ export function connectionRoutes(s: Services, prefix: '/connections' | '/access'
         summary: 'Delete a connection; its key stops working',
         permission,
         params: schema.connectionParams,
-        response: z.object({ id: z.string(), deleted: z.literal(true) }),
+        response: deletedSchema,
         handle(ctx, { params }) {
-          const connection = manageable(ctx, params.id);
-          s.connections.delete(connection.id);
-          ok(ctx, { id: connection.id, deleted: true }, 'Connection deleted; its key no longer works');
+          s.connections.delete(manageable(ctx, params.id).id);
+          ok(ctx, presentDeleted(params.id), 'Connection deleted; its key no longer works');
         },
       }),
       route({

@@ -15,72 +15,72 @@ import { projectParams } from './schemas.ts';
 export function projectContentRoutes(s: Services): RouteGroup {
   const scopedStats = new ScopedStats(s.db, s.changelog);
   const routes = [
-  route({
-    method: 'get',
-    path: '/dashboard',
-    summary: "The project's figures: nodes, trash, commits, last change, connections, sync progress",
-    description: 'A key scoped to a subtree sees the figures of that subtree only.',
-    permission: 'project:read',
-    params: projectParams,
-    response: dashboardAnswer,
-    handle(ctx, { params: { projectId } }) {
-    const access = s.authorizer.requireProject(principalOf(ctx), projectId, 'project:read');
-    // A key scoped to a subtree sees the figures of that subtree only, as in the changelog.
-    const scoped = access.scope !== '';
-    const stats = scoped ? scopedStats.stats(projectId, access.scope) : s.content.stats(projectId);
-    const projectVersion = s.content.projectVersion(projectId);
-    const syncs = s.syncs.list(projectId).filter((x) => !scoped || pathInScope(access.scope, x.connection.scope_path));
-    ok(ctx, {
-      project: { id: access.project.id, name: access.project.name, org_id: access.project.org_id },
-      nodes: { ...stats.nodesByType, total: Object.values(stats.nodesByType).reduce((a, b) => a + b, 0) },
-      trash: { count: stats.trashedCount, bytes: stats.trashBytes },
-      commits: stats.commitCount,
-      last_change: stats.lastChange && {
-        project_version: stats.lastChange.projectVersion,
-        commit_id: stats.lastChange.commitId,
-        author: stats.lastChange.author,
-        message: stats.lastChange.message,
-        at: stats.lastChange.at,
+    route({
+      method: 'get',
+      path: '/dashboard',
+      summary: "The project's figures: nodes, trash, commits, last change, connections, sync progress",
+      description: 'A key scoped to a subtree sees the figures of that subtree only.',
+      permission: 'project:read',
+      authorize: { project: ({ params }) => params.projectId },
+      params: projectParams,
+      response: dashboardAnswer,
+      handle(ctx, { params: { projectId }, access }) {
+        // A key scoped to a subtree sees the figures of that subtree only, as in the changelog.
+        const scoped = access.scope !== '';
+        const stats = scoped ? scopedStats.stats(projectId, access.scope) : s.content.stats(projectId);
+        const projectVersion = s.content.projectVersion(projectId);
+        const syncs = s.syncs.list(projectId).filter((x) => !scoped || pathInScope(access.scope, x.connection.scope_path));
+        ok(ctx, {
+          project: { id: access.project.id, name: access.project.name, org_id: access.project.org_id },
+          nodes: { ...stats.nodesByType, total: Object.values(stats.nodesByType).reduce((a, b) => a + b, 0) },
+          trash: { count: stats.trashedCount, bytes: stats.trashBytes },
+          commits: stats.commitCount,
+          last_change: stats.lastChange && {
+            project_version: stats.lastChange.projectVersion,
+            commit_id: stats.lastChange.commitId,
+            author: stats.lastChange.author,
+            message: stats.lastChange.message,
+            at: stats.lastChange.at,
+          },
+          connections: scoped ? scopedStats.connectionCounts(projectId, access.scope) : s.connections.countByStatus(projectId),
+          // Sync progress: how far each sync's client has confirmed the project's commits.
+          sync: {
+            syncs: syncs.length,
+            active: syncs.filter((x) => x.state.status === 'active').length,
+            behind: syncs.filter((x) => x.state.acked_cursor < projectVersion).length,
+            items: syncs.map((x) => ({
+              sync_id: x.state.sync_id,
+              provider: x.state.provider,
+              status: x.state.status,
+              acked_version: x.state.acked_cursor,
+              commits_behind: Math.max(0, projectVersion - x.state.acked_cursor),
+              last_run_at: x.state.last_run_at,
+            })),
+          },
+        });
       },
-      connections: scoped ? scopedStats.connectionCounts(projectId, access.scope) : s.connections.countByStatus(projectId),
-      // Sync progress: how far each sync's client has confirmed the project's commits.
-      sync: {
-        syncs: syncs.length,
-        active: syncs.filter((x) => x.state.status === 'active').length,
-        behind: syncs.filter((x) => x.state.acked_cursor < projectVersion).length,
-        items: syncs.map((x) => ({
-          sync_id: x.state.sync_id,
-          provider: x.state.provider,
-          status: x.state.status,
-          acked_version: x.state.acked_cursor,
-          commits_behind: Math.max(0, projectVersion - x.state.acked_cursor),
-          last_run_at: x.state.last_run_at,
-        })),
-      },
-    });
-    },
-  }),
+    }),
 
-  /** Idempotent: only sample files that are missing are written (one commit), so edits are never overwritten. */
-  route({
-    method: 'post',
-    path: '/seed',
-    summary: 'Write the sample content that is missing (idempotent, one commit)',
-    permission: 'content:write',
-    params: projectParams,
-    response: seedAnswer,
-    async handle(ctx, { params: { projectId } }) {
-    const principal = principalOf(ctx);
-    s.authorizer.requireProject(principal, projectId, 'content:write', '');
-    const result = await s.content.seed(projectId, actorOf(principal), sampleContent, { message: 'seed sample content' });
-    const present = nodePresenter(s.content, 'path');
-    if (!result.changed) {
-      ok(ctx, { changed: false, created: [] }, 'Sample content already present');
-      return;
-    }
-    ok(ctx, { changed: result.changed, created: result.nodes.filter((n) => n.type !== 'folder').map((n) => present.node(n)), project_version: result.projectVersion }, 'Sample content created');
-    },
-  }),
+    /** Idempotent: only sample files that are missing are written (one commit), so edits are never overwritten. */
+    route({
+      method: 'post',
+      path: '/seed',
+      summary: 'Write the sample content that is missing (idempotent, one commit)',
+      permission: 'content:write',
+      params: projectParams,
+      response: seedAnswer,
+      async handle(ctx, { params: { projectId } }) {
+        const principal = principalOf(ctx);
+        s.authorizer.requireProject(principal, projectId, 'content:write', '');
+        const result = await s.content.seed(projectId, actorOf(principal), sampleContent, { message: 'seed sample content' });
+        const present = nodePresenter(s.content, 'path');
+        if (!result.changed) {
+          ok(ctx, { changed: false, created: [] }, 'Sample content already present');
+          return;
+        }
+        ok(ctx, { changed: result.changed, created: result.nodes.filter((n) => n.type !== 'folder').map((n) => present.node(n)), project_version: result.projectVersion }, 'Sample content created');
+      },
+    }),
   ];
   return { prefix: '/projects/:projectId', tag: 'Projects', routes };
 }

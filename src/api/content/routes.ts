@@ -1,5 +1,7 @@
 import type { Context } from 'koa';
+import type { z } from 'zod';
 import type { Services } from '../../app/services.ts';
+import type { NodeInfo } from '../../content/contentStore.ts';
 import { sendBytes } from '../../http/byteRange.ts';
 import { ok } from '../../http/envelope.ts';
 import { notFound } from '../../http/errors.ts';
@@ -31,6 +33,30 @@ export function contentRoutes(s: Services): RouteGroup {
     return s.access.grantPaths(principalOf(ctx), projectId, action, paths);
   }
   const present = () => nodePresenter(store, 'path');
+
+  /**
+   * A history read route (versions, diff): without `path` the project's, as far as the caller's
+   * scope reaches; with `path` the node's there (which must be in scope).
+   */
+  const historyRoute = <Q extends z.ZodType<{ path?: string }>>(
+    d: { path: string; summary: string; query: Q; response: z.ZodType },
+    of: (q: z.output<Q>, projectId: string) => { project: (scope: string) => unknown; node: (node: NodeInfo) => unknown },
+  ) =>
+    route({
+      method: 'get',
+      ...d,
+      permission: 'content:read',
+      params,
+      async handle(ctx, { params: { projectId }, query }) {
+        const answer = of(query, projectId);
+        if (query.path === undefined) {
+          ok(ctx, await answer.project(authorize(ctx, projectId, 'content:read').scope));
+          return;
+        }
+        authorize(ctx, projectId, 'content:read', query.path);
+        ok(ctx, await answer.node(store.getByPath(projectId, query.path)));
+      },
+    });
 
   const downloadUrl = (projectId: string, path: string) =>
     `${s.settings.baseUrl}/api/v1/content/${encodeURIComponent(projectId)}/raw?path=${encodeURIComponent(path)}`;
@@ -173,9 +199,9 @@ export function contentRoutes(s: Services): RouteGroup {
         params,
         body: schema.mkdirBody,
         response: schema.mkdirAnswer,
-        async handle(ctx, { params: { projectId }, body }) {
-          const { actor } = authorize(ctx, projectId, 'content:write', body.path);
-          const result = await store.mkdir(projectId, actor, body.path, { message: body.message });
+        async handle(ctx, { params: { projectId }, body: { path, message } }) {
+          const { actor } = authorize(ctx, projectId, 'content:write', path);
+          const result = await store.mkdir(projectId, actor, path, { message });
           ok(ctx, { ...present().node(result.node), changed: result.changed }, result.changed ? 'Folder created' : 'Folder already exists', result.changed ? 201 : 200);
         },
       }),
@@ -262,29 +288,18 @@ export function contentRoutes(s: Services): RouteGroup {
           );
         },
       }),
-      route({
-        method: 'get',
-        path: '/versions',
-        summary: "Without path: the project's commits; with path: a node's versions (with version: that version's content)",
-        permission: 'content:read',
-        params,
-        query: schema.versionsQuery,
-        response: schema.versionsAnswer,
-        async handle(ctx, { params: { projectId }, query: q }) {
-          if (q.path === undefined) {
-            const g = authorize(ctx, projectId, 'content:read');
-            ok(ctx, projectCommitsOf(s.changelog, projectId, g.scope, { limit: q.limit, before: q.before }));
-            return;
-          }
-          authorize(ctx, projectId, 'content:read', q.path);
-          const node = store.getByPath(projectId, q.path);
-          if (q.version !== undefined) {
-            ok(ctx, await versionWithContent(store, node, q.version));
-            return;
-          }
-          ok(ctx, versionListOf(store, node, { limit: q.limit, sinceVersion: q.since_version }));
+      historyRoute(
+        {
+          path: '/versions',
+          summary: "Without path: the project's commits; with path: a node's versions (with version: that version's content)",
+          query: schema.versionsQuery,
+          response: schema.versionsAnswer,
         },
-      }),
+        (q, projectId) => ({
+          project: (scope) => projectCommitsOf(s.changelog, projectId, scope, { limit: q.limit, before: q.before }),
+          node: (node) => (q.version === undefined ? versionListOf(store, node, { limit: q.limit, sinceVersion: q.since_version }) : versionWithContent(store, node, q.version)),
+        }),
+      ),
       route({
         method: 'get',
         path: '/version-content',
@@ -298,24 +313,18 @@ export function contentRoutes(s: Services): RouteGroup {
           ok(ctx, await versionWithContent(store, store.getByPath(projectId, q.path), q.version));
         },
       }),
-      route({
-        method: 'get',
-        path: '/diff',
-        summary: 'Without path: the paths changed between two project versions; with path: two versions of a node',
-        permission: 'content:read',
-        params,
-        query: schema.diffQuery,
-        response: schema.diffAnswer,
-        async handle(ctx, { params: { projectId }, query: q }) {
-          if (q.path === undefined) {
-            const g = authorize(ctx, projectId, 'content:read');
-            ok(ctx, projectDiffOf(s.changelog, projectId, g.scope, q.v1, q.v2));
-            return;
-          }
-          authorize(ctx, projectId, 'content:read', q.path);
-          ok(ctx, await versionDiffOf(store, store.getByPath(projectId, q.path), q.v1, q.v2));
+      historyRoute(
+        {
+          path: '/diff',
+          summary: 'Without path: the paths changed between two project versions; with path: two versions of a node',
+          query: schema.diffQuery,
+          response: schema.diffAnswer,
         },
-      }),
+        (q, projectId) => ({
+          project: (scope) => projectDiffOf(s.changelog, projectId, scope, q.v1, q.v2),
+          node: (node) => versionDiffOf(store, node, q.v1, q.v2),
+        }),
+      ),
       route({
         method: 'post',
         path: '/rollback',

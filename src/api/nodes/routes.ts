@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Services } from '../../app/services.ts';
-import type { Mutation, NodeInfo } from '../../content/contentStore.ts';
+import type { NodeInfo } from '../../content/contentStore.ts';
+import { joinPath, parentPath } from '../../content/paths.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { conflict, notFound, validationError } from '../../http/errors.ts';
 import { route, type RouteDeclaration, type RouteGroup } from '../../http/routes/declaration.ts';
@@ -12,8 +13,6 @@ import { nodeSchema } from '../presenters/node.ts';
 import { nodePresenter } from '../shared/idPaths.ts';
 import * as answer from './answers.ts';
 import * as schema from './schemas.ts';
-
-const join = (dir: string, name: string) => (dir === '' ? name : `${dir}/${name}`);
 
 /**
  * The id-addressed node surface (spec 4.2): reads and writes by node id, as thin adapters over
@@ -34,18 +33,18 @@ export function nodeRoutes(s: Services): RouteGroup {
     query: schema.childrenQuery,
     response: answer.nodeList,
     async handle(ctx, { query: q }) {
-    const caller = guard.project(ctx, q.project_id, 'content:read');
-    let folder: NodeInfo | null = null;
-    if (q.parent_id !== undefined) {
-      folder = store.findById(q.parent_id);
-      if (!folder || folder.projectId !== q.project_id) throw notFound('Parent folder');
-      if (folder.type !== 'folder') throw validationError('parent_id is not a folder.', [{ field: 'parent_id', message: 'not a folder' }]);
-    }
-    // A scoped key may list the folders above its scope, but sees only the way down.
-    const mode = folder ? (guard.mayRead(caller, folder) ? 'all' : guard.mayList(caller, folder.state === 'active' ? folder.path : '.trash')) : guard.mayList(caller, '');
-    let children = store.listChildrenOf(q.project_id, folder?.id ?? null);
-    if (mode === 'way-down') children = children.filter((n) => guard.onTheWayDown(caller, n));
-    ok(ctx, { project_id: q.project_id, parent_id: folder?.id ?? null, nodes: await nodesWithContent(store, children, q.include_content), total: children.length });
+      const caller = guard.project(ctx, q.project_id, 'content:read');
+      let folder: NodeInfo | null = null;
+      if (q.parent_id !== undefined) {
+        folder = store.findById(q.parent_id);
+        if (!folder || folder.projectId !== q.project_id) throw notFound('Parent folder');
+        if (folder.type !== 'folder') throw validationError('parent_id is not a folder.', [{ field: 'parent_id', message: 'not a folder' }]);
+      }
+      // A scoped key may list the folders above its scope, but sees only the way down.
+      const mode = folder ? (guard.mayRead(caller, folder) ? 'all' : guard.mayList(caller, folder.state === 'active' ? folder.path : '.trash')) : guard.mayList(caller, '');
+      let children = store.listChildrenOf(q.project_id, folder?.id ?? null);
+      if (mode === 'way-down') children = children.filter((n) => guard.onTheWayDown(caller, n));
+      ok(ctx, { project_id: q.project_id, parent_id: folder?.id ?? null, nodes: await nodesWithContent(store, children, q.include_content), total: children.length });
     },
   }));
 
@@ -57,10 +56,10 @@ export function nodeRoutes(s: Services): RouteGroup {
     query: schema.byPathQuery,
     response: nodeSchema,
     async handle(ctx, { query: q }) {
-    const caller = guard.project(ctx, q.project_id, 'content:read');
-    const node = store.getByPath(q.project_id, q.path);
-    guard.requireNode(caller, node);
-    ok(ctx, await nodeWithContent(store, node, q.include_content, true));
+      const caller = guard.project(ctx, q.project_id, 'content:read');
+      const node = store.getByPath(q.project_id, q.path);
+      guard.requireNode(caller, node);
+      ok(ctx, await nodeWithContent(store, node, q.include_content, true));
     },
   }));
 
@@ -99,22 +98,22 @@ export function nodeRoutes(s: Services): RouteGroup {
     query: schema.batchQuery,
     response: answer.batchAnswer,
     async handle(ctx, { query: q }) {
-    const callers = new Map<string, Caller | null>();
-    const nodes: NodeInfo[] = [];
-    const missing: { id: string; code: 'NOT_FOUND' | 'FORBIDDEN' }[] = [];
-    for (const id of q.ids) {
-      const node = store.findById(id);
-      if (!node || (q.project_id !== undefined && node.projectId !== q.project_id)) {
-        missing.push({ id, code: 'NOT_FOUND' });
-        continue;
+      const callers = new Map<string, Caller | null>();
+      const nodes: NodeInfo[] = [];
+      const missing: { id: string; code: 'NOT_FOUND' | 'FORBIDDEN' }[] = [];
+      for (const id of q.ids) {
+        const node = store.findById(id);
+        if (!node || (q.project_id !== undefined && node.projectId !== q.project_id)) {
+          missing.push({ id, code: 'NOT_FOUND' });
+          continue;
+        }
+        if (!callers.has(node.projectId)) callers.set(node.projectId, tryCaller(ctx, node.projectId));
+        const caller = callers.get(node.projectId)!;
+        if (!caller) missing.push({ id, code: 'NOT_FOUND' });
+        else if (!guard.mayRead(caller, node)) missing.push({ id, code: 'FORBIDDEN' });
+        else nodes.push(node);
       }
-      if (!callers.has(node.projectId)) callers.set(node.projectId, tryCaller(ctx, node.projectId));
-      const caller = callers.get(node.projectId)!;
-      if (!caller) missing.push({ id, code: 'NOT_FOUND' });
-      else if (!guard.mayRead(caller, node)) missing.push({ id, code: 'FORBIDDEN' });
-      else nodes.push(node);
-    }
-    ok(ctx, { nodes: await nodesWithContent(store, nodes, q.include_content), missing, total: nodes.length });
+      ok(ctx, { nodes: await nodesWithContent(store, nodes, q.include_content), missing, total: nodes.length });
     },
   }));
 
@@ -136,47 +135,39 @@ export function nodeRoutes(s: Services): RouteGroup {
     body: schema.folderBody,
     response: nodeSchema,
     async handle(ctx, { body }) {
-    const { caller, path } = target(ctx, body);
-    const result = await store.createFolder(caller.projectId, caller.actor, path, { message: body.message });
-    created(ctx, present().node(result.node), 'Folder created');
+      const { caller, path } = target(ctx, body);
+      const result = await store.createFolder(caller.projectId, caller.actor, path, { message: body.message });
+      created(ctx, present().node(result.node), 'Folder created');
     },
   }));
 
-  routes.push(route({
-    method: 'post',
-    path: '/json',
-    summary: 'Create a JSON node',
-    permission: 'content:write',
-    status: 201,
-    body: schema.jsonBody,
-    response: nodeSchema,
-    async handle(ctx, { body }) {
-    const { caller, path } = target(ctx, body);
-    const result = await store.write(caller.projectId, caller.actor, { path, type: 'json', content: body.content, baseVersion: 0, message: body.message });
-    created(ctx, await nodeWithContent(store, result.node, true, true), 'JSON node created');
-    },
-  }));
-
-  routes.push(route({
-    method: 'post',
-    path: '/markdown',
-    summary: 'Create a Markdown node',
-    permission: 'content:write',
-    status: 201,
-    body: schema.markdownBody,
-    response: nodeSchema,
-    async handle(ctx, { body }) {
-    const { caller, path } = target(ctx, body);
-    const result = await store.write(caller.projectId, caller.actor, { path, type: 'markdown', content: body.content, baseVersion: 0, message: body.message });
-    created(ctx, await nodeWithContent(store, result.node, true, true), 'Markdown node created');
-    },
-  }));
+  // JSON and Markdown nodes are created alike; only the schema of their content differs.
+  const documentKinds = [
+    { type: 'json', body: schema.jsonBody, label: 'JSON' },
+    { type: 'markdown', body: schema.markdownBody, label: 'Markdown' },
+  ] as const;
+  for (const { type, body: bodySchema, label } of documentKinds) {
+    routes.push(route({
+      method: 'post',
+      path: `/${type}`,
+      summary: `Create a ${label} node`,
+      permission: 'content:write',
+      status: 201,
+      body: bodySchema,
+      response: nodeSchema,
+      async handle(ctx, { body }) {
+        const { caller, path } = target(ctx, body);
+        const result = await store.write(caller.projectId, caller.actor, { path, type, content: body.content, baseVersion: 0, message: body.message });
+        created(ctx, await nodeWithContent(store, result.node, true, true), `${label} node created`);
+      },
+    }));
+  }
 
   /** The project, parent folder and path of a node about to be created. */
   function target(ctx: Context, body: { project_id: string; parent_id?: string | null; name: string }) {
     const caller = guard.project(ctx, body.project_id, 'content:write');
     const parent = guard.parent(caller, body.parent_id);
-    const path = join(parent.path, body.name);
+    const path = joinPath(parent.path, body.name);
     guard.requirePath(caller, path);
     return { caller, parent, path };
   }
@@ -190,17 +181,17 @@ export function nodeRoutes(s: Services): RouteGroup {
     body: schema.bulkCreateBody,
     response: answer.bulkCreateAnswer,
     async handle(ctx, { body }) {
-    const caller = guard.project(ctx, body.project_id, 'content:write');
-    for (const id of new Set([body.parent_id, ...body.nodes.map((n) => n.parent_id)])) guard.parent(caller, id);
-    const plan = store.planNodes(caller.projectId, body.parent_id ?? null, body.nodes.map((n, i) => ({
-      name: n.name, type: n.type, tempId: n.temp_id, parentTempId: n.parent_temp_id, parentId: n.parent_id,
-      content: n.content === undefined || n.type === 'folder' ? n.content : contentForStore(n.type, n.content, `nodes.${i}.content`),
-    })));
-    for (const n of plan.items) guard.requirePath(caller, n.path);
-    const { result, nodes } = await store.createNodes(caller.projectId, caller.actor, plan, { message: body.message });
-    const createdIds = plan.items.flatMap((n, i) => (n.tempId === null ? [] : [{ temp_id: n.tempId, node_id: nodes[i].id }]));
-    created(ctx, { nodes: nodes.map((n) => present().node(n)), created: createdIds, total: nodes.length, project_version: result.projectVersion, commit_id: result.commitId },
-      `Created ${nodes.length} nodes in one commit`);
+      const caller = guard.project(ctx, body.project_id, 'content:write');
+      for (const id of new Set([body.parent_id, ...body.nodes.map((n) => n.parent_id)])) guard.parent(caller, id);
+      const plan = store.planNodes(caller.projectId, body.parent_id ?? null, body.nodes.map((n, i) => ({
+        name: n.name, type: n.type, tempId: n.temp_id, parentTempId: n.parent_temp_id, parentId: n.parent_id,
+        content: n.content === undefined || n.type === 'folder' ? n.content : contentForStore(n.type, n.content, `nodes.${i}.content`),
+      })));
+      for (const n of plan.items) guard.requirePath(caller, n.path);
+      const { result, nodes } = await store.createNodes(caller.projectId, caller.actor, plan, { message: body.message });
+      const createdIds = plan.items.flatMap((n, i) => (n.tempId === null ? [] : [{ temp_id: n.tempId, node_id: nodes[i].id }]));
+      created(ctx, { nodes: nodes.map((n) => present().node(n)), created: createdIds, total: nodes.length, project_version: result.projectVersion, commit_id: result.commitId },
+        `Created ${nodes.length} nodes in one commit`);
     },
   }));
 
@@ -213,8 +204,8 @@ export function nodeRoutes(s: Services): RouteGroup {
     query: schema.nodeQuery,
     response: nodeSchema,
     async handle(ctx, { params: { nodeId }, query: q }) {
-    const { node } = guard.node(ctx, nodeId, 'content:read', q.project_id);
-    ok(ctx, await nodeWithContent(store, node, q.include_content, true));
+      const { node } = guard.node(ctx, nodeId, 'content:read', q.project_id);
+      ok(ctx, await nodeWithContent(store, node, q.include_content, true));
     },
   }));
 
@@ -229,12 +220,12 @@ export function nodeRoutes(s: Services): RouteGroup {
     body: schema.updateBody,
     response: answer.updateAnswer,
     async handle(ctx, { params: { nodeId }, query: q, body }) {
-    const { node, caller } = guard.node(ctx, nodeId, 'content:write', q.project_id);
-    if (body.name !== undefined && body.name !== node.name) guard.requirePath(caller, join(node.path.slice(0, Math.max(0, node.path.lastIndexOf('/'))), body.name));
-    const content = body.content === undefined || node.type === 'folder' ? body.content : contentForStore(node.type, body.content);
-    const result = await store.updateNode(caller.projectId, caller.actor, node.id, { content, name: body.name, baseVersion: body.base_version, message: body.message });
-    ok(ctx, { ...(await nodeWithContent(store, result.node, undefined, true)), changed: result.changed, project_version: result.projectVersion },
-      result.changed ? 'Updated' : 'Nothing changed; no new version');
+      const { node, caller } = guard.node(ctx, nodeId, 'content:write', q.project_id);
+      if (body.name !== undefined && body.name !== node.name) guard.requirePath(caller, joinPath(parentPath(node.path), body.name));
+      const content = body.content === undefined || node.type === 'folder' ? body.content : contentForStore(node.type, body.content);
+      const result = await store.updateNode(caller.projectId, caller.actor, node.id, { content, name: body.name, baseVersion: body.base_version, message: body.message });
+      ok(ctx, { ...(await nodeWithContent(store, result.node, undefined, true)), changed: result.changed, project_version: result.projectVersion },
+        result.changed ? 'Updated' : 'Nothing changed; no new version');
     },
   }));
 
@@ -247,11 +238,11 @@ export function nodeRoutes(s: Services): RouteGroup {
     body: schema.moveBody,
     response: answer.moveAnswer,
     async handle(ctx, { params: { nodeId }, body }) {
-    const { node, caller } = guard.node(ctx, nodeId, 'content:write');
-    const parent = guard.parent(caller, body.new_parent_id);
-    guard.requirePath(caller, join(parent.path, node.name));
-    const result = await store.moveNode(caller.projectId, caller.actor, node.id, parent.id, { message: body.message });
-    ok(ctx, { ...present().node(result.node), old_parent_id: node.parentId, old_path: node.path, changed: result.changed }, 'Moved');
+      const { node, caller } = guard.node(ctx, nodeId, 'content:write');
+      const parent = guard.parent(caller, body.new_parent_id);
+      guard.requirePath(caller, joinPath(parent.path, node.name));
+      const result = await store.moveNode(caller.projectId, caller.actor, node.id, parent.id, { message: body.message });
+      ok(ctx, { ...present().node(result.node), old_parent_id: node.parentId, old_path: node.path, changed: result.changed }, 'Moved');
     },
   }));
 
@@ -264,11 +255,11 @@ export function nodeRoutes(s: Services): RouteGroup {
     query: schema.optionalProjectQuery,
     response: answer.deleteAnswer,
     async handle(ctx, { params: { nodeId }, query: q }) {
-    const { node, caller } = guard.node(ctx, nodeId, 'content:write', q.project_id);
-    if (node.state !== 'active') throw conflict('The node is already in the trash.', { id: node.id });
-    const result = await store.remove(caller.projectId, caller.actor, node.path);
-    const trashed = result.nodes.find((n) => n.id === node.id) ?? store.getById(caller.projectId, node.id);
-    ok(ctx, { ...present().node(trashed), trash_path: trashed.path, original_path: node.path, project_version: result.projectVersion }, 'Moved to the trash');
+      const { node, caller } = guard.node(ctx, nodeId, 'content:write', q.project_id);
+      if (node.state !== 'active') throw conflict('The node is already in the trash.', { id: node.id });
+      const result = await store.remove(caller.projectId, caller.actor, node.path);
+      const trashed = result.nodes.find((n) => n.id === node.id) ?? store.getById(caller.projectId, node.id);
+      ok(ctx, { ...present().node(trashed), trash_path: trashed.path, original_path: node.path, project_version: result.projectVersion }, 'Moved to the trash');
     },
   }));
 

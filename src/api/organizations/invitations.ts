@@ -15,6 +15,7 @@ export function invitationRoutes(s: Services): RouteDeclaration[] {
       path: '/:org_id/invite',
       summary: 'Invite an email address with a role; the token is shown once',
       permission: 'org:invite',
+      authorize: { org: ({ params }) => params.org_id },
       status: 201,
       params: schema.orgParams,
       body: schema.inviteBody,
@@ -22,7 +23,6 @@ export function invitationRoutes(s: Services): RouteDeclaration[] {
       handle(ctx, { params, body }) {
         const principal = principalOf(ctx);
         const orgId = params.org_id;
-        s.authorizer.requireOrg(principal, orgId, 'org:invite');
         s.authorizer.requireOrgRoleAssignment(principal, orgId, 'org:invite', null, body.role);
         const { invitation, token } = s.invitations.create({ orgId, email: body.email, role: body.role, invitedBy: principal.id });
         created(
@@ -41,11 +41,11 @@ export function invitationRoutes(s: Services): RouteDeclaration[] {
       path: '/:org_id/invitations',
       summary: "An organization's pending invitations",
       permission: 'org:invite',
+      authorize: { org: ({ params }) => params.org_id },
       params: schema.orgParams,
       query: paginationQuery,
       response: schema.invitationList,
       handle(ctx, { params, query }) {
-        s.authorizer.requireOrg(principalOf(ctx), params.org_id, 'org:invite');
         const { items, total } = s.invitations.listPending(params.org_id, query);
         ok(ctx, { invitations: items.map(presentInvitation), ...pageInfo(total, query) });
       },

@@ -16,11 +16,11 @@ export function orgMemberRoutes(s: Services): RouteDeclaration[] {
       path: '/:org_id/members',
       summary: "An organization's members",
       permission: 'org:read',
+      authorize: { org: ({ params }) => params.org_id },
       params: schema.orgParams,
       query: paginationQuery,
       response: schema.orgMemberList,
       handle(ctx, { params, query }) {
-        s.authorizer.requireOrg(principalOf(ctx), params.org_id, 'org:read');
         const { items, total } = s.orgMembers.list(params.org_id, query);
         ok(ctx, { members: items.map(presentOrgMember), ...pageInfo(total, query) });
       },
@@ -30,16 +30,15 @@ export function orgMemberRoutes(s: Services): RouteDeclaration[] {
       path: '/:org_id/members/:user_id/role',
       summary: "Change a member's role (admins cannot make or change owners)",
       permission: 'org:members:manage',
+      authorize: { org: ({ params }) => params.org_id },
       params: schema.memberParams,
       body: schema.orgRoleBody,
       response: orgMemberSchema,
       handle(ctx, { params, body }) {
-        const principal = principalOf(ctx);
         const { org_id, user_id } = params;
-        s.authorizer.requireOrg(principal, org_id, 'org:members:manage');
         const current = s.orgMembers.roleOf(org_id, user_id);
         if (!current) throw notFound('Member');
-        s.authorizer.requireOrgRoleAssignment(principal, org_id, 'org:members:manage', current, body.role);
+        s.authorizer.requireOrgRoleAssignment(principalOf(ctx), org_id, 'org:members:manage', current, body.role);
         ok(ctx, presentOrgMember(s.orgMembers.changeRole(org_id, user_id, body.role)), 'Role changed');
       },
     }),
@@ -48,15 +47,14 @@ export function orgMemberRoutes(s: Services): RouteDeclaration[] {
       path: '/:org_id/members/:user_id',
       summary: 'Remove a member (admins cannot remove owners)',
       permission: 'org:members:manage',
+      authorize: { org: ({ params }) => params.org_id },
       params: schema.memberParams,
       response: z.object({ org_id: z.string(), user_id: z.string(), removed: z.literal(true) }),
       handle(ctx, { params }) {
-        const principal = principalOf(ctx);
         const { org_id, user_id } = params;
-        s.authorizer.requireOrg(principal, org_id, 'org:members:manage');
         const current = s.orgMembers.roleOf(org_id, user_id);
         if (!current) throw notFound('Member');
-        s.authorizer.requireOrgRoleAssignment(principal, org_id, 'org:members:manage', current, null);
+        s.authorizer.requireOrgRoleAssignment(principalOf(ctx), org_id, 'org:members:manage', current, null);
         s.orgMembers.remove(org_id, user_id);
         ok(ctx, { org_id, user_id, removed: true }, 'Member removed');
       },

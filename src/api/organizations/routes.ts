@@ -5,6 +5,7 @@ import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { organizationSchema, presentOrganization } from '../presenters/organization.ts';
+import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
 import { invitationRoutes } from './invitations.ts';
 import { orgMemberRoutes } from './members.ts';
 import * as schema from './schemas.ts';
@@ -45,10 +46,10 @@ export function organizationRoutes(s: Services): RouteGroup {
         path: '/:org_id',
         summary: 'Read an organization',
         permission: 'org:read',
+        authorize: { org: ({ params }) => params.org_id },
         params: schema.orgParams,
         response: organizationSchema,
-        handle(ctx, { params }) {
-          const role = s.authorizer.requireOrg(principalOf(ctx), params.org_id, 'org:read');
+        handle(ctx, { params, access: role }) {
           ok(ctx, presentOrganization(s.organizations.find(params.org_id)!, role));
         },
       }),
@@ -57,11 +58,11 @@ export function organizationRoutes(s: Services): RouteGroup {
         path: '/:org_id',
         summary: "Change an organization's name or description",
         permission: 'org:update',
+        authorize: { org: ({ params }) => params.org_id },
         params: schema.orgParams,
         body: schema.updateOrganizationBody,
         response: organizationSchema,
-        handle(ctx, { params, body }) {
-          const role = s.authorizer.requireOrg(principalOf(ctx), params.org_id, 'org:update');
+        handle(ctx, { params, body, access: role }) {
           ok(ctx, presentOrganization(s.organizations.update(params.org_id, body), role), 'Organization updated');
         },
       }),
@@ -70,12 +71,12 @@ export function organizationRoutes(s: Services): RouteGroup {
         path: '/:org_id',
         summary: 'Delete an organization',
         permission: 'org:delete',
+        authorize: { org: ({ params }) => params.org_id },
         params: schema.orgParams,
-        response: z.object({ id: z.string(), deleted: z.literal(true) }),
+        response: deletedSchema,
         handle(ctx, { params }) {
-          s.authorizer.requireOrg(principalOf(ctx), params.org_id, 'org:delete');
           s.organizations.delete(params.org_id);
-          ok(ctx, { id: params.org_id, deleted: true }, 'Organization deleted');
+          ok(ctx, presentDeleted(params.org_id), 'Organization deleted');
         },
       }),
       route({
@@ -83,12 +84,11 @@ export function organizationRoutes(s: Services): RouteGroup {
         path: '/:org_id/leave',
         summary: 'Leave an organization (its last owner cannot)',
         permission: 'org:read',
+        authorize: { org: ({ params }) => params.org_id },
         params: schema.orgParams,
         response: z.object({ org_id: z.string(), left: z.literal(true) }),
         handle(ctx, { params }) {
-          const principal = principalOf(ctx);
-          s.authorizer.requireOrg(principal, params.org_id, 'org:read');
-          s.orgMembers.remove(params.org_id, principal.id, 'leave');
+          s.orgMembers.remove(params.org_id, principalOf(ctx).id, 'leave');
           ok(ctx, { org_id: params.org_id, left: true }, 'You left the organization');
         },
       }),

@@ -32,12 +32,12 @@ export function projectMemberRoutes(s: Services): RouteDeclaration[] {
       path: '/:project_id/members',
       summary: 'Give a user (by id or email) a role on the project',
       permission: 'members:manage',
+      authorize: { project: ({ params }) => params.project_id },
       status: 201,
       params: projectParams,
       body: addProjectMemberBody,
       response: projectMemberSchema,
-      handle(ctx, { params, body }) {
-        const { project } = s.authorizer.requireProject(principalOf(ctx), params.project_id, 'members:manage');
+      handle(ctx, { body, access: { project } }) {
         const user = body.user_id ? s.users.findById(body.user_id) : s.users.findByEmail(body.email!);
         if (!user) {
           const field = body.user_id ? 'user_id' : 'email';
@@ -51,11 +51,11 @@ export function projectMemberRoutes(s: Services): RouteDeclaration[] {
       path: '/:project_id/members/:user_id/role',
       summary: "Change a member's explicit role on the project",
       permission: 'members:manage',
+      authorize: { project: ({ params }) => params.project_id },
       params: memberParams,
       body: projectRoleBody,
       response: projectMemberSchema,
-      handle(ctx, { params, body }) {
-        const { project } = s.authorizer.requireProject(principalOf(ctx), params.project_id, 'members:manage');
+      handle(ctx, { params, body, access: { project } }) {
         ok(ctx, presentProjectMember(s.projectMembers.setRole(project, params.user_id, body.role)), 'Role changed');
       },
     }),
@@ -64,10 +64,10 @@ export function projectMemberRoutes(s: Services): RouteDeclaration[] {
       path: '/:project_id/members/:user_id',
       summary: "Remove a member's explicit role on the project",
       permission: 'members:manage',
+      authorize: { project: ({ params }) => params.project_id },
       params: memberParams,
       response: z.object({ project_id: z.string(), user_id: z.string(), removed: z.literal(true) }),
-      handle(ctx, { params }) {
-        const { project } = s.authorizer.requireProject(principalOf(ctx), params.project_id, 'members:manage');
+      handle(ctx, { params, access: { project } }) {
         s.projectMembers.remove(project, params.user_id);
         ok(ctx, { project_id: project.id, user_id: params.user_id, removed: true }, 'Member removed');
       },

@@ -7,6 +7,7 @@ import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { pageFields } from '../presenters/page.ts';
 import { presentProject, projectSchema } from '../presenters/project.ts';
+import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
 import { projectMemberRoutes } from './members.ts';
 import { projectPurgeRoute } from './purge.ts';
 import { createProjectBody, listProjectsQuery, projectParams, updateProjectBody } from './schemas.ts';
@@ -45,12 +46,12 @@ export function projectRoutes(s: Services): RouteGroup {
         path: '/',
         summary: 'Create a project in an organization',
         permission: 'project:create',
+        authorize: { org: ({ body }) => body.org_id },
         status: 201,
         body: createProjectBody,
         response: projectSchema,
         async handle(ctx, { body }) {
           const principal = principalOf(ctx);
-          s.authorizer.requireOrg(principal, body.org_id, 'project:create');
           const project = await s.projects.create({ orgId: body.org_id, name: body.name, description: body.description, createdBy: principal.id });
           created(ctx, presentProject(project, s.authorizer.projectRole(principal.id, project)), 'Project created');
         },
@@ -60,10 +61,10 @@ export function projectRoutes(s: Services): RouteGroup {
         path: '/:project_id',
         summary: 'Read a project',
         permission: 'project:read',
+        authorize: { project: ({ params }) => params.project_id },
         params: projectParams,
         response: projectSchema,
-        handle(ctx, { params }) {
-          const { project, role } = s.authorizer.requireProject(principalOf(ctx), params.project_id, 'project:read');
+        handle(ctx, { access: { project, role } }) {
           ok(ctx, presentProject(project, role));
         },
       }),
@@ -72,11 +73,11 @@ export function projectRoutes(s: Services): RouteGroup {
         path: '/:project_id',
         summary: "Change a project's name or description",
         permission: 'project:update',
+        authorize: { project: ({ params }) => params.project_id },
         params: projectParams,
         body: updateProjectBody,
         response: projectSchema,
-        handle(ctx, { params, body }) {
-          const { role } = s.authorizer.requireProject(principalOf(ctx), params.project_id, 'project:update');
+        handle(ctx, { params, body, access: { role } }) {
           ok(ctx, presentProject(s.projects.update(params.project_id, body), role), 'Project updated');
         },
       }),
@@ -85,12 +86,12 @@ export function projectRoutes(s: Services): RouteGroup {
         path: '/:project_id',
         summary: 'Delete a project and all its content',
         permission: 'project:delete',
+        authorize: { project: ({ params }) => params.project_id },
         params: projectParams,
-        response: z.object({ id: z.string(), deleted: z.literal(true) }),
+        response: deletedSchema,
         async handle(ctx, { params }) {
-          s.authorizer.requireProject(principalOf(ctx), params.project_id, 'project:delete');
           await s.projects.delete(params.project_id);
-          ok(ctx, { id: params.project_id, deleted: true }, 'Project and all its content deleted');
+          ok(ctx, presentDeleted(params.project_id), 'Project and all its content deleted');
         },
       }),
       ...projectMemberRoutes(s),

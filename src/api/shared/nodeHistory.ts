@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { z } from 'zod';
 import type { Services } from '../../app/services.ts';
 import type { NodeInfo } from '../../content/contentStore.ts';
 import { ok } from '../../http/envelope.ts';
@@ -22,33 +23,35 @@ export function nodeFor(s: Services, ctx: Context, nodeId: string, action: Conte
  */
 export function nodeHistoryRoutes(s: Services, paths: { versions: string; version: string; rollback: string; diff: string }): RouteDeclaration[] {
   const store = s.content;
+  /** A read of one node's history: the node as the caller may read it, then `answer`. */
+  const nodeRead = <P extends z.ZodType<{ nodeId: string }>, Q extends z.ZodType<{ project_id?: string }>>(
+    d: { path: string; summary: string; params: P; query: Q; response: z.ZodType },
+    answer: (node: NodeInfo, input: { params: z.output<P>; query: z.output<Q> }) => unknown,
+  ) =>
+    route({
+      method: 'get',
+      ...d,
+      permission: 'content:read',
+      async handle(ctx, input) {
+        const { node } = nodeFor(s, ctx, input.params.nodeId, 'content:read', input.query.project_id);
+        ok(ctx, await answer(node, input));
+      },
+    });
   return [
-    route({
-      method: 'get',
-      path: paths.versions,
-      summary: "A node's versions, newest first",
-      permission: 'content:read',
-      params: schema.nodeParams,
-      query: schema.versionsQuery,
-      response: schema.versionList,
-      handle(ctx, { params, query }) {
-        const { node } = nodeFor(s, ctx, params.nodeId, 'content:read', query.project_id);
-        ok(ctx, versionListOf(store, node, { limit: query.limit, sinceVersion: query.since_version }));
+    nodeRead(
+      { path: paths.versions, summary: "A node's versions, newest first", params: schema.nodeParams, query: schema.versionsQuery, response: schema.versionList },
+      (node, { query }) => versionListOf(store, node, { limit: query.limit, sinceVersion: query.since_version }),
+    ),
+    nodeRead(
+      {
+        path: paths.version,
+        summary: 'One version of a node with its complete content',
+        params: schema.versionParams,
+        query: schema.optionalProjectQuery,
+        response: schema.versionWithContentSchema,
       },
-    }),
-    route({
-      method: 'get',
-      path: paths.version,
-      summary: 'One version of a node with its complete content',
-      permission: 'content:read',
-      params: schema.versionParams,
-      query: schema.optionalProjectQuery,
-      response: schema.versionWithContentSchema,
-      async handle(ctx, { params, query }) {
-        const { node } = nodeFor(s, ctx, params.nodeId, 'content:read', query.project_id);
-        ok(ctx, await versionWithContent(store, node, params.version));
-      },
-    }),
+      (node, { params }) => versionWithContent(store, node, params.version),
+    ),
     route({
       method: 'post',
       path: paths.rollback,
@@ -64,18 +67,15 @@ export function nodeHistoryRoutes(s: Services, paths: { versions: string; versio
         ok(ctx, r.data, r.message);
       },
     }),
-    route({
-      method: 'get',
-      path: paths.diff,
-      summary: 'The difference between two versions of a node (text, JSON Patch, or sizes and hashes for binary files)',
-      permission: 'content:read',
-      params: schema.diffParams,
-      query: schema.optionalProjectQuery,
-      response: schema.versionDiff,
-      async handle(ctx, { params, query }) {
-        const { node } = nodeFor(s, ctx, params.nodeId, 'content:read', query.project_id);
-        ok(ctx, await versionDiffOf(store, node, params.v1, params.v2));
+    nodeRead(
+      {
+        path: paths.diff,
+        summary: 'The difference between two versions of a node (text, JSON Patch, or sizes and hashes for binary files)',
+        params: schema.diffParams,
+        query: schema.optionalProjectQuery,
+        response: schema.versionDiff,
       },
-    }),
+      (node, { params }) => versionDiffOf(store, node, params.v1, params.v2),
+    ),
   ];
 }

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { z } from 'zod';
 import type { Services } from '../../app/services.ts';
 import type { FolderSnapshot } from '../../content/contentStore.ts';
 import { ok } from '../../http/envelope.ts';
@@ -66,7 +67,8 @@ export function nodeSnapshotRoutes(s: Services, paths: { list: string; rollback:
   ];
 }
 
-function presentSnapshot(x: FolderSnapshot) {
+/** Typed by the documented schema, so the answer cannot drift from the API reference. */
+function presentSnapshot(x: FolderSnapshot): z.output<typeof schema.snapshotSchema> {
   return {
     snapshot_id: x.snapshotId,
     project_version: x.projectVersion,

@@ -10,6 +10,7 @@ import type { ContentAction, ContentGrant } from '../../policies/contentAccess.t
 import { connectors } from '../../sync/connectors.ts';
 import { scopedEntry } from '../../sync/scopedChanges.ts';
 import { RefreshFailed, type Sync } from '../../sync/syncService.ts';
+import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
 import { presentChange, presentPullEntry, presentRun, presentSync } from './presenter.ts';
 import * as schema from './schemas.ts';
 
@@ -59,11 +60,10 @@ export function syncRoutes(s: Services): RouteGroup {
         path: '/status',
         summary: "A project's syncs at a glance",
         permission: 'project:read',
+        authorize: { project: ({ query }) => query.project_id },
         query: schema.projectQuery,
         response: schema.syncStatus,
-        handle(ctx, { query }) {
-          const { project_id } = query;
-          s.authorizer.requireProject(principalOf(ctx), project_id, 'project:read');
+        handle(ctx, { query: { project_id } }) {
           const syncs = s.syncs.list(project_id);
           const last = syncs.map((x) => x.state.last_run_at).filter((t): t is string => t !== null).sort().pop() ?? null;
           ok(ctx, {
@@ -82,11 +82,11 @@ export function syncRoutes(s: Services): RouteGroup {
         path: '/syncs',
         summary: "A project's syncs (a sync key sees only its own)",
         permission: 'project:read',
+        authorize: { project: ({ query }) => query.project_id },
         query: schema.projectQuery,
         response: schema.syncList,
         handle(ctx, { query }) {
           const principal = principalOf(ctx);
-          s.authorizer.requireProject(principal, query.project_id, 'project:read');
           const visible = s.syncs.list(query.project_id).filter((x) => principal.kind === 'user' || x.state.sync_id === principal.id);
           ok(ctx, { syncs: visible.map((x) => presentSync(x.state, x.connection)), total: visible.length });
         },
@@ -169,11 +169,11 @@ export function syncRoutes(s: Services): RouteGroup {
         summary: 'Delete a sync; its key stops working',
         permission: manage,
         params: schema.syncParams,
-        response: z.object({ id: z.string(), deleted: z.literal(true) }),
+        response: deletedSchema,
         handle(ctx, { params }) {
           const sync = syncFor(ctx, params.syncId, manage);
           s.syncs.delete(sync);
-          ok(ctx, { id: sync.state.sync_id, deleted: true }, 'Sync deleted; its key no longer works');
+          ok(ctx, presentDeleted(sync.state.sync_id), 'Sync deleted; its key no longer works');
         },
       }),
       route({

@@ -14,3 +14,5 @@ export const presentTool = (t: ToolRecord) => ({
   created_at: t.created_at,
   updated_at: t.updated_at,
 });
+
+export const presentToolList = (tools: ToolRecord[]) => ({ tools: tools.map(presentTool), total: tools.length });

@@ -1,11 +1,15 @@
 import { z } from 'zod';
+import type { Principal } from '../../auth/principal.ts';
 import type { Services } from '../../app/services.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { toolSchemas, toolTypes } from '../../tools/registry.ts';
-import { presentTool } from './presenter.ts';
+import type { ToolRecord } from '../../tools/toolStore.ts';
+import type { NewTool } from '../../tools/tools.ts';
+import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
+import { presentTool, presentToolList } from './presenter.ts';
 import * as schema from './schemas.ts';
 
 /**
@@ -15,6 +19,23 @@ import * as schema from './schemas.ts';
  */
 export function toolRoutes(s: Services): RouteGroup {
   const t = () => s.tools.tools;
+  /** What both create routes ask the tools service for. */
+  const newTool = (body: z.output<typeof schema.createToolBody> | z.output<typeof schema.createSearchToolBody>, type: string): NewTool => ({
+    projectId: body.project_id, nodeId: body.node_id, name: body.name, description: body.description, type, config: body.config,
+  });
+  /** A list of tools of one node or project; the tools service checks the caller's access. */
+  const toolsOf = <P extends z.ZodType>(path: string, summary: string, permission: string, params: P, list: (p: Principal, params: z.output<P>) => ToolRecord[]) =>
+    route({
+      method: 'get',
+      path,
+      summary,
+      permission,
+      params,
+      response: schema.toolList,
+      handle(ctx, input) {
+        ok(ctx, presentToolList(list(principalOf(ctx), input.params)));
+      },
+    });
   return {
     prefix: '/tools',
     tag: 'Tools',
@@ -28,8 +49,7 @@ export function toolRoutes(s: Services): RouteGroup {
         response: schema.toolList,
         handle(ctx, { query }) {
           const p = principalOf(ctx);
-          const tools = query.project_id ? t().listForProject(p, query.project_id) : t().listForOrg(p, query.org_id!);
-          ok(ctx, { tools: tools.map(presentTool), total: tools.length });
+          ok(ctx, presentToolList(query.project_id ? t().listForProject(p, query.project_id) : t().listForOrg(p, query.org_id!)));
         },
       }),
       route({
@@ -43,30 +63,8 @@ export function toolRoutes(s: Services): RouteGroup {
           ok(ctx, { types });
         },
       }),
-      route({
-        method: 'get',
-        path: '/by-node/:node_id',
-        summary: 'Tools bound to a node',
-        permission: 'content:read',
-        params: schema.nodeParams,
-        response: schema.toolList,
-        handle(ctx, { params }) {
-          const tools = t().listForNode(principalOf(ctx), params.node_id);
-          ok(ctx, { tools: tools.map(presentTool), total: tools.length });
-        },
-      }),
-      route({
-        method: 'get',
-        path: '/by-project/:project_id',
-        summary: "A project's tools",
-        permission: 'project:read',
-        params: schema.projectParams,
-        response: schema.toolList,
-        handle(ctx, { params }) {
-          const tools = t().listForProject(principalOf(ctx), params.project_id);
-          ok(ctx, { tools: tools.map(presentTool), total: tools.length });
-        },
-      }),
+      toolsOf('/by-node/:node_id', 'Tools bound to a node', 'content:read', schema.nodeParams, (p, { node_id }) => t().listForNode(p, node_id)),
+      toolsOf('/by-project/:project_id', "A project's tools", 'project:read', schema.projectParams, (p, { project_id }) => t().listForProject(p, project_id)),
       route({
         method: 'post',
         path: '/',
@@ -76,7 +74,7 @@ export function toolRoutes(s: Services): RouteGroup {
         body: schema.createToolBody,
         response: schema.toolSchema,
         handle(ctx, { body }) {
-          const tool = t().create(principalOf(ctx), { projectId: body.project_id, nodeId: body.node_id, name: body.name, description: body.description, type: body.type, config: body.config });
+          const tool = t().create(principalOf(ctx), newTool(body, body.type));
           ok(ctx, presentTool(tool), 'Tool created', 201);
         },
       }),
@@ -90,7 +88,7 @@ export function toolRoutes(s: Services): RouteGroup {
         response: schema.toolWithIndex,
         handle(ctx, { body }) {
           const p = principalOf(ctx);
-          const tool = t().create(p, { projectId: body.project_id, nodeId: body.node_id, name: body.name, description: body.description, type: 'search', config: body.config });
+          const tool = t().create(p, newTool(body, 'search'));
           ok(ctx, { tool: presentTool(tool), index: t().searchIndex(p, tool.id) }, 'Search tool created; its index is being built', 202);
         },
       }),
@@ -123,10 +121,10 @@ export function toolRoutes(s: Services): RouteGroup {
         summary: 'Delete a tool (the last search tool of a project deletes its index)',
         permission: 'content:write',
         params: schema.toolParams,
-        response: z.object({ id: z.string(), deleted: z.literal(true) }),
+        response: deletedSchema,
         async handle(ctx, { params }) {
           await t().delete(principalOf(ctx), params.tool_id);
-          ok(ctx, { id: params.tool_id, deleted: true }, 'Tool deleted');
+          ok(ctx, presentDeleted(params.tool_id), 'Tool deleted');
         },
       }),
       route({

@@ -5,6 +5,7 @@ import { syncMigration } from './006_sync.ts';
 import { pendingPushesMigration } from './007_pending_pushes.ts';
 import { nodeUploadsMigration } from './008_node_uploads.ts';
 import { toolsMigration } from './010_tools.ts';
+import { mcpProxyMigration } from './011_mcp_proxy.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
-export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration];
+export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration];

@@ -1,6 +1,8 @@
 import { generateAccessKey } from '../../auth/accessKeys.ts';
 import { newId, nowIso } from '../../util/ids.ts';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../db/database.ts';
+import { statementCache } from '../../db/statements.ts';
 import { defined } from '../defined.ts';
 import { DomainError } from '../errors.ts';
 import type { Page, Paged } from '../pagination.ts';
@@ -24,6 +26,8 @@ export interface ConnectionChanges {
   scopePath?: string;
   mode?: ConnectionMode;
   status?: ConnectionStatus;
+  /** Replaces the kind-specific settings. */
+  config?: Record<string, unknown>;
 }
 
 /** A connection and its access key: the key is in plain text only here, to be shown once. */
@@ -37,7 +41,12 @@ export interface IssuedConnection {
  * Keys are stored only as hashes; creating or regenerating returns the key this one time.
  */
 export class ConnectionStore {
-  constructor(private readonly db: Db) {}
+  /** Statements prepared once: `find` runs on every request of a key (MCP sessions, sandbox execs). */
+  private readonly sql: (sql: string) => Statement;
+
+  constructor(db: Db) {
+    this.sql = statementCache(db);
+  }
 
   createConnection(input: NewConnection): IssuedConnection {
     const { key, hash, displayPrefix } = generateAccessKey();
@@ -58,8 +67,8 @@ export class ConnectionStore {
       updated_at: now,
       last_used_at: null,
     };
-    this.db
-      .prepare(
+    this
+      .sql(
         `INSERT INTO connections (id, project_id, kind, name, scope_path, mode, status, key_hash, key_prefix, config, created_by, created_at, updated_at)
          VALUES (@id, @project_id, @kind, @name, @scope_path, @mode, @status, @key_hash, @key_prefix, @config, @created_by, @created_at, @updated_at)`,
       )
@@ -69,7 +78,7 @@ export class ConnectionStore {
 
   /** How many of a project's connections are in each status (for the dashboard). */
   countByStatus(projectId: string): Record<string, number> {
-    const rows = this.db.prepare('SELECT status, COUNT(*) AS n FROM connections WHERE project_id = ? GROUP BY status').all(projectId) as {
+    const rows = this.sql('SELECT status, COUNT(*) AS n FROM connections WHERE project_id = ? GROUP BY status').all(projectId) as {
       status: string;
       n: number;
     }[];
@@ -77,17 +86,24 @@ export class ConnectionStore {
   }
 
   find(id: string): ConnectionRecord | undefined {
-    return this.db.prepare('SELECT * FROM connections WHERE id = ?').get(id) as ConnectionRecord | undefined;
+    return this.sql('SELECT * FROM connections WHERE id = ?').get(id) as ConnectionRecord | undefined;
   }
 
   listByProject(projectId: string, filter: { kind?: ConnectionKind }, page: Page): Paged<ConnectionRecord> {
     const where = 'WHERE project_id = @projectId AND (@kind IS NULL OR kind = @kind)';
     const params = { projectId, kind: filter.kind ?? null };
-    const items = this.db
-      .prepare(`SELECT * FROM connections ${where} ORDER BY created_at, id LIMIT @limit OFFSET @offset`)
+    const items = this
+      .sql(`SELECT * FROM connections ${where} ORDER BY created_at, id LIMIT @limit OFFSET @offset`)
       .all({ ...params, limit: page.limit, offset: page.offset }) as ConnectionRecord[];
-    const { n } = this.db.prepare(`SELECT COUNT(*) AS n FROM connections ${where}`).get(params) as { n: number };
+    const { n } = this.sql(`SELECT COUNT(*) AS n FROM connections ${where}`).get(params) as { n: number };
     return { items, total: n };
+  }
+
+  /** Connections of one kind bound to a node (their config's `node_id`). */
+  listByNode(kind: ConnectionKind, nodeId: string): ConnectionRecord[] {
+    return this
+      .sql(`SELECT * FROM connections WHERE kind = ? AND json_extract(config, '$.node_id') = ? ORDER BY created_at, id`)
+      .all(kind, nodeId) as ConnectionRecord[];
   }
 
   /** Revoked is final: a revoked key stays dead, so reactivating it is refused (create a new connection). */
@@ -100,16 +116,17 @@ export class ConnectionStore {
       ...current,
       ...defined({ name: changes.name, mode: changes.mode, status: changes.status }),
       scope_path: changes.scopePath === undefined ? current.scope_path : parseScopePath(changes.scopePath),
+      config: changes.config === undefined ? current.config : JSON.stringify(changes.config),
       updated_at: nowIso(),
     };
-    this.db
-      .prepare('UPDATE connections SET name = @name, scope_path = @scope_path, mode = @mode, status = @status, updated_at = @updated_at WHERE id = @id')
+    this
+      .sql('UPDATE connections SET name = @name, scope_path = @scope_path, mode = @mode, status = @status, config = @config, updated_at = @updated_at WHERE id = @id')
       .run(next);
     return next;
   }
 
   delete(id: string): void {
-    this.db.prepare('DELETE FROM connections WHERE id = ?').run(id);
+    this.sql('DELETE FROM connections WHERE id = ?').run(id);
   }
 
   /** Replaces the key hash: the old key stops authenticating with this statement. */
@@ -120,7 +137,7 @@ export class ConnectionStore {
     }
     const { key, hash, displayPrefix } = generateAccessKey();
     const connection = { ...current, key_hash: hash, key_prefix: displayPrefix, updated_at: nowIso() };
-    this.db.prepare('UPDATE connections SET key_hash = ?, key_prefix = ?, updated_at = ? WHERE id = ?').run(hash, displayPrefix, connection.updated_at, id);
+    this.sql('UPDATE connections SET key_hash = ?, key_prefix = ?, updated_at = ? WHERE id = ?').run(hash, displayPrefix, connection.updated_at, id);
     return { connection, key };
   }
 

@@ -1,5 +1,8 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
+import type { OrgRole } from '../../domain/roles.ts';
+import type { ProjectAccess } from '../../policies/authorize.ts';
+import type { OrgAction, ProjectAction } from '../../policies/permissions.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -10,12 +13,34 @@ export interface RouteInput<P, Q, B> {
   body: B;
 }
 
+/** The kinds of resource a route's permission can be declared on. */
+export type AuthorizedOn = 'org' | 'project';
+
+/**
+ * Which organization or project the route's `permission` applies to, read from the validated
+ * input: `{ org: (input) => id }` or `{ project: (input) => id }`. The mount asks the authorizer
+ * before the handler runs (404 for what the caller cannot see, 403 for too little permission),
+ * so a handler never repeats the check.
+ */
+export type RouteAuthorization<K extends AuthorizedOn = AuthorizedOn, I = RouteInput<unknown, unknown, unknown>> = { [k in K]: (input: I) => string };
+
+/** What the declared authorization found: the caller's organization role, or its project access. */
+export type AccessOf<K> = [K] extends [never] ? undefined : [K] extends ['org'] ? OrgRole : [K] extends ['project'] ? ProjectAccess : OrgRole | ProjectAccess;
+
+/** With `authorize`, the permission must be an action of the matrix for that kind of resource. */
+type PermissionOf<K> = [K] extends [never] ? string : [K] extends ['org'] ? OrgAction : [K] extends ['project'] ? ProjectAction : OrgAction | ProjectAction;
+
 /**
  * One route, declared once: the router is built from it and the OpenAPI document is generated
  * from it, so the two cannot drift apart. Schemas validate the input (a failure is a 422 naming
  * each field) and describe it; `response` describes `data` of the success envelope.
  */
-export interface RouteDeclaration<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+export interface RouteDeclaration<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  K extends AuthorizedOn = AuthorizedOn,
+> {
   method: HttpMethod;
   /** Relative to the group's prefix, in @koa/router syntax (`/:id`, `/*path`). */
   path: string;
@@ -36,10 +61,12 @@ export interface RouteDeclaration<P extends z.ZodType = z.ZodType, Q extends z.Z
   /** A second success status with the same `data` (a write answers 201 when it created the node, 200 when it changed one). */
   alsoStatus?: 200 | 201;
   /** The permission the route needs, as the policy names it (documented as `x-permission`). */
-  permission?: string;
+  permission?: PermissionOf<K>;
+  /** The organization or project `permission` is checked on, before the handler (see RouteAuthorization). */
+  authorize?: RouteAuthorization<K, RouteInput<z.output<P>, z.output<Q>, z.output<B>>>;
   /** Reachable without a credential (still listed in src/http/publicRoutes.ts). */
   public?: boolean;
-  handle(ctx: Context, input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>): unknown;
+  handle(ctx: Context, input: RouteInput<z.output<P>, z.output<Q>, z.output<B>> & { access: AccessOf<K> }): unknown;
 }
 
 /** A resource's routes under one prefix; `tag` groups them in the API reference. */
@@ -55,8 +82,11 @@ export interface RouteGroup {
  * Declares a route. An identity function whose only job is type inference: the handler's input
  * types follow from the schemas given.
  */
-export function route<P extends z.ZodType = z.ZodType<Record<string, string>>, Q extends z.ZodType = z.ZodType<unknown>, B extends z.ZodType = z.ZodType<unknown>>(
-  declaration: RouteDeclaration<P, Q, B>,
-): RouteDeclaration {
+export function route<
+  P extends z.ZodType = z.ZodType<Record<string, string>>,
+  Q extends z.ZodType = z.ZodType<unknown>,
+  B extends z.ZodType = z.ZodType<unknown>,
+  K extends AuthorizedOn = never,
+>(declaration: RouteDeclaration<P, Q, B, K>): RouteDeclaration {
   return declaration as unknown as RouteDeclaration;
 }

@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import type { Principal } from '../../auth/principal.ts';
+import type { Page, Paged } from '../../domain/pagination.ts';
+import { created, ok } from '../../http/envelope.ts';
+import { principalOf } from '../../http/middleware/authenticate.ts';
+import { pageInfo, paginationQuery } from '../../http/pagination.ts';
+import { route, type RouteDeclaration } from '../../http/routes/declaration.ts';
+import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
+
+const id = z.string().min(1).max(100);
+export const endpointName = z.string().trim().min(1, 'must not be empty').max(200);
+export const endpointParams = z.object({ endpoint_id: id });
+export const nodeParams = z.object({ node_id: id });
+export const listEndpointsQuery = paginationQuery.extend({ project_id: id });
+export const endpointId = id;
+
+/** The fields every node-bound endpoint is created with; a kind extends it with its own settings. */
+export function createBodyBase(modeDescription: string, folder: string) {
+  return z.object({ name: endpointName, project_id: id, node_id: id.describe(folder), mode: modeSchema(modeDescription).optional() });
+}
+
+export const endpointMode = z.enum(['read', 'read_write']);
+const modeSchema = (description: string) => endpointMode.describe(description);
+
+/** The fields every node-bound endpoint may change; a kind extends it with its own settings. */
+export function updateBodyBase(modeDescription: string) {
+  return z.object({
+    name: endpointName.optional(),
+    node_id: id.optional(),
+    mode: modeSchema(modeDescription).optional(),
+    status: z.enum(['active', 'paused', 'revoked']).optional().describe('paused: refused with 403 until resumed; revoked is final'),
+  });
+}
+
+/** The domain's input from a create body (the kind's own settings added by the caller). */
+export const endpointInput = (b: { project_id: string; node_id: string; name: string; mode?: 'read' | 'read_write' }) => ({
+  projectId: b.project_id,
+  nodeId: b.node_id,
+  name: b.name,
+  mode: b.mode,
+});
+
+/** The domain's changes from an update body (the kind's own settings added by the caller). */
+export const endpointChanges = (b: { name?: string; node_id?: string; mode?: 'read' | 'read_write'; status?: 'active' | 'paused' | 'revoked' }) => ({
+  name: b.name,
+  nodeId: b.node_id,
+  mode: b.mode,
+  status: b.status,
+});
+
+/** What every node-bound endpoint kind (sandbox, MCP) offers its routes. */
+export interface NodeBoundService<E> {
+  list(principal: Principal, projectId: string, page: Page): Paged<E>;
+  get(principal: Principal, id: string): E;
+  byNode(principal: Principal, nodeId: string): E[];
+  delete(principal: Principal, id: string): void;
+  regenerateKey(principal: Principal, id: string): { endpoint: E; key: string };
+}
+
+export interface NodeBoundRouteOptions<E, C, U> {
+  /** `sandbox endpoint`, `MCP endpoint`: how summaries and messages name one. */
+  noun: string;
+  /** The key of the list in list answers (`sandbox_endpoints`). */
+  listKey: string;
+  service: () => NodeBoundService<E>;
+  present: (e: E) => unknown;
+  /** A created or re-keyed endpoint with its key, as answered (the key is shown only then). */
+  withKey: (issued: { endpoint: E; key: string }) => unknown;
+  schemas: { endpoint: z.ZodType; withKey: z.ZodType; create: z.ZodType<C>; update: z.ZodType<U> };
+  create: (principal: Principal, body: C) => { endpoint: E; key: string };
+  update: (principal: Principal, id: string, body: U) => E;
+  /** Extra words of a summary or description, by route. */
+  words?: { create?: string; get?: string; update?: string; updateDescription?: string; delete?: string; regenerate?: string };
+}
+
+/**
+ * The management routes of an endpoint bound to a folder (a connection with its own key):
+ * list, create, by-node, read, update, delete, regenerate-key. Managing needs keys:manage.
+ */
+export function nodeBoundRoutes<E, C, U>(o: NodeBoundRouteOptions<E, C, U>): RouteDeclaration[] {
+  const permission = 'keys:manage';
+  const { noun, listKey } = o;
+  const Noun = noun[0]!.toUpperCase() + noun.slice(1);
+  const list = z.object({ [listKey]: z.array(o.schemas.endpoint), total: z.number().int() });
+  return [
+    route({
+      method: 'get',
+      path: '/',
+      summary: `List a project's ${noun}s`,
+      permission,
+      query: listEndpointsQuery,
+      response: list.extend({ limit: z.number().int(), offset: z.number().int() }),
+      handle(ctx, { query }) {
+        const { items, total } = o.service().list(principalOf(ctx), query.project_id, query);
+        ok(ctx, { [listKey]: items.map(o.present), ...pageInfo(total, query) });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/',
+      summary: `Create ${o.words?.create ?? `a ${noun} on a folder; its key is shown once`}`,
+      permission,
+      status: 201,
+      body: o.schemas.create,
+      response: o.schemas.withKey,
+      handle(ctx, { body }) {
+        created(ctx, o.withKey(o.create(principalOf(ctx), body)), `${Noun} created; the key is shown only this once`);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/by-node/:node_id',
+      summary: `The ${noun}s bound to a folder`,
+      permission,
+      params: nodeParams,
+      response: list,
+      handle(ctx, { params }) {
+        const found = o.service().byNode(principalOf(ctx), params.node_id);
+        ok(ctx, { [listKey]: found.map(o.present), total: found.length });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/:endpoint_id',
+      summary: `Read ${o.words?.get ?? `a ${noun}`}`,
+      permission,
+      params: endpointParams,
+      response: o.schemas.endpoint,
+      handle(ctx, { params }) {
+        ok(ctx, o.present(o.service().get(principalOf(ctx), params.endpoint_id)));
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/:endpoint_id',
+      summary: `Change ${o.words?.update ?? `a ${noun}`}`,
+      description: o.words?.updateDescription,
+      permission,
+      params: endpointParams,
+      body: o.schemas.update,
+      response: o.schemas.endpoint,
+      handle(ctx, { params, body }) {
+        ok(ctx, o.present(o.update(principalOf(ctx), params.endpoint_id, body)), `${Noun} updated`);
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/:endpoint_id',
+      summary: `Delete a ${noun}; ${o.words?.delete ?? 'its key stops working'}`,
+      permission,
+      params: endpointParams,
+      response: deletedSchema,
+      handle(ctx, { params }) {
+        o.service().delete(principalOf(ctx), params.endpoint_id);
+        ok(ctx, presentDeleted(params.endpoint_id), `${Noun} deleted; its key no longer works`);
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/:endpoint_id/regenerate-key',
+      summary: `Issue a new key; ${o.words?.regenerate ?? 'the previous one stops working'}`,
+      permission,
+      params: endpointParams,
+      response: o.schemas.withKey,
+      handle(ctx, { params }) {
+        ok(ctx, o.withKey(o.service().regenerateKey(principalOf(ctx), params.endpoint_id)), 'New key issued; the previous key no longer works');
+      },
+    }),
+  ];
+}

@@ -1,0 +1,134 @@
+import type { Principal } from '../../auth/principal.ts';
+import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
+import type { Authorizer } from '../../policies/authorize.ts';
+import type { ContentAccess } from '../../policies/contentAccess.ts';
+import { DomainError, invalidField } from '../errors.ts';
+import type { Page, Paged } from '../pagination.ts';
+import type { ConnectionKind, ConnectionMode, ConnectionRecord, ConnectionStatus } from './connectionRecord.ts';
+import type { ConnectionStore, IssuedConnection } from './connectionStore.ts';
+
+export interface NodeBoundDeps {
+  connections: ConnectionStore;
+  content: ContentStore;
+  access: ContentAccess;
+  authorizer: Authorizer;
+}
+
+export interface NodeBoundChanges {
+  name?: string;
+  nodeId?: string;
+  mode?: ConnectionMode;
+  status?: ConnectionStatus;
+}
+
+const MANAGE = 'keys:manage';
+
+/** The `node_id` a node-bound connection keeps in its config ('' when the config lacks one). */
+export function boundNodeId(connection: ConnectionRecord): string {
+  const config = JSON.parse(connection.config) as { node_id?: unknown };
+  return typeof config.node_id === 'string' ? config.node_id : '';
+}
+
+/**
+ * Connections bound to a folder of their project (MCP and sandbox endpoints): the key's scope is
+ * the folder's subtree, managing them needs keys:manage, and a connection the caller may not
+ * manage is "not found". Kind-specific settings stay with the caller; this keeps `node_id` in
+ * the config.
+ */
+export class NodeBoundConnections {
+  constructor(
+    private readonly d: NodeBoundDeps,
+    private readonly kind: ConnectionKind,
+    /** How errors name one, with its article: `['a', 'sandbox endpoint']`, `['an', 'MCP endpoint']`. */
+    private readonly noun: [article: string, noun: string],
+  ) {}
+
+  notFound(): DomainError {
+    const [, noun] = this.noun;
+    return new DomainError('NOT_FOUND', `${noun[0]!.toUpperCase()}${noun.slice(1)} not found.`);
+  }
+
+  list(principal: Principal, projectId: string, page: Page): Paged<ConnectionRecord> {
+    this.d.authorizer.requireProject(principal, projectId, MANAGE);
+    return this.d.connections.listByProject(projectId, { kind: this.kind }, page);
+  }
+
+  /** Checks the folder and creates the connection scoped to it; `config` gets the folder's `node_id`. */
+  create(principal: Principal, input: { projectId: string; nodeId: string; name: string; mode?: ConnectionMode; config: (node: NodeInfo) => Record<string, unknown> }): IssuedConnection {
+    this.d.authorizer.requireProject(principal, input.projectId, MANAGE);
+    const node = this.folder(principal, input.nodeId, input.projectId);
+    return this.d.connections.createConnection({
+      projectId: input.projectId,
+      kind: this.kind,
+      name: input.name,
+      scopePath: node.path,
+      mode: input.mode,
+      createdBy: principal.kind === 'user' ? principal.id : null,
+      config: { node_id: node.id, ...input.config(node) },
+    });
+  }
+
+  /** A connection of this kind the caller may manage; one in a project they cannot see is "not found". */
+  manageable(principal: Principal, id: string): ConnectionRecord {
+    const connection = this.d.connections.find(id);
+    if (!connection || connection.kind !== this.kind) throw this.notFound();
+    try {
+      this.d.authorizer.requireProject(principal, connection.project_id, MANAGE);
+    } catch (e) {
+      if ((e as DomainError).code === 'NOT_FOUND') throw this.notFound();
+      throw e;
+    }
+    return connection;
+  }
+
+  /** The connections bound to a node the caller may see, of a project where they may manage keys. */
+  byNode(principal: Principal, nodeId: string): ConnectionRecord[] {
+    const node = this.d.content.findById(nodeId);
+    this.d.access.node(principal, node, 'content:read');
+    this.d.authorizer.requireProject(principal, node!.projectId, MANAGE);
+    return this.d.connections.listByNode(this.kind, nodeId);
+  }
+
+  /** Applies changes; a new folder moves the key's scope with it. `config`, when given, computes the new config from the current one. */
+  update(principal: Principal, id: string, changes: NodeBoundChanges, config?: (current: Record<string, unknown>) => Record<string, unknown>): ConnectionRecord {
+    const current = this.manageable(principal, id);
+    const node = changes.nodeId === undefined ? null : this.folder(principal, changes.nodeId, current.project_id);
+    const old = JSON.parse(current.config) as Record<string, unknown>;
+    const next = node || config ? { ...(config ? config(old) : old), node_id: node?.id ?? boundNodeId(current) } : undefined;
+    return this.d.connections.update(id, { name: changes.name, mode: changes.mode, status: changes.status, scopePath: node?.path, config: next });
+  }
+
+  delete(principal: Principal, id: string): ConnectionRecord {
+    const connection = this.manageable(principal, id);
+    this.d.connections.delete(connection.id);
+    return connection;
+  }
+
+  regenerateKey(principal: Principal, id: string): IssuedConnection {
+    return this.d.connections.regenerateKey(this.manageable(principal, id).id);
+  }
+
+  /**
+   * The connection's folder as it is now. The key's scope follows the folder when it is moved
+   * or renamed (the stored scope is brought up to date); a folder in the trash or deleted is a
+   * conflict.
+   */
+  follow(connection: ConnectionRecord): { connection: ConnectionRecord; node: NodeInfo } {
+    const nodeId = boundNodeId(connection);
+    const node = nodeId ? this.d.content.findById(nodeId) : null;
+    if (!node || node.state !== 'active' || node.projectId !== connection.project_id) {
+      throw new DomainError('CONFLICT', "The endpoint's folder is in the trash or was deleted.", { node_id: nodeId });
+    }
+    if (node.path !== connection.scope_path) connection = this.d.connections.update(connection.id, { scopePath: node.path });
+    return { connection, node };
+  }
+
+  /** The folder a connection is bound to: a node of the project the caller may reach, active, a folder. */
+  private folder(principal: Principal, nodeId: string, projectId: string): NodeInfo {
+    const node = this.d.content.findById(nodeId);
+    this.d.access.node(principal, node, 'content:read', projectId);
+    if (node!.state !== 'active') throw new DomainError('NOT_FOUND', 'Node not found.');
+    if (node!.type !== 'folder') throw invalidField('node_id', `${this.noun.join(' ')} is bound to a folder`);
+    return node!;
+  }
+}

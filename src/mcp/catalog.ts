@@ -1,0 +1,61 @@
+import { projectOf, type CallContext } from './context.ts';
+import { boundTool, mcpName } from './tools/boundTools.ts';
+import { mkdirTool, mvTool, rmTool } from './tools/changeTools.ts';
+import { diffTool, rollbackTool, statTool, versionsTool } from './tools/historyTools.ts';
+import { catTool, lsTool, searchTool, searchToolOf, treeTool, writeTool } from './tools/libraryTools.ts';
+import type { McpTool } from './tools/mcpTool.ts';
+
+/** The built-in tools in the order clients list them; `search` joins when the project has an index over the folder. */
+const builtins: McpTool[] = [lsTool, catTool, statTool, treeTool, searchTool, versionsTool, diffTool, writeTool, mkdirTool, mvTool, rmTool, rollbackTool];
+const builtinByName = new Map(builtins.map((t) => [t.name, t]));
+
+/** Write tools are offered on read_write endpoints to callers who may write the project (the endpoint's key, or a user with an editing role). */
+export function mayWrite(c: CallContext): boolean {
+  if (c.endpoint.connection.mode !== 'read_write') return false;
+  try {
+    c.env.authorizer.requireProject(c.principal, projectOf(c), 'content:write');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every tool this caller is offered on this endpoint now (the list follows the endpoint's mode and bound tools). */
+export function toolsOf(c: CallContext): McpTool[] {
+  const write = mayWrite(c);
+  const hasSearch = searchToolOf(c) !== null;
+  const list = builtins.filter((t) => (write || !t.writes) && (t !== searchTool || hasSearch));
+  const taken = new Set(builtins.map((t) => t.name));
+  for (const record of c.env.endpoints.boundTools(c.endpoint)) {
+    const name = mcpName(record.name, record.type, taken);
+    taken.add(name);
+    const tool = boundTool(c, record, name);
+    if (write || !tool.writes) list.push(tool);
+  }
+  return list;
+}
+
+export type Lookup = { tool: McpTool } | { refused: string } | null;
+
+/**
+ * The tool a call names. Built-in tools are found without building the whole list (a `cat`
+ * costs no look-up of bound tools); a write tool this caller is not offered is refused saying why.
+ */
+export function findTool(c: CallContext, name: string): Lookup {
+  const builtin = builtinByName.get(name);
+  if (builtin) {
+    if (builtin.writes && !mayWrite(c)) {
+      return {
+        refused:
+          c.endpoint.connection.mode === 'read'
+            ? `This MCP endpoint is read-only: "${name}" is not available (its tools only read).`
+            : `Your role on this project does not allow changes: "${name}" is not available to you.`,
+      };
+    }
+    if (builtin === searchTool && searchToolOf(c) === null) return null;
+    return { tool: builtin };
+  }
+  const tool = toolsOf(c).find((t) => t.name === name);
+  if (tool) return { tool };
+  return null;
+}

@@ -1,0 +1,120 @@
+import type { Principal } from '../auth/principal.ts';
+import type { ConnectionMode, ConnectionRecord, ConnectionStatus } from '../domain/connections/connectionRecord.ts';
+import type { IssuedConnection } from '../domain/connections/connectionStore.ts';
+import { boundNodeId, NodeBoundConnections, type NodeBoundDeps } from '../domain/connections/nodeBound.ts';
+import { invalidField } from '../domain/errors.ts';
+import type { Page, Paged } from '../domain/pagination.ts';
+import type { ToolRecord } from '../tools/toolStore.ts';
+import type { Tools } from '../tools/tools.ts';
+
+/** An MCP endpoint (spec 4.9): a connection of kind `mcp` bound to a folder, with the tools it also offers. */
+export interface McpEndpoint {
+  connection: ConnectionRecord;
+  nodeId: string;
+  /** Tools of the project bound to the endpoint (offered next to the built-in ones), as stored. */
+  toolIds: string[];
+}
+
+export interface NewMcpEndpoint {
+  projectId: string;
+  nodeId: string;
+  name: string;
+  mode?: ConnectionMode;
+  toolIds?: string[];
+}
+
+export interface McpEndpointChanges {
+  name?: string;
+  nodeId?: string;
+  mode?: ConnectionMode;
+  status?: ConnectionStatus;
+  toolIds?: string[];
+}
+
+/** What the endpoints tell the MCP sessions: which endpoint, and which holders lost access. */
+export type EndpointEvent = { endpointId: string; holders: 'all' | 'key' };
+
+export function toEndpoint(connection: ConnectionRecord): McpEndpoint {
+  const config = JSON.parse(connection.config) as { tool_ids?: unknown };
+  const toolIds = Array.isArray(config.tool_ids) ? config.tool_ids.filter((t): t is string => typeof t === 'string') : [];
+  return { connection, nodeId: boundNodeId(connection), toolIds };
+}
+
+const issued = ({ connection, key }: IssuedConnection) => ({ endpoint: toEndpoint(connection), key });
+
+/**
+ * MCP endpoints: managing them needs keys:manage on their project; each has its own access key
+ * scoped to its folder's subtree. Sessions of an endpoint that is deleted, paused or revoked end
+ * at once (`onAccessEnded`), and so do the key's sessions when the key is regenerated.
+ */
+export class McpEndpoints {
+  private readonly bound: NodeBoundConnections;
+  onAccessEnded: (event: EndpointEvent) => void = () => {};
+
+  constructor(private readonly d: NodeBoundDeps & { tools: Pick<Tools, 'find'> }) {
+    this.bound = new NodeBoundConnections(d, 'mcp', ['an', 'MCP endpoint']);
+  }
+
+  list(principal: Principal, projectId: string, page: Page): Paged<McpEndpoint> {
+    const { items, total } = this.bound.list(principal, projectId, page);
+    return { items: items.map(toEndpoint), total };
+  }
+
+  create(principal: Principal, input: NewMcpEndpoint): { endpoint: McpEndpoint; key: string } {
+    // Checked once the caller is known to manage the project's keys (the callback runs after that).
+    return issued(this.bound.create(principal, { ...input, config: () => ({ tool_ids: this.checkTools(input.projectId, input.toolIds ?? []) }) }));
+  }
+
+  get(principal: Principal, id: string): McpEndpoint {
+    return toEndpoint(this.bound.manageable(principal, id));
+  }
+
+  byNode(principal: Principal, nodeId: string): McpEndpoint[] {
+    return this.bound.byNode(principal, nodeId).map(toEndpoint);
+  }
+
+  update(principal: Principal, id: string, changes: McpEndpointChanges): McpEndpoint {
+    const current = this.bound.manageable(principal, id);
+    const toolIds = changes.toolIds === undefined ? undefined : this.checkTools(current.project_id, changes.toolIds);
+    const updated = this.bound.update(principal, id, changes, toolIds === undefined ? undefined : (config) => ({ ...config, tool_ids: toolIds }));
+    if (updated.status !== 'active') this.onAccessEnded({ endpointId: id, holders: 'all' });
+    return toEndpoint(updated);
+  }
+
+  delete(principal: Principal, id: string): void {
+    this.bound.delete(principal, id);
+    this.onAccessEnded({ endpointId: id, holders: 'all' });
+  }
+
+  regenerateKey(principal: Principal, id: string): { endpoint: McpEndpoint; key: string } {
+    const result = issued(this.bound.regenerateKey(principal, id));
+    this.onAccessEnded({ endpointId: id, holders: 'key' });
+    return result;
+  }
+
+  /** An endpoint by id whatever its status (the MCP server's gate decides what that means). */
+  find(id: string): McpEndpoint | null {
+    const connection = this.d.connections.find(id);
+    return connection && connection.kind === 'mcp' ? toEndpoint(connection) : null;
+  }
+
+  /** The endpoint with its folder as it is now; the key's scope follows moves (409 when the folder is gone). */
+  follow(endpoint: McpEndpoint): { endpoint: McpEndpoint; path: string } {
+    const { connection, node } = this.bound.follow(endpoint.connection);
+    return { endpoint: toEndpoint(connection), path: node.path };
+  }
+
+  /** The bound tools that still exist in the endpoint's project, in the order they were bound. */
+  boundTools(endpoint: McpEndpoint): ToolRecord[] {
+    return endpoint.toolIds.map((id) => this.d.tools.find(id)).filter((t): t is ToolRecord => t !== null && t.project_id === endpoint.connection.project_id);
+  }
+
+  /** Bound tools must be tools of the endpoint's project (422 naming the entry otherwise); duplicates count once. */
+  private checkTools(projectId: string, ids: string[]): string[] {
+    ids.forEach((id, i) => {
+      const tool = this.d.tools.find(id);
+      if (!tool || tool.project_id !== projectId) throw invalidField(`tool_ids.${i}`, `no tool ${id} in this project`);
+    });
+    return [...new Set(ids)];
+  }
+}

@@ -1,0 +1,72 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../logging/logger.ts';
+import { findTool, toolsOf } from './catalog.ts';
+import type { CallContext } from './context.ts';
+import { instructionsFor } from './instructions.ts';
+import { listResources, readResource, resourceTemplates } from './resources.ts';
+import { refusal, toolError, toolResult } from './results.ts';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * The request's context, which the HTTP gate resolved for this very request (the endpoint as it
+ * is now, the caller) and handed over with the transport's auth info: a session never answers
+ * from what was true when it began.
+ */
+export function contextOf(extra: Extra): CallContext {
+  const c = extra.authInfo?.extra?.mcp as CallContext | undefined;
+  if (!c) throw new McpError(ErrorCode.InternalError, 'The request reached the MCP server without passing its gate.');
+  return c;
+}
+
+/** The SDK gives every server its own Ajv (used only to check elicitation answers): one is enough. */
+let validator: AjvJsonSchemaValidator | undefined;
+
+/**
+ * The MCP server of one session on an endpoint: the SDK's low-level `Server`, because its tool
+ * list is not fixed (it follows the endpoint's mode, the caller's role and the bound tools).
+ * Tools and resources are answered from the request's context, so a change of the endpoint
+ * shows at the next request; only the instructions are written once, at initialization.
+ */
+export function endpointServer(first: CallContext, options: { version: string; logger: Logger }): Server {
+  validator ??= new AjvJsonSchemaValidator();
+  const server = new Server(
+    { name: 'cns', title: 'Content Node Service', version: options.version },
+    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: instructionsFor(first), jsonSchemaValidator: validator },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
+    const c = contextOf(extra);
+    return {
+      tools: toolsOf(c).map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema(c), annotations: { title: t.title, ...t.annotations } })),
+    };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const c = contextOf(extra);
+    const { name } = request.params;
+    const found = findTool(c, name);
+    if (!found) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found on this endpoint; tools/list names the available ones.`);
+    if ('refused' in found) return refusal('FORBIDDEN', found.refused);
+    try {
+      return toolResult(await found.tool.run(c, request.params.arguments ?? {}));
+    } catch (err) {
+      return toolError(err, options.logger, name);
+    }
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => listResources(contextOf(extra), request.params?.cursor));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, (_request, extra) => ({ resourceTemplates: resourceTemplates(contextOf(extra)) }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(contextOf(extra), request.params.uri));
+  return server;
+}

@@ -1,0 +1,240 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../auth/principal.ts';
+import type { Logger } from '../logging/logger.ts';
+import type { CallContext } from './context.ts';
+import type { EndpointEvent } from './endpoints.ts';
+
+export interface SessionLimits {
+  /** Open sessions at most; a new one evicts the least recently used (idle ones first). */
+  maxSessions: number;
+  /** A session unused this long (and with no request or stream open) is closed. */
+  idleMs: number;
+}
+
+export const defaultSessionLimits: SessionLimits = { maxSessions: 1000, idleMs: 15 * 60_000 };
+
+interface Session {
+  id: string;
+  server: Server;
+  transport: StreamableHTTPServerTransport;
+  endpointId: string;
+  /** Who opened it: only the same credential may use it. */
+  holder: string;
+  lastUsed: number;
+  /** POST requests being answered. */
+  posts: number;
+  /** The session's open GET event streams (cut at shutdown: nothing else would end them). */
+  streams: Set<ServerResponse>;
+  /** Ended: closed as soon as no POST is being answered (closing earlier would leave its answer hanging). */
+  ending: boolean;
+  closed: boolean;
+}
+
+const busy = (s: Session) => s.posts > 0 || s.streams.size > 0;
+
+const holderOf = (p: Principal) => `${p.kind}:${p.id}`;
+
+/**
+ * The Streamable HTTP sessions of every endpoint, in memory: one MCP server and transport per
+ * session, created by an `initialize` request, used by later requests that carry its
+ * `Mcp-Session-Id` (and the same credential on the same endpoint), ended by DELETE, by the idle
+ * sweep, by eviction when the store is full, or when the endpoint's access ends. Nothing else
+ * refers to a closed session, so its memory goes with it.
+ */
+export class McpSessions {
+  private readonly sessions = new Map<string, Session>();
+  private sweeper: NodeJS.Timeout | undefined;
+  private closed = false;
+  private limits!: SessionLimits;
+
+  constructor(
+    private readonly build: (first: CallContext) => Server,
+    private readonly logger: Logger,
+    limits: SessionLimits = defaultSessionLimits,
+  ) {
+    this.setLimits(limits);
+  }
+
+  /** The bounds in force; the sweep runs at a quarter of the idle time (between 1 s and 1 min). */
+  setLimits(limits: SessionLimits): void {
+    this.limits = { ...limits };
+    clearInterval(this.sweeper);
+    if (this.closed) return;
+    this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, Math.max(1_000, limits.idleMs / 4)));
+    this.sweeper.unref();
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  has(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
+  /** POST requests being answered, all sessions together. */
+  get inFlight(): number {
+    let n = 0;
+    for (const s of this.sessions.values()) n += s.posts;
+    return n;
+  }
+
+  /** Open GET event streams, all sessions together. */
+  get streams(): number {
+    let n = 0;
+    for (const s of this.sessions.values()) n += s.streams.size;
+    return n;
+  }
+
+  /**
+   * Answers one HTTP request of an MCP client with the context the gate resolved. The transport
+   * writes the response itself (JSON or SSE); `body` is the JSON already parsed by the app.
+   */
+  async handle(req: IncomingMessage, res: ServerResponse, body: unknown, c: CallContext): Promise<void> {
+    // The transport hands this to every request handler as `extra.authInfo`.
+    (req as IncomingMessage & { auth?: unknown }).auth = { token: '', clientId: c.principal.id, scopes: [], extra: { mcp: c } };
+    const id = req.headers['mcp-session-id'];
+    if (id === undefined) {
+      if (req.method === 'POST' && isInitialization(body)) return this.open(req, res, body, c);
+      return rpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required (send initialize first).');
+    }
+    const session = typeof id === 'string' ? this.sessions.get(id) : undefined;
+    if (!session || session.endpointId !== c.endpoint.connection.id || session.holder !== holderOf(c.principal)) {
+      return rpcError(res, 404, -32001, 'Session not found (it ended or expired): initialize a new one.');
+    }
+    this.sessions.delete(session.id); // re-inserted last: the map's order is least recently used first
+    this.sessions.set(session.id, session);
+    await this.run(session, req, res, body);
+  }
+
+  /** Ends the sessions an endpoint event takes access from (all of them, or those opened with its key). */
+  endAccess(event: EndpointEvent): void {
+    for (const s of [...this.sessions.values()]) {
+      if (s.endpointId === event.endpointId && (event.holders === 'all' || s.holder.startsWith('key:'))) this.end(s);
+    }
+  }
+
+  /**
+   * Ends every session (shutdown). Event streams are cut with their connections, so that the
+   * HTTP server does not wait for them (nor for their keep-alive) before it stops; requests in
+   * flight finish.
+   */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.sweeper);
+    for (const s of [...this.sessions.values()]) {
+      for (const res of s.streams) res.socket?.destroy();
+      this.end(s);
+    }
+  }
+
+  private async open(req: IncomingMessage, res: ServerResponse, body: unknown, c: CallContext): Promise<void> {
+    if (this.closed) return rpcError(res, 503, -32000, 'The server is shutting down.');
+    while (this.sessions.size >= this.limits.maxSessions) this.evict();
+    const server = this.build(c);
+    const session: Session = {
+      id: '',
+      server,
+      transport: null!,
+      endpointId: c.endpoint.connection.id,
+      holder: holderOf(c.principal),
+      lastUsed: Date.now(),
+      posts: 0,
+      streams: new Set(),
+      ending: false,
+      closed: false,
+    };
+    session.transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: prefersJson(req.headers.accept),
+      onsessioninitialized: (id) => {
+        session.id = id;
+        this.sessions.set(id, session);
+      },
+    });
+    // However the transport ends (DELETE, sweep, eviction, endpoint deleted), the session is forgotten.
+    session.transport.onclose = () => {
+      if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
+    };
+    session.transport.onerror = (err) => this.logger.debug({ err }, 'MCP transport error');
+    await server.connect(session.transport);
+    await this.run(session, req, res, body);
+    // An initialize the transport refused (a malformed request) leaves nothing behind.
+    if (!session.id) await server.close();
+  }
+
+  private async run(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const stream = req.method === 'GET';
+    if (stream) session.streams.add(res);
+    else session.posts++;
+    session.lastUsed = Date.now();
+    res.once('close', () => {
+      if (stream) session.streams.delete(res);
+      else session.posts--;
+      session.lastUsed = Date.now();
+      if (session.ending && session.posts === 0) this.closeServer(session);
+    });
+    await session.transport.handleRequest(req, res, body);
+  }
+
+  /** Room for one more: the least recently used idle session goes, or the least recently used of all. */
+  private evict(): void {
+    let victim: Session | undefined;
+    for (const s of this.sessions.values()) {
+      victim ??= s;
+      if (!busy(s)) {
+        victim = s;
+        break;
+      }
+    }
+    if (victim) this.end(victim);
+  }
+
+  private sweep(): void {
+    const before = Date.now() - this.limits.idleMs;
+    for (const s of [...this.sessions.values()]) if (!busy(s) && s.lastUsed < before) this.end(s);
+  }
+
+  /** No request reaches the session any more; its server closes (ending its event stream) once its answers are out. */
+  private end(s: Session): void {
+    if (this.sessions.get(s.id) === s) this.sessions.delete(s.id);
+    if (s.ending) return;
+    s.ending = true;
+    if (s.posts === 0) this.closeServer(s);
+  }
+
+  private closeServer(s: Session): void {
+    if (s.closed) return;
+    s.closed = true;
+    s.server.close().catch((err: unknown) => this.logger.warn({ err }, 'closing an MCP session failed'));
+  }
+}
+
+const isInitialization = (body: unknown) => (Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body));
+
+/**
+ * Responses come as JSON unless the client ranks `text/event-stream` above `application/json`
+ * in its Accept header (both must be there; the transport answers 406 otherwise). Chosen once
+ * per session, at initialization; the GET stream is SSE either way.
+ */
+export function prefersJson(accept: string | undefined): boolean {
+  const ranks = (accept ?? '').split(',').map((part, index) => {
+    const [type, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)).find(Boolean);
+    return { type: type!.trim(), q: q ? Number(q[1]) : 1, index };
+  });
+  const json = ranks.find((r) => r.type === 'application/json');
+  const sse = ranks.find((r) => r.type === 'text/event-stream');
+  if (!json || !sse) return true;
+  return sse.q < json.q || (sse.q === json.q && json.index < sse.index);
+}
+
+function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}

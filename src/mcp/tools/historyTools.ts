@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { projectCommitsOf, projectDiffOf, rollbackPathTo } from '../../api/content/projectHistory.ts';
+import { rollbackNodeTo, versionDiffOf, versionListOf, versionWithContent } from '../../api/shared/history.ts';
+import { nodePresenter } from '../../api/shared/idPaths.ts';
+import { invalidField } from '../../domain/errors.ts';
+import { endpointPath, grantIn, projectOf, type CallContext } from '../context.ts';
+import { generatedMessage } from './libraryTools.ts';
+import { jsonInput, parseArgs, withPaths, type McpTool } from './mcpTool.ts';
+
+/**
+ * stat, versions, diff and rollback: the content store's reads and writes behind the policy,
+ * answering what the path-addressed REST surface answers for the same request (one presenter).
+ */
+
+const path = z.string().max(4096);
+const version = z.number().int().min(1);
+
+/** A path argument resolved in the endpoint's folder and checked against the caller's grant. */
+function resolved(c: CallContext, action: 'content:read' | 'content:write', raw: string | undefined, field = 'arguments.path') {
+  const g = grantIn(c, action);
+  const p = endpointPath(c, raw, field);
+  c.env.access.requirePath(g, p);
+  return { g, path: p };
+}
+
+const statInput = z.object({ path: path.optional() }).strict();
+
+export const statTool: McpTool = {
+  name: 'stat',
+  title: "A node's metadata",
+  description: "A node's metadata without its content: type, size, MIME type, version, children count (folders), times.",
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  writes: false,
+  inputSchema: (c) => withPaths(jsonInput(statInput), c, { path: 'the node' }),
+  async run(c, args) {
+    const a = parseArgs(statInput, args);
+    const { path: p } = resolved(c, 'content:read', a.path);
+    return nodePresenter(c.env.content, 'path').node(c.env.content.statPath(projectOf(c), p));
+  },
+};
+
+const versionsInput = z
+  .object({
+    path: path.optional(),
+    version: version.optional().describe("with path: that version's record and content"),
+    limit: z.number().int().min(1).max(1000).optional().describe('most entries (default 50)'),
+    before: version.optional().describe('without path: commits before this project version (the next_before of the previous page)'),
+  })
+  .strict();
+
+export const versionsTool: McpTool = {
+  name: 'versions',
+  title: 'Version history',
+  description:
+    "With `path`: the node's versions, newest first (who, when, message, project_version); with `version` too: that version with its content. " +
+    "Without `path`: the project's commits that changed something beneath the endpoint's folder, newest first, each with its changed paths.",
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  writes: false,
+  inputSchema: (c) => withPaths(jsonInput(versionsInput), c, { path: 'the node (leave out for the commits of the whole folder)' }),
+  async run(c, args) {
+    const a = parseArgs(versionsInput, args);
+    const { content, changelog } = c.env;
+    if (a.path === undefined) {
+      if (a.version !== undefined) throw invalidField('arguments.version', 'version needs a path');
+      resolved(c, 'content:read', undefined);
+      return projectCommitsOf(changelog, projectOf(c), c.root, { limit: a.limit ?? 50, before: a.before });
+    }
+    if (a.before !== undefined) throw invalidField('arguments.before', 'before pages the commits of the folder: leave out path');
+    const { path: p } = resolved(c, 'content:read', a.path);
+    const node = content.getByPath(projectOf(c), p);
+    if (a.version !== undefined) return versionWithContent(content, node, a.version);
+    return versionListOf(content, node, { limit: a.limit ?? 50 });
+  },
+};
+
+const diffInput = z
+  .object({
+    path: path.optional(),
+    v1: z.number().int().min(0).describe('the older version (with path: of the node; without: a project version)'),
+    v2: z.number().int().min(1).describe('the newer version'),
+  })
+  .strict();
+
+export const diffTool: McpTool = {
+  name: 'diff',
+  title: 'Compare versions',
+  description:
+    'With `path`: two versions of a node (a unified diff for text, a JSON Patch for JSON, sizes and hashes for binary files). ' +
+    'Without `path`: every path beneath the endpoint\'s folder changed between project versions v1 < v2, with what happened to it.',
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  writes: false,
+  inputSchema: (c) => withPaths(jsonInput(diffInput), c, { path: 'the node (leave out to compare project versions)' }),
+  async run(c, args) {
+    const a = parseArgs(diffInput, args);
+    if (a.path === undefined) {
+      resolved(c, 'content:read', undefined);
+      return projectDiffOf(c.env.changelog, projectOf(c), c.root, a.v1, a.v2);
+    }
+    const { path: p } = resolved(c, 'content:read', a.path);
+    return versionDiffOf(c.env.content, c.env.content.getByPath(projectOf(c), p), a.v1, a.v2);
+  },
+};
+
+const rollbackInput = z
+  .object({
+    path,
+    version: version.optional().describe('a version of the node: it becomes the new version'),
+    target_version: z.number().int().min(0).optional().describe('a project version: the node, or the folder with everything beneath it, returns to its state then'),
+    message: z.string().max(1000).optional(),
+  })
+  .strict();
+
+export const rollbackTool: McpTool = {
+  name: 'rollback',
+  title: 'Roll back',
+  description:
+    'Returns a node to one of its versions (`version`), or a node or folder to its state at a project version (`target_version`), as a new version: ' +
+    'nothing is lost, and the rollback itself can be rolled back.',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  writes: true,
+  inputSchema: (c) => withPaths(jsonInput(rollbackInput), c, { path: 'the node or folder' }),
+  async run(c, args) {
+    const a = parseArgs(rollbackInput, args);
+    if ((a.version === undefined) === (a.target_version === undefined)) throw invalidField('arguments.version', 'give exactly one of version and target_version');
+    const { g, path: p } = resolved(c, 'content:write', a.path);
+    const { content } = c.env;
+    if (a.target_version !== undefined) {
+      const message = a.message ?? generatedMessage(c, `rollback ${p} to project version ${a.target_version}`);
+      return (await rollbackPathTo(content, projectOf(c), g.actor, p, a.target_version, message)).data;
+    }
+    const message = a.message ?? generatedMessage(c, `rollback ${p} to version ${a.version}`);
+    return (await rollbackNodeTo(content, content.getByPath(projectOf(c), p), g.actor, a.version!, message)).data;
+  },
+};

@@ -1,0 +1,133 @@
+import { pathInScope } from '../../policies/scope.ts';
+import { toolSchemas } from '../../tools/registry.ts';
+import type { ToolRecord } from '../../tools/toolStore.ts';
+import { endpointPath, libraryPath, projectOf, type CallContext } from '../context.ts';
+import { withPaths, type InputSchema, type McpTool, type ToolHints } from './mcpTool.ts';
+
+/**
+ * ls, cat, tree, write and search are the tools library's own types, run through `Tools.call`
+ * (the function REST and agents call) as a tool bound to the endpoint's folder: the library
+ * checks the arguments against the type's schema and keeps every path inside the folder, the
+ * policy checks the caller. Only the paths are translated: MCP tools take project paths.
+ */
+interface LibrarySpec {
+  type: string;
+  title: string;
+  description: string;
+  annotations: ToolHints;
+  writes?: boolean;
+  /** Path arguments and what they name. */
+  paths: Record<string, string>;
+  /** The tool's config (default `{}`). */
+  config?: (c: CallContext) => Record<string, unknown>;
+}
+
+/** The endpoint's folder as the library's tool record (never stored; the library reads only these fields). */
+function asToolRecord(c: CallContext, type: string, config: Record<string, unknown>): ToolRecord {
+  const { connection } = c.endpoint;
+  return {
+    id: `${connection.id}:${type}`,
+    project_id: connection.project_id,
+    node_id: c.endpoint.nodeId,
+    name: type,
+    description: '',
+    type,
+    config,
+    created_by: null,
+    created_at: connection.created_at,
+    updated_at: connection.updated_at,
+  };
+}
+
+/** The message of a change made through MCP when the caller gave none. */
+export const generatedMessage = (c: CallContext, what: string) => `${what} (via MCP endpoint "${c.endpoint.connection.name}")`;
+
+function libraryTool(spec: LibrarySpec): McpTool {
+  return {
+    name: spec.type,
+    title: spec.title,
+    description: spec.description,
+    annotations: { openWorldHint: false, ...spec.annotations },
+    writes: spec.writes ?? false,
+    inputSchema(c) {
+      const schema = structuredClone(toolSchemas(spec.type).input) as InputSchema;
+      delete schema.$schema;
+      return withPaths(schema, c, spec.paths);
+    },
+    async run(c, args) {
+      const translated: Record<string, unknown> = { ...args };
+      for (const field of Object.keys(spec.paths)) if (field in args) translated[field] = libraryPath(c, args[field], `arguments.${field}`);
+      if (spec.writes && translated.message === undefined && typeof args.path === 'string') {
+        translated.message = generatedMessage(c, `write ${endpointPath(c, args.path, 'arguments.path')}`);
+      }
+      const result = await c.env.tools.call(c.principal, asToolRecord(c, spec.type, spec.config?.(c) ?? {}), translated);
+      return result as Record<string, unknown>;
+    },
+  };
+}
+
+export const lsTool = libraryTool({
+  type: 'ls',
+  title: 'List a folder',
+  description: "Lists a folder's children (name, path, type, size, version). Without a path: the endpoint's folder.",
+  annotations: { readOnlyHint: true },
+  paths: { path: 'the folder' },
+});
+
+export const catTool = libraryTool({
+  type: 'cat',
+  title: 'Read a node',
+  description: "Reads one node's current content: JSON as a value, Markdown and text files as text, other files as base64; with its version.",
+  annotations: { readOnlyHint: true },
+  paths: { path: 'the node' },
+});
+
+export const treeTool = libraryTool({
+  type: 'tree',
+  title: 'Tree of a folder',
+  description: 'The nested tree beneath a folder (names, paths, types) to a depth (default 3).',
+  annotations: { readOnlyHint: true },
+  paths: { path: 'the folder' },
+});
+
+export const writeTool = libraryTool({
+  type: 'write',
+  title: 'Write a node',
+  description:
+    'Creates or updates a JSON, Markdown or file node (parent folders are created). Each write is a new version attributed to this endpoint; ' +
+    'pass `message` to say why, and `base_version` to refuse the write if someone changed the node meanwhile.',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  writes: true,
+  paths: { path: 'the node to write' },
+});
+
+/**
+ * The project's search index over the endpoint's folder, offered when a search tool is bound to
+ * the endpoint or one of the project's search tools covers the folder (the index exists then);
+ * it takes that tool's defaults.
+ */
+export function searchToolOf(c: CallContext): ToolRecord | null {
+  const bound = c.env.endpoints.boundTools(c.endpoint).find((t) => t.type === 'search');
+  if (bound) return bound;
+  const rootOf = (t: ToolRecord) => {
+    if (!t.node_id) return '';
+    const node = c.env.content.findById(t.node_id);
+    return node && node.state === 'active' && node.projectId === t.project_id ? node.path : null;
+  };
+  return c.env.tools.listForProject(c.principal, projectOf(c)).find((t) => {
+    if (t.type !== 'search') return false;
+    const root = rootOf(t);
+    return root !== null && pathInScope(root, c.root);
+  }) ?? null;
+}
+
+export const searchTool = libraryTool({
+  type: 'search',
+  title: 'Search',
+  description:
+    'Full-text search (BM25, plus vectors when an embedding provider is configured) over the content beneath the endpoint\'s folder. ' +
+    'Answers the best chunks with path, snippet (matches in **bold**), heading path and score; read a hit with `cat`.',
+  annotations: { readOnlyHint: true },
+  paths: { path_prefix: 'only nodes beneath this folder' },
+  config: (c) => searchToolOf(c)?.config ?? {},
+});

@@ -1,0 +1,146 @@
+import type { Principal } from '../../auth/principal.ts';
+import type { ContentStore } from '../../content/contentStore.ts';
+import type { ConnectionMode, ConnectionRecord, ConnectionStatus } from '../../domain/connections/connectionRecord.ts';
+import type { ConnectionStore, IssuedConnection } from '../../domain/connections/connectionStore.ts';
+import { NodeBoundConnections } from '../../domain/connections/nodeBound.ts';
+import { DomainError, invalidField } from '../../domain/errors.ts';
+import type { Page, Paged } from '../../domain/pagination.ts';
+import type { Authorizer } from '../../policies/authorize.ts';
+import type { ContentAccess } from '../../policies/contentAccess.ts';
+import type { ExecResult, SandboxExecutor } from '../executor.ts';
+import { effectiveLimits, endpointLimitsSchema, MAX_COMMAND_BYTES, MAX_STDIN_BYTES, type EndpointLimits } from '../limits.ts';
+
+/** A sandbox endpoint: a connection of kind `sandbox` bound to a folder, with its limits. */
+export interface SandboxEndpoint {
+  connection: ConnectionRecord;
+  nodeId: string;
+  limits: Required<EndpointLimits>;
+  /** The limits the endpoint was given (the rest are defaults). */
+  ownLimits: EndpointLimits;
+}
+
+export interface NewSandboxEndpoint {
+  projectId: string;
+  nodeId: string;
+  name: string;
+  mode?: ConnectionMode;
+  limits?: EndpointLimits;
+}
+
+export interface SandboxEndpointChanges {
+  name?: string;
+  nodeId?: string;
+  mode?: ConnectionMode;
+  status?: ConnectionStatus;
+  limits?: EndpointLimits;
+}
+
+export interface ExecInput {
+  command: string;
+  timeoutS?: number;
+  stdin?: string;
+}
+
+export interface SandboxEndpointDeps {
+  connections: ConnectionStore;
+  content: ContentStore;
+  access: ContentAccess;
+  authorizer: Authorizer;
+  executor: SandboxExecutor;
+}
+
+const notFound = () => new DomainError('NOT_FOUND', 'Sandbox endpoint not found.');
+
+/**
+ * Sandbox endpoints (spec 4.9): managing them needs keys:manage on their project (each has an
+ * access key, scoped to its folder's subtree). A command runs with the endpoint's own key or
+ * with the token of a user who may write the project.
+ */
+export class SandboxEndpoints {
+  /** Records, management rights and the folder binding, shared with MCP endpoints. */
+  private readonly bound: NodeBoundConnections;
+
+  constructor(private readonly d: SandboxEndpointDeps) {
+    this.bound = new NodeBoundConnections(d, 'sandbox', ['a', 'sandbox endpoint']);
+  }
+
+  list(principal: Principal, projectId: string, page: Page): Paged<SandboxEndpoint> {
+    const { items, total } = this.bound.list(principal, projectId, page);
+    return { items: items.map(toEndpoint), total };
+  }
+
+  create(principal: Principal, input: NewSandboxEndpoint): { endpoint: SandboxEndpoint; key: string } {
+    return issued_(this.bound.create(principal, { ...input, config: () => ({ limits: input.limits ?? {} }) }));
+  }
+
+  get(principal: Principal, id: string): SandboxEndpoint {
+    return toEndpoint(this.bound.manageable(principal, id));
+  }
+
+  /** The endpoints bound to a node the caller may see, of projects where they may manage keys. */
+  byNode(principal: Principal, nodeId: string): SandboxEndpoint[] {
+    return this.bound.byNode(principal, nodeId).map(toEndpoint);
+  }
+
+  update(principal: Principal, id: string, changes: SandboxEndpointChanges): SandboxEndpoint {
+    const { limits } = changes;
+    const updated = this.bound.update(principal, id, changes, limits === undefined ? undefined : (config) => ({ ...config, limits }));
+    return toEndpoint(updated);
+  }
+
+  delete(principal: Principal, id: string): void {
+    this.bound.delete(principal, id);
+  }
+
+  regenerateKey(principal: Principal, id: string): { endpoint: SandboxEndpoint; key: string } {
+    return issued_(this.bound.regenerateKey(principal, id));
+  }
+
+  /**
+   * Runs a command over the endpoint's folder. With the endpoint's own key the command acts as
+   * the endpoint's agent; with a user's token, as that user (who must be able to write the project).
+   */
+  async exec(principal: Principal, id: string, input: ExecInput): Promise<ExecResult & { endpoint: SandboxEndpoint }> {
+    if (Buffer.byteLength(input.command) > MAX_COMMAND_BYTES) throw invalidField('command', `the command is longer than ${MAX_COMMAND_BYTES} bytes`);
+    if (input.command.trim() === '') throw invalidField('command', 'the command is empty');
+    if (input.stdin !== undefined && Buffer.byteLength(input.stdin) > MAX_STDIN_BYTES) throw invalidField('stdin', `stdin is longer than ${MAX_STDIN_BYTES} bytes`);
+    let connection = this.d.connections.find(id);
+    if (!connection || connection.kind !== 'sandbox') throw notFound();
+    if (principal.kind === 'key' && principal.connection.id !== connection.id) {
+      throw new DomainError('FORBIDDEN', "This access key is not this sandbox endpoint's key; run commands with the endpoint's own key or a user token.");
+    }
+    if (principal.kind === 'user') {
+      try {
+        this.d.authorizer.requireProject(principal, connection.project_id, 'content:write');
+      } catch (e) {
+        if ((e as DomainError).code === 'NOT_FOUND') throw notFound();
+        throw e;
+      }
+    }
+    if (connection.status !== 'active') throw new DomainError('CONFLICT', `This sandbox endpoint is ${connection.status}.`, { status: connection.status });
+    let endpoint = toEndpoint(connection);
+    const timeoutS = input.timeoutS ?? endpoint.limits.timeout_s;
+    if (timeoutS > endpoint.limits.timeout_s) throw invalidField('timeout_s', `this endpoint allows at most ${endpoint.limits.timeout_s} seconds`);
+    // The key's scope follows its folder when the folder is moved or renamed.
+    const followed = this.bound.follow(connection);
+    const node = followed.node;
+    if (followed.connection !== connection) {
+      connection = followed.connection;
+      endpoint = toEndpoint(connection);
+    }
+    const caller: Principal = principal.kind === 'key' ? { ...principal, connection } : principal;
+    const mode = connection.mode;
+    const grant = this.d.access.grant(caller, connection.project_id, mode === 'read' ? 'content:read' : 'content:write');
+    const result = await this.d.executor.exec({ grant, scope: node.path, mode, command: input.command, stdin: input.stdin, timeoutS, limits: endpoint.limits });
+    return { ...result, endpoint };
+  }
+}
+
+function toEndpoint(connection: ConnectionRecord): SandboxEndpoint {
+  const config = JSON.parse(connection.config) as { node_id?: string; limits?: unknown };
+  const parsed = endpointLimitsSchema.safeParse(config.limits ?? {});
+  const ownLimits = parsed.success ? parsed.data : {};
+  return { connection, nodeId: config.node_id ?? '', limits: effectiveLimits(ownLimits), ownLimits };
+}
+
+const issued_ = ({ connection, key }: IssuedConnection) => ({ endpoint: toEndpoint(connection), key });

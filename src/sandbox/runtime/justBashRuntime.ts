@@ -1,0 +1,199 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
+import { isAbsolute } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { JustBashJob, JustBashJobResult } from './justBashJob.ts';
+import type { RunRequest, RunResult, SandboxRuntime } from './runtime.ts';
+import { EXIT_KILLED, EXIT_TIMED_OUT } from './spawnCapped.ts';
+
+const MiB = 1024 * 1024;
+/** Warm children kept per heap size (starting one and loading just-bash costs ~0.3-1 s). */
+const MAX_IDLE = 2;
+/** After the interpreter's own deadline (which keeps the output so far), the child is killed. */
+const KILL_GRACE_MS = 200;
+/** A child that does not start the job within this is broken. */
+const START_TIMEOUT_MS = 30_000;
+/** Heap V8 needs besides the command's data (the code of just-bash, tsx). */
+const BASE_HEAP_MB = 48;
+const ENTRY = fileURLToPath(new URL('./justBashChild.mjs', import.meta.url));
+
+type ChildMessage =
+  | { type: 'started' }
+  | { type: 'done'; result: JustBashJobResult }
+  | { type: 'failed'; message: string };
+
+/**
+ * The fallback runtime for hosts without bubblewrap: just-bash, a bash simulated in JavaScript
+ * over the real working folder (see justBashJob.ts), in a child Node process (justBashChild.ts
+ * says why). Limits: wall time by the interpreter's deadline, then SIGKILL; memory by the
+ * child's V8 heap cap (and just-bash's own size limits below it); disk by the bytes a run may
+ * write (every write counted); output cut at maxOutputBytes. There are no processes to count
+ * and no network at all (no curl, no fetch).
+ */
+export class JustBashRuntime implements SandboxRuntime {
+  readonly name = 'just-bash' as const;
+  readonly owner = null;
+  readonly description: string;
+  private readonly idle = new Map<number, ChildProcess[]>();
+  private closed = false;
+
+  constructor(why?: string) {
+    this.description =
+      'just-bash (a bash simulated in JavaScript, in a child process of the service)' +
+      (why ? `, because ${why}` : '') +
+      ': builtin commands only, no processes, no network; the working folder at /work (writes land on disk, ' +
+      'no symlinks followed or made, no path outside it); memory by the heap limit, disk by the bytes written, ' +
+      'wall time by the interpreter deadline, then SIGKILL';
+  }
+
+  async run(request: RunRequest): Promise<RunResult> {
+    if (!isAbsolute(request.workDir)) throw new Error(`workDir must be an absolute path: ${request.workDir}`);
+    if (request.signal?.aborted) return killed(0, '');
+    const { limits } = request;
+    const heapMb = BASE_HEAP_MB + Math.ceil(limits.memoryBytes / MiB);
+    const job: JustBashJob = {
+      command: request.command,
+      stdin: request.stdin,
+      workDir: request.workDir,
+      readOnly: request.readOnly,
+      limits: { ...limits },
+    };
+    const warm = this.idle.get(heapMb)?.pop();
+    if (warm) {
+      // A warm child may have died while idle (its exit not yet seen): then a fresh one takes the job.
+      const outcome = await this.attempt(warm, true, heapMb, job, request);
+      if (outcome !== 'lost') return outcome;
+    }
+    return (await this.attempt(this.spawnChild(heapMb), false, heapMb, job, request)) as RunResult;
+  }
+
+  private attempt(child: ChildProcess, reused: boolean, heapMb: number, job: JustBashJob, request: RunRequest): Promise<RunResult | 'lost'> {
+    const { limits } = job;
+    holdsProcess(child, true);
+    return new Promise<RunResult | 'lost'>((resolve, reject) => {
+      let started: number | null = null;
+      let hardStop: NodeJS.Timeout | undefined;
+      const startTimer = setTimeout(() => settle(new Error('just-bash child did not start the command'), false), START_TIMEOUT_MS);
+      const elapsed = (): number => (started === null ? 0 : Math.round(performance.now() - started));
+
+      const onMessage = (m: ChildMessage): void => {
+        if (m.type === 'started') {
+          started = performance.now();
+          clearTimeout(startTimer);
+          hardStop = setTimeout(
+            () => settle({ ...killed(elapsed(), `sandbox: timed out after ${limits.timeoutMs} ms\n`), exitCode: EXIT_TIMED_OUT, timedOut: true }, false),
+            limits.timeoutMs + KILL_GRACE_MS,
+          );
+        } else if (m.type === 'done') {
+          settle(m.result, true);
+        } else {
+          settle(new Error(`just-bash failed: ${m.message}`), false);
+        }
+      };
+      // The child died during the command: V8 aborts a process whose heap is full.
+      const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+        if (started === null && reused) return settle('lost', false);
+        const oom = signal === 'SIGABRT' || code === 134 || /heap out of memory/.test(childErrors(child));
+        settle(killed(elapsed(), oom ? `sandbox: killed at the memory limit (${limits.memoryBytes} bytes)\n` : `sandbox: just-bash ended (${signal ?? code})\n`), false);
+      };
+      const onError = (err: Error): void => settle(started === null && reused ? 'lost' : err, false);
+      const onAbort = (): void => settle(killed(elapsed(), ''), false);
+
+      const settle = (outcome: RunResult | Error | 'lost', reusable: boolean): void => {
+        clearTimeout(startTimer);
+        clearTimeout(hardStop);
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        child.off('error', onError);
+        request.signal?.removeEventListener('abort', onAbort);
+        if (reusable) this.give(heapMb, child);
+        else child.kill('SIGKILL');
+        if (outcome instanceof Error) reject(outcome);
+        else resolve(outcome);
+      };
+
+      child.on('message', onMessage);
+      child.on('exit', onExit);
+      child.on('error', onError);
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+      child.send(job);
+    });
+  }
+
+  /** Ends the idle children (at shutdown; running ones end with their command). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.idle.values()].flat();
+    this.idle.clear();
+    await Promise.all(
+      all.map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+            holdsProcess(c, true);
+            c.once('exit', () => resolve());
+            c.kill('SIGKILL');
+          }),
+      ),
+    );
+  }
+
+  private spawnChild(heapMb: number): ChildProcess {
+    const created = fork(ENTRY, [], {
+      execArgv: [`--max-old-space-size=${heapMb}`],
+      // Nothing of the service's environment is visible to the child (just-bash gets its own env anyway).
+      env: {},
+      cwd: '/',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'advanced',
+    });
+    // The last bytes the child wrote to stderr: V8 says there when the heap ran out.
+    let errors = '';
+    created.stderr!.on('data', (chunk: Buffer) => {
+      errors = (errors + chunk.toString('utf8')).slice(-4096);
+    });
+    stderrTails.set(created, () => errors);
+    // One that dies while idle is forgotten.
+    created.once('exit', () => {
+      const list = this.idle.get(heapMb);
+      const at = list ? list.indexOf(created) : -1;
+      if (at >= 0) list!.splice(at, 1);
+    });
+    return created;
+  }
+
+  private give(heapMb: number, child: ChildProcess): void {
+    const list = this.idle.get(heapMb) ?? [];
+    if (this.closed || list.length >= MAX_IDLE) {
+      child.kill('SIGKILL');
+      return;
+    }
+    holdsProcess(child, false);
+    list.push(child);
+    this.idle.set(heapMb, list);
+  }
+}
+
+/** A child at work keeps the service's process alive; an idle one (process, IPC channel, stderr pipe) must not. */
+function holdsProcess(child: ChildProcess, hold: boolean): void {
+  const stderr = child.stderr as Socket | null;
+  if (hold) {
+    child.ref();
+    child.channel?.ref();
+    stderr?.ref();
+  } else {
+    child.unref();
+    child.channel?.unref();
+    stderr?.unref();
+  }
+}
+
+const stderrTails = new WeakMap<ChildProcess, () => string>();
+
+function childErrors(child: ChildProcess): string {
+  return stderrTails.get(child)?.() ?? '';
+}
+
+function killed(durationMs: number, stderr: string): RunResult {
+  return { stdout: '', stderr, exitCode: EXIT_KILLED, truncated: { stdout: false, stderr: false }, timedOut: false, durationMs };
+}

@@ -1,0 +1,53 @@
+import { mkdir } from 'node:fs/promises';
+import type { Settings } from '../config/settings.ts';
+import type { ContentStore } from '../content/contentStore.ts';
+import type { ConnectionStore } from '../domain/connections/connectionStore.ts';
+import type { Logger } from '../logging/logger.ts';
+import type { Authorizer } from '../policies/authorize.ts';
+import type { ContentAccess } from '../policies/contentAccess.ts';
+import { SandboxEndpoints } from './endpoints/sandboxEndpoints.ts';
+import { SandboxExecutor } from './executor.ts';
+import { selectRuntime } from './runtime/selectRuntime.ts';
+import { WorkspacePool } from './workspace/workspacePool.ts';
+
+export interface SandboxService {
+  /** The one runtime every surface runs commands through (endpoints, the shell tool, agents). */
+  executor: SandboxExecutor;
+  endpoints: SandboxEndpoints;
+  /** Chooses the runtime (probing bubblewrap); before it, no command runs. */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Chooses the runtime (logged once: which one and why), and builds the workspace pool and the endpoints. */
+export function createSandbox(d: {
+  settings: Settings;
+  logger: Logger;
+  content: ContentStore;
+  connections: ConnectionStore;
+  access: ContentAccess;
+  authorizer: Authorizer;
+}): SandboxService {
+  const root = d.settings.sandboxDir;
+  const pool = new WorkspacePool({ root, content: d.content, logger: d.logger });
+  const executor = new SandboxExecutor({
+    content: d.content,
+    access: d.access,
+    selectRuntime: () => selectRuntime(d.settings.sandbox, d.logger, { probeDir: root }),
+    pool,
+    logger: d.logger,
+    maxConcurrent: d.settings.sandboxMaxRuns,
+    maxQueued: d.settings.sandboxMaxRuns * 4,
+  });
+  const endpoints = new SandboxEndpoints({ connections: d.connections, content: d.content, access: d.access, authorizer: d.authorizer, executor });
+  return {
+    executor,
+    endpoints,
+    async start() {
+      // The probe runs in the folder the workspaces live in: one the sandbox cannot reach is found now.
+      await mkdir(root, { recursive: true });
+      await executor.start();
+    },
+    close: () => executor.close(),
+  };
+}

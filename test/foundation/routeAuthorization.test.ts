@@ -1,0 +1,175 @@
+import test from 'ava';
+import Koa from 'koa';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { closeServices, createServices, type Services } from '../../src/app/services.ts';
+import type { Principal } from '../../src/auth/principal.ts';
+import { loadSettings } from '../../src/config/settings.ts';
+import { ok } from '../../src/http/envelope.ts';
+import { errorHandler } from '../../src/http/middleware/errorHandler.ts';
+import { route, type RouteGroup } from '../../src/http/routes/declaration.ts';
+import { mountGroup } from '../../src/http/routes/mount.ts';
+import { createLogger } from '../../src/logging/logger.ts';
+
+// The mount's declared authorization (`authorize`): the real Authorizer over real memberships,
+// behind a router built by mountGroup. Authentication is not under test: the caller is picked by
+// name from a test header.
+let dir: string;
+let s: Services;
+let server: Server;
+let base: string;
+let orgId: string;
+let projectId: string;
+const principals = new Map<string, Principal>();
+/** Which handlers ran: a refused request must never reach its handler. */
+const handled: string[] = [];
+
+const id = z.string().min(1).max(20);
+const group: RouteGroup = {
+  prefix: '/t',
+  tag: 'Test',
+  routes: [
+    route({
+      method: 'get',
+      path: '/orgs/:org_id',
+      summary: 'An organization route needing org:update',
+      permission: 'org:update',
+      authorize: { org: ({ params }) => params.org_id },
+      params: z.object({ org_id: id }),
+      handle(ctx, { params, access: role }) {
+        handled.push(params.org_id);
+        ok(ctx, { role });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/items',
+      summary: 'A project route needing content:write on the project named in the query',
+      permission: 'content:write',
+      authorize: { project: ({ query }) => query.project_id },
+      query: z.object({ project_id: id }),
+      handle(ctx, { access }) {
+        handled.push(access.project.id);
+        ok(ctx, { project_id: access.project.id, role: access.role, scope: access.scope });
+      },
+    }),
+  ],
+};
+
+test.before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cns-mount-'));
+  s = createServices(loadSettings({}, { dataDir: dir, host: '127.0.0.1', port: 0 }), createLogger('silent'));
+  const user = async (name: string) => {
+    const u = await s.users.create({ email: `${name}@example.com`, password: 'password-123' });
+    principals.set(name, { kind: 'user', id: u.id, user: u });
+    return u;
+  };
+  const owner = await user('owner');
+  const org = s.organizations.create({ name: 'acme', createdBy: owner.id });
+  orgId = org.id;
+  const viewer = await user('viewer');
+  const { token } = s.invitations.create({ orgId, email: viewer.email, role: 'viewer', invitedBy: owner.id });
+  s.invitations.accept(token, viewer);
+  await user('stranger');
+  projectId = s.projects.insert({ orgId, name: 'p', createdBy: owner.id }).id;
+  const otherId = s.projects.insert({ orgId, name: 'q', createdBy: owner.id }).id;
+  const key = (name: string, pid: string, mode: 'read' | 'read_write', scopePath?: string) => {
+    const { connection } = s.connections.createConnection({ projectId: pid, kind: 'api', name, mode, scopePath, createdBy: owner.id });
+    principals.set(name, { kind: 'key', id: connection.id, connection });
+  };
+  key('read key', projectId, 'read');
+  key('docs key', projectId, 'read_write', 'docs');
+  key('other key', otherId, 'read_write');
+
+  const app = new Koa();
+  app.silent = true;
+  const router = mountGroup(group, s.authorizer);
+  app
+    .use(errorHandler(createLogger('silent')))
+    .use(async (ctx, next) => {
+      ctx.state.principal = principals.get(ctx.get('x-test-caller'));
+      await next();
+    })
+    .use(router.routes());
+  server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/t`;
+});
+test.after.always(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await closeServices(s);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function call(caller: string, path: string): Promise<{ status: number; code: unknown; data: Record<string, unknown> | null }> {
+  const res = await fetch(base + path, { headers: { 'x-test-caller': caller } });
+  const body = (await res.json()) as { code: unknown; data: Record<string, unknown> | null };
+  return { status: res.status, code: body.code, data: body.data };
+}
+
+test.serial('org route: the declared permission is checked on the declared organization before the handler', async (t) => {
+  handled.length = 0;
+  const owner = await call('owner', `/orgs/${orgId}`);
+  t.is(owner.status, 200);
+  t.deepEqual(owner.data, { role: 'owner' }, 'the handler receives the role the check found');
+
+  const refused = [
+    ['stranger', `/orgs/${orgId}`, 404, 'NOT_FOUND'], // no relation: the organization is not revealed
+    ['owner', '/orgs/org_unknown', 404, 'NOT_FOUND'],
+    ['viewer', `/orgs/${orgId}`, 403, 'FORBIDDEN'], // a member whose role is too small
+    ['read key', `/orgs/${orgId}`, 403, 'FORBIDDEN'], // keys never manage organizations
+  ] as const;
+  for (const [caller, path, status, code] of refused) {
+    const r = await call(caller, path);
+    t.is(r.status, status, `${caller} ${path}`);
+    t.is(r.code, code, `${caller} ${path}`);
+  }
+  t.deepEqual(handled, [orgId], 'only the allowed request reached the handler');
+});
+
+test.serial('project route: the project comes from the validated query; keys are held to their project and mode', async (t) => {
+  handled.length = 0;
+  const owner = await call('owner', `/items?project_id=${projectId}`);
+  t.is(owner.status, 200);
+  t.deepEqual(owner.data, { project_id: projectId, role: 'admin', scope: '' });
+  const docsKey = await call('docs key', `/items?project_id=${projectId}`);
+  t.deepEqual(docsKey.data, { project_id: projectId, role: null, scope: 'docs' }, "a key's access carries its scope");
+
+  const refused = [
+    ['stranger', 404, 'NOT_FOUND'],
+    ['other key', 404, 'NOT_FOUND'], // a key of another project does not see this one
+    ['read key', 403, 'FORBIDDEN'], // its own project, but read-only
+    ['viewer', 403, 'FORBIDDEN'], // org viewer: project:read but not content:write
+  ] as const;
+  for (const [caller, status, code] of refused) {
+    const r = await call(caller, `/items?project_id=${projectId}`);
+    t.is(r.status, status, caller);
+    t.is(r.code, code, caller);
+  }
+  t.deepEqual(handled, [projectId, projectId]);
+});
+
+test.serial('input is validated before authorization: a stranger with bad input gets 422, not 404', async (t) => {
+  handled.length = 0;
+  const missing = await call('stranger', '/items');
+  t.is(missing.status, 422);
+  t.is(missing.code, 'VALIDATION_ERROR');
+  const tooLong = await call('stranger', `/orgs/${'x'.repeat(21)}`);
+  t.is(tooLong.status, 422);
+  t.is(tooLong.code, 'VALIDATION_ERROR');
+  t.deepEqual(handled, []);
+});
+
+test('a route that declares authorize cannot be mounted without an authorizer or a permission', (t) => {
+  t.throws(() => mountGroup(group), { message: /GET \/t\/orgs\/:org_id declares authorize without an authorizer/ });
+  const noPermission: RouteGroup = {
+    prefix: '/x',
+    tag: 'X',
+    routes: [{ ...group.routes[0]!, permission: undefined }],
+  };
+  t.throws(() => mountGroup(noPermission, s.authorizer), { message: /declares authorize without a permission/ });
+});
