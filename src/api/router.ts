@@ -5,7 +5,10 @@ import { API_PREFIX } from '../http/apiPrefix.ts';
 import type { RouteGroup } from '../http/routes/declaration.ts';
 import { mountGroup } from '../http/routes/mount.ts';
 import { openApiDocument, type OpenApiSource } from '../http/routes/openapi.ts';
+import { agentChatRoutes } from './agents/chatRoutes.ts';
+import { agentConfigRoutes } from './agents/routes.ts';
 import { authRoutes } from './auth/routes.ts';
+import { chatSessionRoutes } from './chat/routes.ts';
 import { connectionRoutes } from './connections/routes.ts';
 import { collabRoutes } from './collab/routes.ts';
 import { auditRoutes } from './content/auditRoutes.ts';
@@ -21,11 +24,13 @@ import { organizationRoutes } from './organizations/routes.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { projectRoutes } from './projects/routes.ts';
 import { mcpEndpointRoutes } from './mcp/routes.ts';
-import { mcpServerRoutes } from './mcp/serverRoutes.ts';
+import { agentMcpServerRoutes, mcpServerRoutes } from './mcp/serverRoutes.ts';
+import { mcpAgentRoutes } from './mcp/agentRoutes.ts';
 import { mcpProxyRoutes } from './mcp/proxyRoutes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
 import { syncRoutes } from './sync/routes.ts';
 import { toolRoutes } from './tools/routes.ts';
+import { workspaceRoutes } from './workspaces/routes.ts';
 
 export { API_PREFIX };
 
@@ -46,7 +51,13 @@ export function apiRoutes(s: Services): OpenApiSource & { routers: Router[] } {
     sandboxRoutes(s),
     mcpEndpointRoutes(s),
     mcpServerRoutes(s),
+    agentMcpServerRoutes(s),
+    mcpAgentRoutes(s),
     mcpProxyRoutes(s),
+    agentConfigRoutes(s),
+    agentChatRoutes(s),
+    chatSessionRoutes(s),
+    workspaceRoutes(s),
     nodeHistoryRoutes(s),
     nodeSnapshotRoutes(s),
     collabRoutes(s),

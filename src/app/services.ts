@@ -28,6 +28,7 @@ import { createSandbox, type SandboxService } from '../sandbox/service.ts';
 import { createTools, type ToolsService } from '../tools/service.ts';
 import { createMcp, type McpService } from '../mcp/service.ts';
 import { createMcpProxy, type McpProxyService } from '../mcp/proxy/service.ts';
+import { createAgents, type AgentsService } from '../agents/service.ts';
 import { serviceVersion } from './version.ts';
 
 /** Everything a request handler may need, built once per process and passed down explicitly. */
@@ -72,6 +73,8 @@ export interface Services {
   mcp: McpService;
   /** The MCP proxy (spec 4.9): external MCP servers registered per project, reached through the outbound guard. */
   mcpProxy: McpProxyService;
+  /** Agents (spec 4.8): configuration, accesses, bash tools, chat, sessions, executions and workspaces. */
+  agents: AgentsService;
 }
 
 export function createServices(settings: Settings, logger: Logger): Services {
@@ -104,7 +107,8 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const sandbox = createSandbox({ settings, logger, content, connections, access, authorizer });
   const tools = createTools({ settings, logger, db, content, changelog, access, authorizer, sandbox: sandbox.executor });
   const authenticator = new Authenticator(db, users, accessTokens, anonKeyOf(signingSecret));
-  const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog });
+  const agents = createAgents({ db, logger, connections, content, access, authorizer, tools: tools.tools, indexer: tools.indexer, sandbox: sandbox.executor, llm: settings.llm });
+  const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog, agents: agents.agents, agentTools: agents.bindings });
   return {
     settings,
     logger,
@@ -136,6 +140,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
     sandbox,
     mcp,
     mcpProxy: createMcpProxy({ db, signingSecret, authorizer, logger, allowPrivate: () => settings.urlFetchAllowPrivate }),
+    agents,
   };
 }
 

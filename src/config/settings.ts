@@ -43,6 +43,16 @@ export interface Settings {
    * private (mode 0700) while the sandbox's unprivileged user must reach its working folders.
    */
   sandboxDir: string;
+  /**
+   * Language-model providers of agent chat (their official SDKs): OpenAI and OpenAI-compatible
+   * servers (any `prefix:model` other than anthropic goes to the OpenAI base URL), and Anthropic.
+   */
+  llm: {
+    openai: { apiKey?: string; baseUrl?: string };
+    anthropic: { apiKey?: string; baseUrl?: string };
+    /** The model of new agents that name none, `provider:model`. */
+    defaultModel: string;
+  };
 }
 
 const bool = z
@@ -80,6 +90,11 @@ const envSchema = z.object({
   CNS_SANDBOX: z.enum(['auto', 'bwrap', 'just-bash']).default('auto'),
   CNS_SANDBOX_MAX_RUNS: int(1).max(256).default(16),
   CNS_SANDBOX_DIR: z.string().min(1).optional(),
+  CNS_OPENAI_API_KEY: z.string().optional(),
+  CNS_OPENAI_BASE_URL: z.string().url().optional(),
+  CNS_ANTHROPIC_API_KEY: z.string().optional(),
+  CNS_ANTHROPIC_BASE_URL: z.string().url().optional(),
+  CNS_DEFAULT_MODEL: z.string().regex(/^[a-z0-9][a-z0-9_.-]*:.+$/i, 'provider:model, such as openai:gpt-4.1-mini').default('openai:gpt-4.1-mini'),
 });
 
 export type EnvInput = Record<string, string | undefined>;
@@ -124,6 +139,11 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     sandbox: e.CNS_SANDBOX,
     sandboxMaxRuns: e.CNS_SANDBOX_MAX_RUNS,
     sandboxDir: e.CNS_SANDBOX_DIR ? resolve(e.CNS_SANDBOX_DIR) : '',
+    llm: {
+      openai: { apiKey: e.CNS_OPENAI_API_KEY, baseUrl: e.CNS_OPENAI_BASE_URL?.replace(/\/+$/, '') },
+      anthropic: { apiKey: e.CNS_ANTHROPIC_API_KEY, baseUrl: e.CNS_ANTHROPIC_BASE_URL?.replace(/\/+$/, '') },
+      defaultModel: e.CNS_DEFAULT_MODEL,
+    },
   };
   const dataDir = resolve(overrides.dataDir ?? settings.dataDir);
   // One folder per data folder, so that two services on one machine never share workspaces.

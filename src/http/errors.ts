@@ -1,4 +1,4 @@
-/** The error codes of the API (SPEC section 7 plus METHOD_NOT_ALLOWED, CONFLICT, PAYLOAD_TOO_LARGE and UPSTREAM_ERROR) and their statuses. */
+/** The error codes of the API (SPEC section 7 plus METHOD_NOT_ALLOWED, CONFLICT, PAYLOAD_TOO_LARGE, UPSTREAM_ERROR and SERVICE_UNAVAILABLE) and their statuses. */
 export const errorStatus = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
@@ -11,6 +11,8 @@ export const errorStatus = {
   INTERNAL_ERROR: 500,
   /** A remote the service fetched for the caller (a url sync's address) failed. */
   UPSTREAM_ERROR: 502,
+  /** Something the server needs for this request is not configured (an agent's model provider). */
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

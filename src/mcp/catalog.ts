@@ -3,7 +3,7 @@ import { boundTool, mcpName } from './tools/boundTools.ts';
 import { mkdirTool, mvTool, rmTool } from './tools/changeTools.ts';
 import { diffTool, rollbackTool, statTool, versionsTool } from './tools/historyTools.ts';
 import { catTool, lsTool, searchTool, searchToolOf, treeTool, writeTool } from './tools/libraryTools.ts';
-import type { McpTool } from './tools/mcpTool.ts';
+import type { Lookup, McpTool } from './tools/mcpTool.ts';
 
 /** The built-in tools in the order clients list them; `search` joins when the project has an index over the folder. */
 const builtins: McpTool[] = [lsTool, catTool, statTool, treeTool, searchTool, versionsTool, diffTool, writeTool, mkdirTool, mvTool, rmTool, rollbackTool];
@@ -34,8 +34,6 @@ export function toolsOf(c: CallContext): McpTool[] {
   }
   return list;
 }
-
-export type Lookup = { tool: McpTool } | { refused: string } | null;
 
 /**
  * The tool a call names. Built-in tools are found without building the whole list (a `cat`

@@ -6,6 +6,7 @@ import { invalidField } from '../domain/errors.ts';
 import type { Page, Paged } from '../domain/pagination.ts';
 import type { ToolRecord } from '../tools/toolStore.ts';
 import type { Tools } from '../tools/tools.ts';
+import type { AccessEnded } from './sessions.ts';
 
 /** An MCP endpoint (spec 4.9): a connection of kind `mcp` bound to a folder, with the tools it also offers. */
 export interface McpEndpoint {
@@ -31,9 +32,6 @@ export interface McpEndpointChanges {
   toolIds?: string[];
 }
 
-/** What the endpoints tell the MCP sessions: which endpoint, and which holders lost access. */
-export type EndpointEvent = { endpointId: string; holders: 'all' | 'key' };
-
 export function toEndpoint(connection: ConnectionRecord): McpEndpoint {
   const config = JSON.parse(connection.config) as { tool_ids?: unknown };
   const toolIds = Array.isArray(config.tool_ids) ? config.tool_ids.filter((t): t is string => typeof t === 'string') : [];
@@ -49,7 +47,7 @@ const issued = ({ connection, key }: IssuedConnection) => ({ endpoint: toEndpoin
  */
 export class McpEndpoints {
   private readonly bound: NodeBoundConnections;
-  onAccessEnded: (event: EndpointEvent) => void = () => {};
+  onAccessEnded: (event: AccessEnded) => void = () => {};
 
   constructor(private readonly d: NodeBoundDeps & { tools: Pick<Tools, 'find'> }) {
     this.bound = new NodeBoundConnections(d, 'mcp', ['an', 'MCP endpoint']);
@@ -77,18 +75,18 @@ export class McpEndpoints {
     const current = this.bound.manageable(principal, id);
     const toolIds = changes.toolIds === undefined ? undefined : this.checkTools(current.project_id, changes.toolIds);
     const updated = this.bound.update(principal, id, changes, toolIds === undefined ? undefined : (config) => ({ ...config, tool_ids: toolIds }));
-    if (updated.status !== 'active') this.onAccessEnded({ endpointId: id, holders: 'all' });
+    if (updated.status !== 'active') this.onAccessEnded({ serverId: id, holders: 'all' });
     return toEndpoint(updated);
   }
 
   delete(principal: Principal, id: string): void {
     this.bound.delete(principal, id);
-    this.onAccessEnded({ endpointId: id, holders: 'all' });
+    this.onAccessEnded({ serverId: id, holders: 'all' });
   }
 
   regenerateKey(principal: Principal, id: string): { endpoint: McpEndpoint; key: string } {
     const result = issued(this.bound.regenerateKey(principal, id));
-    this.onAccessEnded({ endpointId: id, holders: 'key' });
+    this.onAccessEnded({ serverId: id, holders: 'key' });
     return result;
   }
 

@@ -18,16 +18,17 @@ import type { CallContext } from './context.ts';
 import { instructionsFor } from './instructions.ts';
 import { listResources, readResource, resourceTemplates } from './resources.ts';
 import { refusal, toolError, toolResult } from './results.ts';
+import type { Lookup, McpTool } from './tools/mcpTool.ts';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /**
- * The request's context, which the HTTP gate resolved for this very request (the endpoint as it
- * is now, the caller) and handed over with the transport's auth info: a session never answers
- * from what was true when it began.
+ * The request's context, which the HTTP gate resolved for this very request (the server's
+ * connection as it is now, the caller) and handed over with the transport's auth info: a session
+ * never answers from what was true when it began.
  */
-export function contextOf(extra: Extra): CallContext {
-  const c = extra.authInfo?.extra?.mcp as CallContext | undefined;
+export function contextOf<C = CallContext>(extra: Extra): C {
+  const c = extra.authInfo?.extra?.mcp as C | undefined;
   if (!c) throw new McpError(ErrorCode.InternalError, 'The request reached the MCP server without passing its gate.');
   return c;
 }
@@ -35,29 +36,43 @@ export function contextOf(extra: Extra): CallContext {
 /** The SDK gives every server its own Ajv (used only to check elicitation answers): one is enough. */
 let validator: AjvJsonSchemaValidator | undefined;
 
+/** What a server's tools are for a request's context. */
+export interface ToolCatalog<C> {
+  toolsOf(c: C): McpTool<C>[];
+  findTool(c: C, name: string): Lookup<C>;
+}
+
+export interface ServerOptions {
+  version: string;
+  logger: Logger;
+}
+
 /**
- * The MCP server of one session on an endpoint: the SDK's low-level `Server`, because its tool
- * list is not fixed (it follows the endpoint's mode, the caller's role and the bound tools).
- * Tools and resources are answered from the request's context, so a change of the endpoint
- * shows at the next request; only the instructions are written once, at initialization.
+ * An MCP server whose tools follow the request's context (the SDK's low-level `Server`, because
+ * the list is not fixed): tools/list and tools/call answered from the catalog, a refused or failed
+ * call as a tool error. Only the instructions are written once, at initialization.
  */
-export function endpointServer(first: CallContext, options: { version: string; logger: Logger }): Server {
+export function toolServer<C>(catalog: ToolCatalog<C>, options: ServerOptions & { instructions: string; resources: boolean }): Server {
   validator ??= new AjvJsonSchemaValidator();
   const server = new Server(
     { name: 'cns', title: 'Content Node Service', version: options.version },
-    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: instructionsFor(first), jsonSchemaValidator: validator },
+    {
+      capabilities: { tools: { listChanged: false }, ...(options.resources ? { resources: { listChanged: false } } : {}) },
+      instructions: options.instructions,
+      jsonSchemaValidator: validator,
+    },
   );
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
-    const c = contextOf(extra);
+    const c = contextOf<C>(extra);
     return {
-      tools: toolsOf(c).map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema(c), annotations: { title: t.title, ...t.annotations } })),
+      tools: catalog.toolsOf(c).map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema(c), annotations: { title: t.title, ...t.annotations } })),
     };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const c = contextOf(extra);
+    const c = contextOf<C>(extra);
     const { name } = request.params;
-    const found = findTool(c, name);
-    if (!found) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found on this endpoint; tools/list names the available ones.`);
+    const found = catalog.findTool(c, name);
+    if (!found) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found on this server; tools/list names the available ones.`);
     if ('refused' in found) return refusal('FORBIDDEN', found.refused);
     try {
       return toolResult(await found.tool.run(c, request.params.arguments ?? {}));
@@ -65,6 +80,16 @@ export function endpointServer(first: CallContext, options: { version: string; l
       return toolError(err, options.logger, name);
     }
   });
+  return server;
+}
+
+/**
+ * The MCP server of one session on an endpoint: its tools follow the endpoint's mode, the
+ * caller's role and the bound tools; its resources are the nodes beneath its folder. A change of
+ * the endpoint shows at the next request.
+ */
+export function endpointServer(first: CallContext, options: ServerOptions): Server {
+  const server = toolServer({ toolsOf, findTool }, { ...options, instructions: instructionsFor(first), resources: true });
   server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => listResources(contextOf(extra), request.params?.cursor));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, (_request, extra) => ({ resourceTemplates: resourceTemplates(contextOf(extra)) }));
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(contextOf(extra), request.params.uri));

@@ -5,8 +5,6 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.ts';
 import type { Logger } from '../logging/logger.ts';
-import type { CallContext } from './context.ts';
-import type { EndpointEvent } from './endpoints.ts';
 
 export interface SessionLimits {
   /** Open sessions at most; a new one evicts the least recently used (idle ones first). */
@@ -17,11 +15,18 @@ export interface SessionLimits {
 
 export const defaultSessionLimits: SessionLimits = { maxSessions: 1000, idleMs: 15 * 60_000 };
 
+/** Access to a server ended (a connection deleted, paused or revoked: 'all'; its key regenerated: 'key'). */
+export type AccessEnded = { serverId: string; holders: 'all' | 'key' };
+
+/** What the sessions need of a request's context: whose server it is for (a connection's id) and who calls. */
+export type SessionKeyOf<C> = (c: C) => { serverId: string; principal: Principal };
+
 interface Session {
   id: string;
   server: Server;
   transport: StreamableHTTPServerTransport;
-  endpointId: string;
+  /** The connection whose server this is (an MCP endpoint or an agent). */
+  serverId: string;
   /** Who opened it: only the same credential may use it. */
   holder: string;
   lastUsed: number;
@@ -39,20 +44,22 @@ const busy = (s: Session) => s.posts > 0 || s.streams.size > 0;
 const holderOf = (p: Principal) => `${p.kind}:${p.id}`;
 
 /**
- * The Streamable HTTP sessions of every endpoint, in memory: one MCP server and transport per
- * session, created by an `initialize` request, used by later requests that carry its
- * `Mcp-Session-Id` (and the same credential on the same endpoint), ended by DELETE, by the idle
- * sweep, by eviction when the store is full, or when the endpoint's access ends. Nothing else
- * refers to a closed session, so its memory goes with it.
+ * The Streamable HTTP sessions of every MCP server of the process (endpoints' and agents'), in
+ * memory: one MCP server and transport per session, created by an `initialize` request, used by
+ * later requests that carry its `Mcp-Session-Id` (and the same credential on the same server),
+ * ended by DELETE, by the idle sweep, by eviction when the store is full, or when access to the
+ * server ends. Nothing else refers to a closed session, so its memory goes with it. `C` is the
+ * context the HTTP gate resolved for a request.
  */
-export class McpSessions {
+export class McpSessions<C> {
   private readonly sessions = new Map<string, Session>();
   private sweeper: NodeJS.Timeout | undefined;
   private closed = false;
   private limits!: SessionLimits;
 
   constructor(
-    private readonly build: (first: CallContext) => Server,
+    private readonly build: (first: C) => Server,
+    private readonly keyOf: SessionKeyOf<C>,
     private readonly logger: Logger,
     limits: SessionLimits = defaultSessionLimits,
   ) {
@@ -94,16 +101,17 @@ export class McpSessions {
    * Answers one HTTP request of an MCP client with the context the gate resolved. The transport
    * writes the response itself (JSON or SSE); `body` is the JSON already parsed by the app.
    */
-  async handle(req: IncomingMessage, res: ServerResponse, body: unknown, c: CallContext): Promise<void> {
+  async handle(req: IncomingMessage, res: ServerResponse, body: unknown, c: C): Promise<void> {
+    const { serverId, principal } = this.keyOf(c);
     // The transport hands this to every request handler as `extra.authInfo`.
-    (req as IncomingMessage & { auth?: unknown }).auth = { token: '', clientId: c.principal.id, scopes: [], extra: { mcp: c } };
+    (req as IncomingMessage & { auth?: unknown }).auth = { token: '', clientId: principal.id, scopes: [], extra: { mcp: c } };
     const id = req.headers['mcp-session-id'];
     if (id === undefined) {
       if (req.method === 'POST' && isInitialization(body)) return this.open(req, res, body, c);
       return rpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required (send initialize first).');
     }
     const session = typeof id === 'string' ? this.sessions.get(id) : undefined;
-    if (!session || session.endpointId !== c.endpoint.connection.id || session.holder !== holderOf(c.principal)) {
+    if (!session || session.serverId !== serverId || session.holder !== holderOf(principal)) {
       return rpcError(res, 404, -32001, 'Session not found (it ended or expired): initialize a new one.');
     }
     this.sessions.delete(session.id); // re-inserted last: the map's order is least recently used first
@@ -111,10 +119,10 @@ export class McpSessions {
     await this.run(session, req, res, body);
   }
 
-  /** Ends the sessions an endpoint event takes access from (all of them, or those opened with its key). */
-  endAccess(event: EndpointEvent): void {
+  /** Ends the sessions an event takes access from (all of the server's, or those opened with its key). */
+  endAccess(event: AccessEnded): void {
     for (const s of [...this.sessions.values()]) {
-      if (s.endpointId === event.endpointId && (event.holders === 'all' || s.holder.startsWith('key:'))) this.end(s);
+      if (s.serverId === event.serverId && (event.holders === 'all' || s.holder.startsWith('key:'))) this.end(s);
     }
   }
 
@@ -133,16 +141,17 @@ export class McpSessions {
     }
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse, body: unknown, c: CallContext): Promise<void> {
+  private async open(req: IncomingMessage, res: ServerResponse, body: unknown, c: C): Promise<void> {
     if (this.closed) return rpcError(res, 503, -32000, 'The server is shutting down.');
     while (this.sessions.size >= this.limits.maxSessions) this.evict();
     const server = this.build(c);
+    const { serverId, principal } = this.keyOf(c);
     const session: Session = {
       id: '',
       server,
       transport: null!,
-      endpointId: c.endpoint.connection.id,
-      holder: holderOf(c.principal),
+      serverId,
+      holder: holderOf(principal),
       lastUsed: Date.now(),
       posts: 0,
       streams: new Set(),
@@ -157,7 +166,7 @@ export class McpSessions {
         this.sessions.set(id, session);
       },
     });
-    // However the transport ends (DELETE, sweep, eviction, endpoint deleted), the session is forgotten.
+    // However the transport ends (DELETE, sweep, eviction, access ended), the session is forgotten.
     session.transport.onclose = () => {
       if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
     };

@@ -33,6 +33,7 @@ export interface MembershipStores {
   projectMembers: Pick<ProjectMembers, 'effectiveRole'>;
 }
 
+const isContentAction = (action: ProjectAction) => action === 'content:read' || action === 'content:write';
 const notFound = (what: string) => new DomainError('NOT_FOUND', `${what} not found.`);
 const forbidden = (message: string) => new DomainError('FORBIDDEN', message);
 
@@ -86,6 +87,9 @@ export class Authorizer {
     if (principal.kind === 'key') {
       const c = principal.connection;
       if (!project || c.project_id !== projectId) throw notFound('Project');
+      if (c.kind === 'agent' && !principal.agentAccess && isContentAction(action)) {
+        throw forbidden("An agent's key reaches content only through the agent's accesses: chat with it (POST /agents).");
+      }
       if (!keyModeAllows(c.mode, action)) {
         throw forbidden(c.mode === 'read' ? 'This access key is read-only.' : `Access keys cannot perform ${action}.`);
       }

@@ -18,6 +18,10 @@
  * | org:members:manage  | yes       | yes (not owners) | no  | no         |           |            |            | no       | no            |
  * | org:delete          | yes       | no        | no         | no         |           |            |            | no       | no            |
  *
+ * An agent's key (a connection of kind agent) is a key whose content reach is its accesses: on
+ * its own it holds project:read only; acting through an access, the key carries that access's
+ * subtree and mode (authorize.ts).
+ *
  * Roles and how an organization role carries over to its projects live in the domain
  * (src/domain/roles.ts); this file holds only the grants.
  */

@@ -8,6 +8,7 @@ import { Semaphore } from './semaphore.ts';
 import { WarmSandboxes, type WarmSandbox, type WarmSandboxesOptions } from './warmSandboxes.ts';
 import type { WorkspacePool } from './workspace/workspacePool.ts';
 import { writeBack, type WriteBackResult } from './writeBack.ts';
+import { layOverlay, readDraftChanges, type DraftChanges, type OverlayEntry } from './draftOverlay.ts';
 
 export interface ExecRequest {
   /** The caller's grant on the project; `read_write` needs a content:write grant. */
@@ -37,6 +38,19 @@ export interface ExecResult extends Omit<WriteBackResult, 'version'> {
    * processes were ready: materialize is ~0 and run is only the command's own time).
    */
   timings: { materialize_ms: number; run_ms: number; write_back_ms: number; warm: boolean };
+}
+
+/** A command over a subtree with a draft laid over it (an agent's workspace): nothing is written back. */
+export interface DraftExecRequest extends ExecRequest {
+  /** The draft's paths inside `scope`, laid over the live content before the command runs. */
+  overlay: readonly OverlayEntry[];
+}
+
+export interface DraftRunResult extends Pick<ExecResult, 'stdout' | 'stderr' | 'exit_code' | 'duration_ms' | 'truncated' | 'timed_out' | 'runtime' | 'timings'> {
+  /** The project version whose content the folder was made from (the draft lay over it). */
+  baseVersion: number;
+  /** What the folder holds after the command compared with that live content, with the bytes; null for a read run. */
+  folder: DraftChanges | null;
 }
 
 export interface ExecutorDeps {
@@ -151,6 +165,54 @@ export class SandboxExecutor {
       } finally {
         await ws.release();
         this.warmUp(key, at);
+      }
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Runs a command over the live subtree with a draft laid over it, and answers what the folder
+   * then holds against the live content (the caller keeps that as its draft): nothing is written
+   * to the content (`read`: the folder, draft included, is mounted read-only and nothing is read
+   * back). Always cold: a warm sandbox's folder is the live content alone.
+   */
+  async execDraft(req: DraftExecRequest): Promise<DraftRunResult> {
+    const { content, access } = this.d;
+    if (req.command.includes('\0')) throw invalidField('command', 'the command may not contain a NUL byte');
+    access.requirePath(req.grant, req.scope);
+    if (req.mode === 'read_write' && req.grant.action !== 'content:write') {
+      throw new DomainError('FORBIDDEN', 'Changing the draft needs write access to the content.');
+    }
+    const projectId = req.grant.projectId;
+    const release = await this.slots.acquire();
+    try {
+      const started = performance.now();
+      const head = content.head(projectId);
+      const limits = runLimits(req.limits, req.timeoutS);
+      const readOnly = req.mode === 'read';
+      const ws = await this.d.pool.acquire(projectId, req.scope, head?.commitId ?? null, this.runtime.owner, { diskBytes: limits.maxDiskBytes });
+      try {
+        await layOverlay(ws.dir, req.scope, req.overlay, this.runtime.owner);
+        const materialized = performance.now();
+        const run = await this.runtime.run({ command: req.command, stdin: req.stdin, workDir: ws.dir, readOnly, limits });
+        const ran = performance.now();
+        const folder = readOnly ? null : await readDraftChanges(ws.dir, req.scope, await ws.changes(), content.maxContentBytes);
+        const done = performance.now();
+        return {
+          stdout: run.stdout,
+          stderr: run.stderr,
+          exit_code: run.exitCode,
+          duration_ms: Math.round(run.durationMs),
+          truncated: run.truncated,
+          timed_out: run.timedOut,
+          runtime: this.runtime.name,
+          baseVersion: head?.projectVersion ?? 0,
+          folder,
+          timings: { materialize_ms: ms(materialized - started), run_ms: ms(ran - materialized), write_back_ms: ms(done - ran), warm: false },
+        };
+      } finally {
+        await ws.release();
       }
     } finally {
       release();

@@ -97,7 +97,7 @@ async function readChangedFiles(input: WriteBackInput): Promise<{ files: Changed
 }
 
 /** The project path of a workspace path, or null (and a skipped entry) when the content API would refuse the name. */
-function projectPath(scope: string, rel: string, skipped: SkippedEntry[]): string | null {
+export function projectPath(scope: string, rel: string, skipped: SkippedEntry[]): string | null {
   try {
     return normalizeTargetPath(joinPath(scope, rel));
   } catch (e) {
@@ -224,7 +224,7 @@ async function planWriteBack(content: ContentStore, input: WriteBackInput, read:
 }
 
 /** A file's bytes as the content of a node of `type`; throws (the file is skipped) when they cannot be. */
-function decodeWritten(type: WritableNodeType, bytes: Buffer): unknown {
+export function decodeWritten(type: WritableNodeType, bytes: Buffer): unknown {
   if (type !== 'json') return decodeContent(type, bytes);
   let value: unknown;
   try {

@@ -2,17 +2,28 @@ import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { ContentStore, NodeInfo } from '../content/contentStore.ts';
 import type { ContentAccess, ContentAction, ContentGrant } from '../policies/contentAccess.ts';
-import type { SandboxExecutor } from '../sandbox/executor.ts';
+import type { ExecRequest, ExecResult } from '../sandbox/executor.ts';
 import type { SearchIndexer } from './search/indexer.ts';
 import type { ToolRecord } from './toolStore.ts';
 
+/**
+ * The content reads and writes tool types use: the content store, or a view of it (an agent's
+ * workspace: the live content with the agent's draft changes over it).
+ */
+export type ToolContent = Pick<ContentStore, 'findById' | 'findByPath' | 'listChildren' | 'readContent' | 'readValue' | 'tree' | 'write'>;
+
+/** How the shell tool runs a command; `timings` only from the executor itself. */
+export interface ToolSandbox {
+  exec(req: ExecRequest): Promise<Omit<ExecResult, 'timings'> & { timings?: ExecResult['timings'] }>;
+}
+
 /** What a tool may use: content only through the content store, rights only through the policy. */
 export interface ToolEnv {
-  content: ContentStore;
+  content: ToolContent;
   access: ContentAccess;
   indexer: SearchIndexer;
-  /** Runs shell commands over a subtree (the sandbox runtime every surface shares). */
-  sandbox: SandboxExecutor;
+  /** Runs shell commands over a subtree: the sandbox runtime every surface shares (or an agent's workspace, over its draft). */
+  sandbox: ToolSandbox;
 }
 
 /** One call of a tool, as its type's `run` receives it. */

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
-import type { NodeInfo } from '../content/contentStore.ts';
+import type { ContentStore, NodeInfo } from '../content/contentStore.ts';
 import { joinPath, normalizePath } from '../content/paths.ts';
 import { DomainError, invalidField } from '../domain/errors.ts';
 import type { Authorizer } from '../policies/authorize.ts';
@@ -7,10 +7,11 @@ import type { ContentAction } from '../policies/contentAccess.ts';
 import { pathInScope } from '../policies/scope.ts';
 import { toolTypes } from './registry.ts';
 import type { IndexState } from './search/indexer.ts';
-import type { ToolEnv, ToolInvocation } from './toolType.ts';
+import type { ToolContent, ToolEnv, ToolInvocation, ToolSandbox } from './toolType.ts';
 import type { ToolRecord, ToolStore } from './toolStore.ts';
 
 export interface ToolsDeps extends ToolEnv {
+  content: ContentStore;
   store: ToolStore;
   authorizer: Authorizer;
 }
@@ -146,9 +147,10 @@ export class Tools {
 
   /**
    * Runs a tool as `principal` with `args` (validated against the type's input schema: 422 naming
-   * the field). The same function every surface calls.
+   * the field). The same function every surface calls. `options` run the tool over a view of the
+   * content and a sandbox of that view instead of the store itself (an agent's workspace).
    */
-  async call(principal: Principal, tool: ToolRecord, args: unknown): Promise<unknown> {
+  async call(principal: Principal, tool: ToolRecord, args: unknown, options: { content?: ToolContent; sandbox?: ToolSandbox } = {}): Promise<unknown> {
     const type = toolTypes.get(tool.type);
     if (!type) throw new DomainError('NOT_FOUND', `Tool type ${tool.type} is not available on this server.`);
     const parsed = type.input.safeParse(args ?? {});
@@ -165,7 +167,7 @@ export class Tools {
     const { access } = this.d;
     const inTool = (path: string) => pathInScope(root, path);
     const invocation: ToolInvocation<unknown, unknown> = {
-      env: this.d,
+      env: { ...this.d, content: options.content ?? this.d.content, sandbox: options.sandbox ?? this.d.sandbox },
       tool,
       config: parseConfig(tool.type, tool.config),
       args: parsed.data,

@@ -55,6 +55,11 @@ test.before(async () => {
   key('key read docs', projectId, 'read', 'docs');
   key('key read_write docs', projectId, 'read_write', 'docs');
   key('key of another project', otherProjectId, 'read_write');
+  // An agent: its own key reaches no content; through an access it holds that access's subtree and mode.
+  const { connection: agent } = s.connections.createConnection({ projectId, kind: 'agent', name: 'helper', mode: 'read_write', createdBy: owner.id });
+  principals.set('agent key', { kind: 'key', id: agent.id, connection: agent });
+  principals.set('agent via read docs', { kind: 'key', id: agent.id, connection: { ...agent, scope_path: 'docs', mode: 'read' }, agentAccess: { id: 'acc1' } });
+  principals.set('agent via read_write docs', { kind: 'key', id: agent.id, connection: { ...agent, scope_path: 'docs', mode: 'read_write' }, agentAccess: { id: 'acc2' } });
 });
 test.after.always(async () => {
   await closeServices(s);
@@ -83,6 +88,9 @@ const matrix: Record<string, Record<ContentAction, Outcome[]>> = {
   'key read docs': { 'content:read': [403, 'ok', 'ok', 403], 'content:write': [403, 403, 403, 403] },
   'key read_write docs': { 'content:read': [403, 'ok', 'ok', 403], 'content:write': [403, 'ok', 'ok', 403] },
   'key of another project': { 'content:read': [404, 404, 404, 404], 'content:write': [404, 404, 404, 404] },
+  'agent key': { 'content:read': [403, 403, 403, 403], 'content:write': [403, 403, 403, 403] },
+  'agent via read docs': { 'content:read': [403, 'ok', 'ok', 403], 'content:write': [403, 403, 403, 403] },
+  'agent via read_write docs': { 'content:read': [403, 'ok', 'ok', 403], 'content:write': [403, 'ok', 'ok', 403] },
 };
 
 function outcome(fn: () => void): Outcome {

@@ -8,9 +8,14 @@ const serverKey = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-
 
 export const serverUrl = (baseUrl: string, endpointId: string) => `${baseUrl}/api/v1/mcp/e/${encodeURIComponent(endpointId)}`;
 
+/** An `mcpServers` block naming one remote server by `name`, with `key` in the Authorization header. */
+export function remoteServerConfig(name: string, url: string, key: string) {
+  return { mcpServers: { [serverKey(name)]: { type: 'http' as const, url, headers: { Authorization: `Bearer ${key}` } } } };
+}
+
 /** The `mcpServers` block with `key` (or a placeholder) in the Authorization header. */
 export function clientConfig(e: McpEndpoint, baseUrl: string, key = KEY_PLACEHOLDER) {
-  return { mcpServers: { [serverKey(e.connection.name)]: { type: 'http' as const, url: serverUrl(baseUrl, e.connection.id), headers: { Authorization: `Bearer ${key}` } } } };
+  return remoteServerConfig(e.connection.name, serverUrl(baseUrl, e.connection.id), key);
 }
 
 /** The same server for each common client, in its own format (the key as a placeholder). */

@@ -6,6 +6,9 @@ import { pendingPushesMigration } from './007_pending_pushes.ts';
 import { nodeUploadsMigration } from './008_node_uploads.ts';
 import { toolsMigration } from './010_tools.ts';
 import { mcpProxyMigration } from './011_mcp_proxy.ts';
+import { agentsMigration } from './012_agents.ts';
+import { agentWorkspacesMigration } from './013_agent_workspaces.ts';
+import { agentToolBindingsMigration } from './014_agent_tool_bindings.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
-export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration];
+export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration];

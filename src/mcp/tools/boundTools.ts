@@ -1,7 +1,8 @@
 import { toolSchemas, toolTypes } from '../../tools/registry.ts';
 import type { ToolRecord } from '../../tools/toolStore.ts';
+import { toolWrites } from '../../agents/tools/reach.ts';
 import type { CallContext } from '../context.ts';
-import type { InputSchema, McpTool } from './mcpTool.ts';
+import { typeInputSchema, type InputSchema, type McpTool } from './mcpTool.ts';
 
 /** MCP tool names are 1-64 of A-Z a-z 0-9 _ - (what clients and LLM providers accept). */
 export function mcpName(name: string, fallback: string, taken: ReadonlySet<string>): string {
@@ -12,7 +13,7 @@ export function mcpName(name: string, fallback: string, taken: ReadonlySet<strin
 }
 
 /** A tool writes content when its type writes or when it is a shell tool that writes its changes back. */
-export const recordWrites = (t: ToolRecord) => t.type === 'write' || (t.type === 'shell' && t.config.writable === true);
+const recordWrites = (t: ToolRecord) => toolWrites(t.type, t.config);
 
 /**
  * A tool of the project bound to the endpoint (`tool_ids`), offered as it is over REST: its own
@@ -30,11 +31,7 @@ export function boundTool(c: CallContext, record: ToolRecord, name: string): Mcp
     description: `${record.description || type?.summary || record.type} (a ${record.type} tool bound to "${where}".${relative})`,
     annotations: { readOnlyHint: !recordWrites(record), openWorldHint: false },
     writes: recordWrites(record),
-    inputSchema() {
-      const schema = structuredClone(input);
-      delete schema.$schema;
-      return schema;
-    },
+    inputSchema: () => typeInputSchema(record.type),
     async run(call, args) {
       return (await call.env.tools.call(call.principal, record, args)) as Record<string, unknown>;
     },

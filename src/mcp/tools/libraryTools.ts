@@ -1,8 +1,8 @@
 import { pathInScope } from '../../policies/scope.ts';
-import { toolSchemas } from '../../tools/registry.ts';
 import type { ToolRecord } from '../../tools/toolStore.ts';
+import { unstoredTool } from '../../tools/unstoredTool.ts';
 import { endpointPath, libraryPath, projectOf, type CallContext } from '../context.ts';
-import { withPaths, type InputSchema, type McpTool, type ToolHints } from './mcpTool.ts';
+import { typeInputSchema, withPaths, type McpTool, type ToolHints } from './mcpTool.ts';
 
 /**
  * ls, cat, tree, write and search are the tools library's own types, run through `Tools.call`
@@ -22,21 +22,10 @@ interface LibrarySpec {
   config?: (c: CallContext) => Record<string, unknown>;
 }
 
-/** The endpoint's folder as the library's tool record (never stored; the library reads only these fields). */
+/** The endpoint's folder as the library's tool record. */
 function asToolRecord(c: CallContext, type: string, config: Record<string, unknown>): ToolRecord {
   const { connection } = c.endpoint;
-  return {
-    id: `${connection.id}:${type}`,
-    project_id: connection.project_id,
-    node_id: c.endpoint.nodeId,
-    name: type,
-    description: '',
-    type,
-    config,
-    created_by: null,
-    created_at: connection.created_at,
-    updated_at: connection.updated_at,
-  };
+  return unstoredTool({ id: `${connection.id}:${type}`, projectId: connection.project_id, nodeId: c.endpoint.nodeId, type, config, at: connection.updated_at });
 }
 
 /** The message of a change made through MCP when the caller gave none. */
@@ -49,11 +38,7 @@ function libraryTool(spec: LibrarySpec): McpTool {
     description: spec.description,
     annotations: { openWorldHint: false, ...spec.annotations },
     writes: spec.writes ?? false,
-    inputSchema(c) {
-      const schema = structuredClone(toolSchemas(spec.type).input) as InputSchema;
-      delete schema.$schema;
-      return withPaths(schema, c, spec.paths);
-    },
+    inputSchema: (c) => withPaths(typeInputSchema(spec.type), c, spec.paths),
     async run(c, args) {
       const translated: Record<string, unknown> = { ...args };
       for (const field of Object.keys(spec.paths)) if (field in args) translated[field] = libraryPath(c, args[field], `arguments.${field}`);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../../domain/errors.ts';
+import { toolSchemas } from '../../tools/registry.ts';
 import type { CallContext } from '../context.ts';
 
 /** A JSON Schema object as MCP's `inputSchema` carries it. */
@@ -12,17 +13,27 @@ export interface ToolHints {
   openWorldHint?: boolean;
 }
 
-/** One tool of an endpoint's MCP server. */
-export interface McpTool {
+/** One tool of an MCP server: an endpoint's (C = CallContext) or an agent's. */
+export interface McpTool<C = CallContext> {
   name: string;
   title: string;
   description: string;
-  /** Built for the caller's endpoint (descriptions name its folder). */
-  inputSchema(c: CallContext): InputSchema;
+  /** Built for the caller's server (an endpoint's descriptions name its folder). */
+  inputSchema(c: C): InputSchema;
   annotations: ToolHints;
-  /** Changes content: offered only on read_write endpoints, to callers who may write. */
+  /** Changes content: offered only to callers who may write (and on an endpoint, only when it is read_write). */
   writes: boolean;
-  run(c: CallContext, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  run(c: C, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+/** The tool a call names, or why this caller may not call it, or null when the server has no such tool. */
+export type Lookup<C = CallContext> = { tool: McpTool<C> } | { refused: string } | null;
+
+/** A tool type's input as the tools library declares it (a copy, without `$schema`). */
+export function typeInputSchema(type: string): InputSchema {
+  const schema = structuredClone(toolSchemas(type).input) as InputSchema;
+  delete schema.$schema;
+  return schema;
 }
 
 const converted = new WeakMap<z.ZodType, InputSchema>();

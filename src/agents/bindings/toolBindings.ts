@@ -1,0 +1,170 @@
+import type { Principal } from '../../auth/principal.ts';
+import type { Db } from '../../db/database.ts';
+import { DomainError, invalidField } from '../../domain/errors.ts';
+import { toolTypes } from '../../tools/registry.ts';
+import type { ToolRecord } from '../../tools/toolStore.ts';
+import type { Tools } from '../../tools/tools.ts';
+import type { Agent } from '../config/agentRecord.ts';
+import type { Agents } from '../config/agents.ts';
+import { currentPath, reachableNode, type ReachDeps } from '../config/reachNode.ts';
+import { BindingStore, type ToolBinding } from './bindingStore.ts';
+import { ToolCallLog, type CallFigures, type CallSurface } from './callLog.ts';
+
+export type { ToolBinding } from './bindingStore.ts';
+export type { CallSurface } from './callLog.ts';
+
+/** A tool as the agent offers it: the binding, the tool, the name and description it goes by, its node's path now. */
+export interface BoundTool {
+  binding: ToolBinding;
+  tool: ToolRecord;
+  name: string;
+  description: string;
+  /** The tool's node where it is now ('' for a tool on the whole project); null once the node is gone (the tool cannot run). */
+  nodePath: string | null;
+}
+
+export interface BindRequest {
+  toolId: string;
+  /** Default: the tool's name. */
+  name?: string;
+  /** Default: the tool's description. */
+  description?: string;
+}
+
+/** undefined: unchanged; null: back to the tool's own. */
+export interface BindingChanges {
+  name?: string | null;
+  description?: string | null;
+}
+
+export interface AgentToolStatus extends CallFigures {
+  agent_id: string;
+  active: boolean;
+  tool_count: number;
+}
+
+/** A tool name LLM providers and MCP clients accept. */
+export const bindingNamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+
+const bindingNotFound = () => new DomainError('NOT_FOUND', 'This tool is not bound to the agent.');
+const toolNotFound = () => new DomainError('NOT_FOUND', 'Tool not found.');
+
+/** A tool's own name as a binding name (a tool's name is free text). */
+function defaultName(tool: ToolRecord): string {
+  if (bindingNamePattern.test(tool.name)) return tool.name;
+  const cleaned = tool.name.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^[^A-Za-z]+/, '').replace(/_+$/, '').slice(0, 60);
+  return cleaned || tool.type;
+}
+
+const offeredName = (b: Pick<ToolBinding, 'name'>, tool: ToolRecord) => b.name ?? defaultName(tool);
+const offeredDescription = (b: ToolBinding, tool: ToolRecord) => b.description ?? (tool.description || toolTypes.get(tool.type)?.summary || tool.type);
+
+function checkName(name: string | null | undefined): void {
+  if (typeof name === 'string' && !bindingNamePattern.test(name)) {
+    throw invalidField('name', 'must start with a letter and hold only letters, digits, "_" and "-" (at most 64 characters)');
+  }
+}
+
+/**
+ * The project's tools bound to an agent (spec 4.9): each is offered to the agent's MCP clients
+ * (and its chat) under a name unique to the agent, and runs over its own node as the agent.
+ * Binding a tool is the grant: reading the bindings follows the agent (Agents.readable), changing
+ * them needs keys:manage (Agents.manageable), and the caller must reach the tool's node.
+ */
+export class AgentToolBindings {
+  private readonly store: BindingStore;
+  private readonly calls: ToolCallLog;
+
+  constructor(private readonly d: ReachDeps & { db: Db; agents: Agents; tools: Pick<Tools, 'find' | 'visible'>; now?: () => number }) {
+    this.store = new BindingStore(d.db);
+    this.calls = new ToolCallLog(d.db, d.now);
+  }
+
+  list(principal: Principal, agentId: string): BoundTool[] {
+    return this.boundTools(this.d.agents.readable(principal, agentId).connection.id);
+  }
+
+  bind(principal: Principal, agentId: string, request: BindRequest): BoundTool {
+    const agent = this.d.agents.manageable(principal, agentId);
+    const tool = this.reachableTool(principal, agent, request.toolId);
+    checkName(request.name);
+    if (this.store.find(agent.connection.id, tool.id)) throw new DomainError('CONFLICT', 'This tool is already bound to the agent (change the binding with PUT).', { tool_id: tool.id });
+    const fields = { name: request.name ?? null, description: request.description ?? null };
+    this.requireFreeName(agent, offeredName(fields, tool), tool.id);
+    return this.bound(agent, this.store.insert(agent.connection.id, tool.id, fields), tool);
+  }
+
+  update(principal: Principal, agentId: string, toolId: string, changes: BindingChanges): BoundTool {
+    const agent = this.d.agents.manageable(principal, agentId);
+    const binding = this.store.find(agent.connection.id, toolId);
+    if (!binding) throw bindingNotFound();
+    const tool = this.d.tools.find(toolId)!;
+    checkName(changes.name);
+    const fields = {
+      name: changes.name === undefined ? binding.name : changes.name,
+      description: changes.description === undefined ? binding.description : changes.description,
+    };
+    this.requireFreeName(agent, offeredName(fields, tool), tool.id);
+    return this.bound(agent, this.store.update(binding, fields), tool);
+  }
+
+  unbind(principal: Principal, agentId: string, toolId: string): ToolBinding {
+    const agent = this.d.agents.manageable(principal, agentId);
+    const binding = this.store.find(agent.connection.id, toolId);
+    if (!binding) throw bindingNotFound();
+    this.store.delete(binding.id);
+    return binding;
+  }
+
+  /**
+   * The agent's bound tools as offered now, in the order they were bound, without any check (the
+   * agent's MCP server and chat, after they have admitted the caller). Names are unique: should a
+   * tool's rename make its default name collide, the later binding's name takes a suffix.
+   */
+  boundTools(agentId: string): BoundTool[] {
+    const agent = this.d.agents.find(agentId);
+    if (!agent) return [];
+    const taken = new Set<string>();
+    const out: BoundTool[] = [];
+    for (const binding of this.store.list(agentId)) {
+      const tool = this.d.tools.find(binding.tool_id);
+      if (!tool) continue;
+      const base = offeredName(binding, tool);
+      let name = base;
+      for (let i = 2; taken.has(name); i++) name = `${base.slice(0, 60)}_${i}`;
+      taken.add(name);
+      out.push({ ...this.bound(agent, binding, tool), name });
+    }
+    return out;
+  }
+
+  /** Records one call of a bound tool (for the status figures); never throws for a deleted agent. */
+  recordCall(agentId: string, name: string, ok: boolean, durationMs: number, surface: CallSurface): void {
+    this.calls.record(agentId, name, ok, durationMs, surface);
+  }
+
+  status(principal: Principal, agentId: string): AgentToolStatus {
+    const agent = this.d.agents.readable(principal, agentId);
+    const id = agent.connection.id;
+    return { agent_id: id, active: agent.connection.status === 'active', tool_count: this.store.count(id), ...this.calls.figures(id) };
+  }
+
+  /** A tool of the agent's project the caller sees, on a node the caller reaches: 404 otherwise. */
+  private reachableTool(principal: Principal, agent: Agent, toolId: string): ToolRecord {
+    const tool = this.d.tools.visible(principal, toolId);
+    if (tool.project_id !== agent.connection.project_id) throw toolNotFound();
+    reachableNode(this.d, principal, tool.project_id, tool.node_id, null);
+    return tool;
+  }
+
+  private requireFreeName(agent: Agent, name: string, toolId: string): void {
+    const holder = this.boundTools(agent.connection.id).find((b) => b.name === name && b.tool.id !== toolId);
+    if (holder) {
+      throw new DomainError('CONFLICT', `The agent already offers a tool named "${name}" (tool ${holder.tool.id}): give this binding another name.`, { name, tool_id: holder.tool.id });
+    }
+  }
+
+  private bound(agent: Agent, binding: ToolBinding, tool: ToolRecord): BoundTool {
+    return { binding, tool, name: offeredName(binding, tool), description: offeredDescription(binding, tool), nodePath: currentPath(this.d, agent.connection.project_id, tool.node_id) };
+  }
+}

@@ -1,0 +1,180 @@
+import type { Principal } from '../../auth/principal.ts';
+import { DomainError, invalidField } from '../../domain/errors.ts';
+import { AppError } from '../../http/errors.ts';
+import type { Logger } from '../../logging/logger.ts';
+import type { Authorizer } from '../../policies/authorize.ts';
+import { nowIso } from '../../util/ids.ts';
+import type { Agent } from '../config/agentRecord.ts';
+import type { AgentAccesses } from '../config/accesses.ts';
+import type { AgentBashTools } from '../config/bashTools.ts';
+import type { ExecutionStore } from '../executions/executionStore.ts';
+import { InvalidModelRef, ProviderNotConfigured, type ChatProviders } from '../providers/providers.ts';
+import type { ChatSessions } from '../sessions/chatSessions.ts';
+import type { MessageStore } from '../sessions/messageStore.ts';
+import type { SessionStore } from '../sessions/sessionStore.ts';
+import type { AgentToolBindings } from '../bindings/toolBindings.ts';
+import { agentToolset, type AgentToolset, type BashReach, type BoundReach, type DraftView, type ToolsetEnv } from '../tools/agentToolset.ts';
+import type { AccessReach } from '../tools/reach.ts';
+import { runTurn, type ChatEvent, type TurnOutcome } from './chatTurn.ts';
+
+export interface AgentChatDeps {
+  agents: { readable(principal: Principal, id: string): Agent };
+  accesses: Pick<AgentAccesses, 'located'>;
+  bashTools: Pick<AgentBashTools, 'located'>;
+  sessions: Pick<ChatSessions, 'create' | 'visible'>;
+  sessionStore: Pick<SessionStore, 'touch'>;
+  messages: Pick<MessageStore, 'append' | 'history'>;
+  executions: Pick<ExecutionStore, 'start' | 'finish'>;
+  providers: ChatProviders;
+  /** Tools bound to the agent, and the log of its tool calls (its MCP status counts them). */
+  bindings: Pick<AgentToolBindings, 'boundTools' | 'recordCall'>;
+  /** The agent's open workspace, if any: its tool calls then act on the draft. */
+  workspaces: { find(agentId: string): DraftView | null };
+  authorizer: Authorizer;
+  toolset: ToolsetEnv;
+  logger: Logger;
+}
+
+/** The end of a turn as the client sees it (section 6: `done`). */
+export interface DoneEvent {
+  type: 'done';
+  session_id: string;
+  execution_id: string;
+  status: TurnOutcome['status'];
+  usage: TurnOutcome['usage'];
+}
+
+/** A turn that passed every check; `run` streams it. */
+export interface PreparedTurn {
+  sessionId: string;
+  run(emit: (event: ChatEvent | DoneEvent) => void, signal: AbortSignal): Promise<TurnOutcome>;
+}
+
+/**
+ * `POST /agents`: a member who may read the project (or the agent's own key) sends a message to
+ * an agent. Everything that can be refused is refused in `begin`, before the stream starts (an
+ * error in the envelope); once streaming, failures are `error` events and the stream always ends
+ * with `done`. One turn at a time per session: turns of one conversation cannot interleave.
+ */
+export class AgentChat {
+  private readonly busySessions = new Set<string>();
+
+  constructor(private readonly d: AgentChatDeps) {}
+
+  begin(principal: Principal, input: { agentId: string; message: string; sessionId?: string }): PreparedTurn {
+    const agent = this.d.agents.readable(principal, input.agentId);
+    const { connection, settings } = agent;
+    if (connection.status !== 'active') throw new DomainError('FORBIDDEN', `This agent is ${connection.status}.`, { status: connection.status });
+    const { provider, model } = this.resolveModel(settings.model);
+    let sessionId = input.sessionId;
+    if (sessionId !== undefined) {
+      const session = this.d.sessions.visible(principal, sessionId);
+      if (session.agent_id !== connection.id) throw invalidField('session_id', 'this chat session belongs to another agent');
+    }
+    if (sessionId !== undefined && this.busySessions.has(sessionId)) {
+      throw new DomainError('CONFLICT', 'A turn is already running in this chat session; wait for its `done` event.');
+    }
+    sessionId ??= this.d.sessions.create(principal, { agentId: connection.id, title: titleFrom(input.message) }).id;
+    const session = sessionId;
+
+    const accesses: AccessReach[] = this.d.accesses
+      .located(connection.id)
+      .flatMap((a) => (a.path === null ? [] : [{ id: a.id, nodeId: a.node_id, path: a.path, mode: a.mode, tools: a.tools }]));
+    const bash: BashReach[] = this.d.bashTools
+      .located(connection.id)
+      .flatMap((b) => (b.path === null ? [] : [{ id: b.id, name: b.name, nodeId: b.node_id, path: b.path, mode: b.mode, limits: b.limits }]));
+    const bound: BoundReach[] = this.d.bindings
+      .boundTools(connection.id)
+      .flatMap((b) => (b.nodePath === null ? [] : [{ bindingId: b.binding.id, name: b.name, description: b.description, tool: b.tool, nodePath: b.nodePath }]));
+    const toolset = logged(
+      agentToolset(this.d.toolset, connection, accesses, bash, this.mayWrite(principal, connection.project_id), this.d.workspaces.find(connection.id), bound),
+      (name, ok, ms) => this.d.bindings.recordCall(connection.id, name, ok, ms, 'chat'),
+    );
+    const history = this.d.messages.history(session);
+    const executionId = this.d.executions.start({ agentId: connection.id, sessionId: session, model: settings.model });
+    this.busySessions.add(session);
+
+    return {
+      sessionId: session,
+      run: async (emit, signal) => {
+        let outcome: TurnOutcome;
+        try {
+          outcome = await runTurn(
+            {
+              provider,
+              model,
+              system: settings.system_prompt,
+              temperature: settings.temperature ?? undefined,
+              maxToolRounds: settings.max_tool_rounds,
+              history,
+              message: input.message,
+              toolset,
+              signal,
+              record: (m) => this.d.messages.append(session, [m], executionId),
+            },
+            emit,
+          );
+        } catch (err) {
+          this.d.logger.error({ err, agent: connection.id, execution: executionId }, 'agent turn failed');
+          const error = { code: 'internal_error', message: 'The turn failed on the server; the error was logged.' };
+          emit({ type: 'error', ...error });
+          outcome = { status: 'failed', usage: { input_tokens: 0, output_tokens: 0 }, toolCalls: [], versionsWritten: [], error };
+        } finally {
+          this.busySessions.delete(session);
+        }
+        this.d.executions.finish(executionId, {
+          status: outcome.status,
+          inputTokens: outcome.usage.input_tokens,
+          outputTokens: outcome.usage.output_tokens,
+          toolCalls: outcome.toolCalls,
+          versionsWritten: outcome.versionsWritten,
+          error: outcome.error,
+        });
+        this.d.sessionStore.touch(session, nowIso());
+        emit({ type: 'done', session_id: session, execution_id: executionId, status: outcome.status, usage: outcome.usage });
+        return outcome;
+      },
+    };
+  }
+
+  /** A provider that is not configured is the server's state, not the client's mistake: 503 naming the setting. */
+  private resolveModel(ref: string) {
+    try {
+      return this.d.providers.resolve(ref);
+    } catch (err) {
+      if (err instanceof ProviderNotConfigured) throw new AppError('SERVICE_UNAVAILABLE', `This agent's model (${ref}) cannot be used: ${err.message}.`, { setting: err.setting, model: ref });
+      if (err instanceof InvalidModelRef) throw invalidField('model', `the agent's ${err.message}`);
+      throw err;
+    }
+  }
+
+  /** Writes are offered only to a chatter who may write the project (or the agent's own key). */
+  private mayWrite(principal: Principal, projectId: string): boolean {
+    if (principal.kind === 'key') return true;
+    try {
+      this.d.authorizer.requireProject(principal, projectId, 'content:write');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** A toolset whose calls are also logged (the agent's status counts calls from every surface). */
+function logged(toolset: AgentToolset, record: (name: string, ok: boolean, ms: number) => void): AgentToolset {
+  return {
+    definitions: toolset.definitions,
+    async run(call) {
+      const started = performance.now();
+      const outcome = await toolset.run(call);
+      record(call.name, !outcome.isError, Math.round(performance.now() - started));
+      return outcome;
+    },
+  };
+}
+
+/** A new session is named after the start of its first message. */
+function titleFrom(message: string): string {
+  const line = message.trim().split('\n')[0]!.replace(/\s+/g, ' ');
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line || 'New chat';
+}

@@ -1,0 +1,115 @@
+import type { Principal } from '../../auth/principal.ts';
+import type { ConnectionMode } from '../../domain/connections/connectionRecord.ts';
+import { DomainError, invalidField } from '../../domain/errors.ts';
+import type { AccessInput, AccessStore } from './accessStore.ts';
+import { accessToolNames, defaultAccessTools, type AccessToolName, type Agent, type AgentAccess, type Located } from './agentRecord.ts';
+import type { Agents } from './agents.ts';
+import { checkAll, requireUnique } from './bulk.ts';
+import { currentPath, reachableNode, type ReachDeps } from './reachNode.ts';
+
+export interface AccessRequest {
+  /** null: the whole project. */
+  nodeId: string | null;
+  mode: ConnectionMode;
+  /** Omitted: the mode's defaults. */
+  tools?: AccessToolName[];
+}
+
+export interface AccessChanges {
+  nodeId?: string | null;
+  mode?: ConnectionMode;
+  tools?: AccessToolName[];
+}
+
+const accessNotFound = () => new DomainError('NOT_FOUND', 'Access not found.');
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+/** The tools in their canonical order, each once; `write` needs a read_write access. */
+function checkTools(mode: ConnectionMode, tools: readonly AccessToolName[] | undefined): AccessToolName[] {
+  if (tools === undefined) return [...defaultAccessTools[mode]];
+  for (const t of tools) if (!accessToolNames.includes(t)) throw invalidField('tools', `unknown tool "${t}"; one of ${accessToolNames.join(', ')}`);
+  if (tools.length === 0) throw invalidField('tools', 'must name at least one tool (omit it for the defaults)');
+  if (mode === 'read' && tools.includes('write')) throw invalidField('tools', '"write" needs mode read_write');
+  return accessToolNames.filter((t) => tools.includes(t));
+}
+
+/**
+ * What an agent may reach (spec 4.8): one access per node (or the whole project), each with a
+ * mode and the tools it offers there. Reading them follows the agent (Agents.readable); changing
+ * them needs keys:manage, and the caller must reach the node they hand over.
+ */
+export class AgentAccesses {
+  constructor(private readonly d: ReachDeps & { agents: Agents; store: AccessStore }) {}
+
+  /** The agent's accesses with their nodes' current paths, without any check (the chat loop). */
+  located(agentId: string): Located<AgentAccess>[] {
+    const agent = this.d.agents.find(agentId);
+    if (!agent) return [];
+    return this.d.store.list(agentId).map((a) => this.locate(agent, a));
+  }
+
+  list(principal: Principal, agentId: string): Located<AgentAccess>[] {
+    return this.located(this.d.agents.readable(principal, agentId).connection.id);
+  }
+
+  add(principal: Principal, agentId: string, request: AccessRequest): Located<AgentAccess> {
+    const agent = this.d.agents.manageable(principal, agentId);
+    const input = this.check(principal, agent, request.nodeId, request.mode, request.tools);
+    this.requireFree(agent, input.node_id, null);
+    return this.locate(agent, this.d.store.insert(agent.connection.id, input));
+  }
+
+  /**
+   * Changes an access. A new mode without tools keeps tools that were chosen by hand (422 when
+   * they include `write` and the mode becomes read) and moves default ones to the new mode's.
+   */
+  update(principal: Principal, agentId: string, accessId: string, changes: AccessChanges): Located<AgentAccess> {
+    const agent = this.d.agents.manageable(principal, agentId);
+    const current = this.owned(agent, accessId);
+    const mode = changes.mode ?? current.mode;
+    const chosenByHand = !sameSet(current.tools, defaultAccessTools[current.mode]);
+    const tools = changes.tools ?? (mode === current.mode || chosenByHand ? current.tools : undefined);
+    const nodeId = changes.nodeId === undefined ? current.node_id : changes.nodeId;
+    const input = this.check(principal, agent, nodeId, mode, tools);
+    this.requireFree(agent, input.node_id, current.id);
+    return this.locate(agent, this.d.store.update(current.id, input));
+  }
+
+  remove(principal: Principal, agentId: string, accessId: string): AgentAccess {
+    const agent = this.d.agents.manageable(principal, agentId);
+    const current = this.owned(agent, accessId);
+    this.d.store.delete(current.id);
+    return current;
+  }
+
+  /** Replaces every access at once: each item is checked first (422 naming its index), then one transaction writes them. */
+  replace(principal: Principal, agentId: string, requests: AccessRequest[]): Located<AgentAccess>[] {
+    const agent = this.d.agents.manageable(principal, agentId);
+    const inputs = checkAll('accesses', requests, (r) => this.check(principal, agent, r.nodeId, r.mode, r.tools));
+    requireUnique('accesses', 'node_id', inputs, (i) => i.node_id ?? '');
+    return this.d.store.replace(agent.connection.id, inputs).map((a) => this.locate(agent, a));
+  }
+
+  private check(principal: Principal, agent: Agent, nodeId: string | null, mode: ConnectionMode, tools: readonly AccessToolName[] | undefined): AccessInput {
+    const checkedTools = checkTools(mode, tools);
+    const node = reachableNode(this.d, principal, agent.connection.project_id, nodeId, null);
+    return { node_id: node?.id ?? null, mode, tools: checkedTools };
+  }
+
+  private requireFree(agent: Agent, nodeId: string | null, except: string | null): void {
+    const existing = this.d.store.forNode(agent.connection.id, nodeId);
+    if (existing && existing.id !== except) {
+      throw new DomainError('CONFLICT', `The agent already has an access to ${nodeId === null ? 'the whole project' : 'this node'}; change that one instead.`, { access_id: existing.id });
+    }
+  }
+
+  private owned(agent: Agent, accessId: string): AgentAccess {
+    const access = this.d.store.find(accessId);
+    if (!access || access.agent_id !== agent.connection.id) throw accessNotFound();
+    return access;
+  }
+
+  private locate(agent: Agent, a: AgentAccess): Located<AgentAccess> {
+    return { ...a, path: currentPath(this.d, agent.connection.project_id, a.node_id) };
+  }
+}

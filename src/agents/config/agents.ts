@@ -1,0 +1,192 @@
+import type { Principal } from '../../auth/principal.ts';
+import { inTransaction, type Db } from '../../db/database.ts';
+import { statementCache } from '../../db/statements.ts';
+import type { ConnectionStatus } from '../../domain/connections/connectionRecord.ts';
+import type { ConnectionStore } from '../../domain/connections/connectionStore.ts';
+import { defined } from '../../domain/defined.ts';
+import { DomainError } from '../../domain/errors.ts';
+import type { Page, Paged } from '../../domain/pagination.ts';
+import type { Authorizer } from '../../policies/authorize.ts';
+import type { AccessStore } from './accessStore.ts';
+import { agentConfig, DEFAULT_MAX_TOOL_ROUNDS, toAgent, type Agent, type AgentSettings } from './agentRecord.ts';
+import { DEFAULT_AGENT_NAME, defaultAgentAccess, defaultAgentSettings } from './defaultAgent.ts';
+import { checkSettings } from './settingsRules.ts';
+
+export interface AgentsDeps {
+  db: Db;
+  connections: ConnectionStore;
+  accesses: AccessStore;
+  authorizer: Authorizer;
+  /** `provider:model` of agents created without one (CNS_DEFAULT_MODEL). */
+  defaultModel: string;
+}
+
+export interface NewAgent {
+  projectId: string;
+  name: string;
+  systemPrompt: string;
+  model?: string;
+  description?: string;
+  temperature?: number | null;
+  maxToolRounds?: number;
+}
+
+export interface AgentChanges {
+  name?: string;
+  systemPrompt?: string;
+  model?: string;
+  description?: string;
+  /** null: back to the provider's default. */
+  temperature?: number | null;
+  maxToolRounds?: number;
+  /** Paused: its key stops authenticating until it is active again. */
+  status?: Extract<ConnectionStatus, 'active' | 'paused'>;
+}
+
+const MANAGE = 'keys:manage';
+export const agentNotFound = () => new DomainError('NOT_FOUND', 'Agent not found.');
+
+/**
+ * Agents (spec 4.8): connections of kind `agent` whose settings live in the connection's
+ * config. Reading one needs content:read on its project, or being it (its own key); changing
+ * one needs keys:manage, like every other key. An agent the caller cannot see is "not found".
+ */
+export class Agents {
+  private readonly sql: ReturnType<typeof statementCache>;
+
+  constructor(private readonly d: AgentsDeps) {
+    this.sql = statementCache(d.db);
+  }
+
+  /** Told when an agent is paused or deleted: surfaces holding its sessions (its MCP server) end them. */
+  onAccessEnded: ((agentId: string) => void) | null = null;
+
+  /** An agent by id, without any check (the chat loop, after it has authorized the caller). */
+  find(id: string): Agent | null {
+    const c = this.d.connections.find(id);
+    return c && c.kind === 'agent' ? toAgent(c) : null;
+  }
+
+  /** May this principal read (and chat with) the agent: content:read on its project, or its own key. */
+  readable(principal: Principal, id: string): Agent {
+    const agent = this.find(id);
+    if (!agent) throw agentNotFound();
+    if (principal.kind === 'key') {
+      if (principal.connection.id !== agent.connection.id) throw agentNotFound();
+      return agent;
+    }
+    try {
+      this.d.authorizer.requireProject(principal, agent.connection.project_id, 'content:read');
+    } catch (e) {
+      if ((e as DomainError).code === 'NOT_FOUND') throw agentNotFound();
+      throw e;
+    }
+    return agent;
+  }
+
+  /** An agent the principal may change: visible first (404), then keys:manage on its project (403). */
+  manageable(principal: Principal, id: string): Agent {
+    const agent = this.readable(principal, id);
+    this.d.authorizer.requireProject(principal, agent.connection.project_id, MANAGE);
+    return agent;
+  }
+
+  /** A project's agents; an agent's key lists only itself. */
+  list(principal: Principal, projectId: string, page: Page): Paged<Agent> {
+    if (principal.kind === 'key') {
+      this.d.authorizer.requireProject(principal, projectId, 'project:read');
+      const own = principal.connection.kind === 'agent' ? this.find(principal.connection.id) : null;
+      if (!own) throw new DomainError('FORBIDDEN', 'Only an agent key reads agents (its own).');
+      return { items: page.offset === 0 ? [own] : [], total: 1 };
+    }
+    this.d.authorizer.requireProject(principal, projectId, 'content:read');
+    const { items, total } = this.d.connections.listByProject(projectId, { kind: 'agent' }, page);
+    return { items: items.map(toAgent), total };
+  }
+
+  /** Creates an agent and its key (shown once). It reaches nothing until it is given accesses. */
+  create(principal: Principal, input: NewAgent): { agent: Agent; key: string } {
+    this.d.authorizer.requireProject(principal, input.projectId, MANAGE);
+    const settings = checkSettings({
+      system_prompt: input.systemPrompt,
+      model: input.model ?? this.d.defaultModel,
+      description: input.description ?? '',
+      temperature: input.temperature ?? null,
+      max_tool_rounds: input.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
+    });
+    const { connection, key } = this.d.connections.createConnection({
+      projectId: input.projectId,
+      kind: 'agent',
+      name: input.name,
+      scopePath: '',
+      mode: 'read_write',
+      createdBy: principal.kind === 'user' ? principal.id : null,
+      config: agentConfig(settings, false),
+    });
+    return { agent: toAgent(connection), key };
+  }
+
+  update(principal: Principal, id: string, changes: AgentChanges): Agent {
+    const agent = this.manageable(principal, id);
+    const settings: AgentSettings = checkSettings({
+      ...agent.settings,
+      ...defined({
+        system_prompt: changes.systemPrompt,
+        model: changes.model,
+        description: changes.description,
+        temperature: changes.temperature,
+        max_tool_rounds: changes.maxToolRounds,
+      }),
+    });
+    const connection = this.d.connections.update(id, { name: changes.name, status: changes.status, config: agentConfig(settings, agent.isDefault) });
+    if (connection.status !== 'active' && agent.connection.status === 'active') this.onAccessEnded?.(id);
+    return toAgent(connection);
+  }
+
+  /** Deletes the agent's connection: its key, accesses, bash tools, sessions and executions go with it. */
+  delete(principal: Principal, id: string): Agent {
+    const agent = this.manageable(principal, id);
+    this.d.connections.delete(agent.connection.id);
+    this.onAccessEnded?.(agent.connection.id);
+    return agent;
+  }
+
+  /**
+   * The project's default agent, created on first use by anyone who may read the project: the
+   * default prompt and model, and one access to the whole project (read_write). Created in one
+   * write transaction, and the store's unique marker allows one per project, so callers racing
+   * to create it all get the same agent. Its own key may read it; other keys may not.
+   */
+  defaultFor(principal: Principal, projectId: string): Agent {
+    if (principal.kind === 'key') {
+      this.d.authorizer.requireProject(principal, projectId, 'project:read');
+      const existing = this.findDefault(projectId);
+      if (!existing || existing.connection.id !== principal.connection.id) throw agentNotFound();
+      return existing;
+    }
+    this.d.authorizer.requireProject(principal, projectId, 'content:read');
+    return inTransaction(this.d.db, () => {
+      const existing = this.findDefault(projectId);
+      if (existing) return existing;
+      const { connection } = this.d.connections.createConnection({
+        projectId,
+        kind: 'agent',
+        name: DEFAULT_AGENT_NAME,
+        scopePath: '',
+        mode: 'read_write',
+        createdBy: principal.id,
+        config: agentConfig(defaultAgentSettings(this.d.defaultModel), true),
+      });
+      this.d.accesses.insert(connection.id, defaultAgentAccess);
+      return toAgent(connection);
+    });
+  }
+
+  private findDefault(projectId: string): Agent | null {
+    // The same expression as the unique index connections_default_agent, so SQLite answers from it.
+    const row = this.sql(`SELECT id FROM connections WHERE project_id = ? AND kind = 'agent' AND json_extract(config, '$.is_default') = 1`).get(projectId) as
+      | { id: string }
+      | undefined;
+    return row ? this.find(row.id) : null;
+  }
+}

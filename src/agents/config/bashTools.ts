@@ -1,0 +1,120 @@
+import type { Principal } from '../../auth/principal.ts';
+import type { ConnectionMode } from '../../domain/connections/connectionRecord.ts';
+import { DomainError, invalidField } from '../../domain/errors.ts';
+import { endpointLimitsSchema, type EndpointLimits } from '../../sandbox/limits.ts';
+import { bashNamePattern, DEFAULT_BASH_NAME, type Agent, type AgentBashTool, type Located } from './agentRecord.ts';
+import type { Agents } from './agents.ts';
+import type { BashToolInput, BashToolStore } from './bashToolStore.ts';
+import { checkAll, requireUnique } from './bulk.ts';
+import { currentPath, reachableNode, type ReachDeps } from './reachNode.ts';
+
+export interface BashToolRequest {
+  /** A folder, or null for the whole project. */
+  nodeId: string | null;
+  /** Default `bash`. */
+  name?: string;
+  /** Default read: its commands' changes are not written back. */
+  mode?: ConnectionMode;
+  limits?: EndpointLimits;
+}
+
+export interface BashToolChanges {
+  nodeId?: string | null;
+  name?: string;
+  mode?: ConnectionMode;
+  /** Replaces the limits ({} = the defaults). */
+  limits?: EndpointLimits;
+}
+
+const bashNotFound = () => new DomainError('NOT_FOUND', 'Bash tool not found.');
+
+function checkName(name: string): string {
+  if (!bashNamePattern.test(name)) throw invalidField('name', 'must start with a letter and hold only letters, digits, "_" and "-" (at most 64 characters)');
+  return name;
+}
+
+function checkLimits(limits: EndpointLimits | undefined): EndpointLimits {
+  const parsed = endpointLimitsSchema.safeParse(limits ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw invalidField(['limits', ...issue.path].join('.'), issue.message);
+  }
+  return parsed.data;
+}
+
+/**
+ * An agent's bash tools (spec 4.8): each a shell over a folder's subtree (or the whole project)
+ * run by the sandbox runtime, named uniquely per agent (the name is the tool the model sees).
+ * Reading follows the agent; changing needs keys:manage and a folder the caller reaches.
+ */
+export class AgentBashTools {
+  constructor(private readonly d: ReachDeps & { agents: Agents; store: BashToolStore }) {}
+
+  /** The agent's bash tools with their folders' current paths, without any check (the chat loop). */
+  located(agentId: string): Located<AgentBashTool>[] {
+    const agent = this.d.agents.find(agentId);
+    if (!agent) return [];
+    return this.d.store.list(agentId).map((b) => this.locate(agent, b));
+  }
+
+  list(principal: Principal, agentId: string): Located<AgentBashTool>[] {
+    return this.located(this.d.agents.readable(principal, agentId).connection.id);
+  }
+
+  add(principal: Principal, agentId: string, request: BashToolRequest): Located<AgentBashTool> {
+    const agent = this.d.agents.manageable(principal, agentId);
+    const input = this.check(principal, agent, { ...request, name: request.name ?? DEFAULT_BASH_NAME, mode: request.mode ?? 'read' });
+    this.requireFreeName(agent, input.name, null);
+    return this.locate(agent, this.d.store.insert(agent.connection.id, input));
+  }
+
+  update(principal: Principal, agentId: string, bashId: string, changes: BashToolChanges): Located<AgentBashTool> {
+    const agent = this.d.agents.manageable(principal, agentId);
+    const current = this.owned(agent, bashId);
+    const input = this.check(principal, agent, {
+      nodeId: changes.nodeId === undefined ? current.node_id : changes.nodeId,
+      name: changes.name ?? current.name,
+      mode: changes.mode ?? current.mode,
+      limits: changes.limits ?? current.limits,
+    });
+    this.requireFreeName(agent, input.name, current.id);
+    return this.locate(agent, this.d.store.update(current.id, input));
+  }
+
+  remove(principal: Principal, agentId: string, bashId: string): AgentBashTool {
+    const agent = this.d.agents.manageable(principal, agentId);
+    const current = this.owned(agent, bashId);
+    this.d.store.delete(current.id);
+    return current;
+  }
+
+  /** Replaces every bash tool at once: each item is checked first (422 naming its index), then one transaction writes them. */
+  replace(principal: Principal, agentId: string, requests: BashToolRequest[]): Located<AgentBashTool>[] {
+    const agent = this.d.agents.manageable(principal, agentId);
+    const inputs = checkAll('bash_tools', requests, (r) => this.check(principal, agent, { ...r, name: r.name ?? DEFAULT_BASH_NAME, mode: r.mode ?? 'read' }));
+    requireUnique('bash_tools', 'name', inputs, (i) => i.name);
+    return this.d.store.replace(agent.connection.id, inputs).map((b) => this.locate(agent, b));
+  }
+
+  private check(principal: Principal, agent: Agent, r: Required<Omit<BashToolRequest, 'limits'>> & { limits?: EndpointLimits }): BashToolInput {
+    const name = checkName(r.name);
+    const limits = checkLimits(r.limits);
+    const node = reachableNode(this.d, principal, agent.connection.project_id, r.nodeId, 'a bash tool is bound to a folder (or null for the whole project)');
+    return { node_id: node?.id ?? null, name, mode: r.mode, limits };
+  }
+
+  private requireFreeName(agent: Agent, name: string, except: string | null): void {
+    const existing = this.d.store.byName(agent.connection.id, name);
+    if (existing && existing.id !== except) throw new DomainError('CONFLICT', `The agent already has a bash tool named "${name}".`, { bash_id: existing.id, name });
+  }
+
+  private owned(agent: Agent, bashId: string): AgentBashTool {
+    const tool = this.d.store.find(bashId);
+    if (!tool || tool.agent_id !== agent.connection.id) throw bashNotFound();
+    return tool;
+  }
+
+  private locate(agent: Agent, b: AgentBashTool): Located<AgentBashTool> {
+    return { ...b, path: currentPath(this.d, agent.connection.project_id, b.node_id) };
+  }
+}

@@ -1,0 +1,87 @@
+import type { Principal } from '../../auth/principal.ts';
+import { DomainError } from '../../domain/errors.ts';
+import type { Page, Paged } from '../../domain/pagination.ts';
+import type { Authorizer } from '../../policies/authorize.ts';
+import type { Agents } from '../config/agents.ts';
+import type { MessageStore, StoredMessage } from './messageStore.ts';
+import type { ChatSession, SessionStore } from './sessionStore.ts';
+
+export interface ChatSessionsDeps {
+  agents: Agents;
+  store: SessionStore;
+  messages: MessageStore;
+  authorizer: Authorizer;
+}
+
+const sessionNotFound = () => new DomainError('NOT_FOUND', 'Chat session not found.');
+
+/**
+ * Chat sessions (spec 4.8). Whoever may chat with an agent (content:read on its project, or the
+ * agent's own key) starts sessions with it; a session is seen by the principal that started it,
+ * and by the project's admins (keys:manage), who may also delete it. Everyone else: not found.
+ */
+export class ChatSessions {
+  constructor(private readonly d: ChatSessionsDeps) {}
+
+  create(principal: Principal, input: { agentId: string; title?: string }): ChatSession {
+    const agent = this.d.agents.readable(principal, input.agentId);
+    return this.d.store.create({ agentId: agent.connection.id, projectId: agent.connection.project_id, title: input.title, createdBy: principal.id });
+  }
+
+  /** The sessions of an agent or of a project the principal may see: all of them for an admin, its own otherwise. */
+  list(principal: Principal, filter: { agentId?: string; projectId?: string }, page: Page): Paged<ChatSession> {
+    let projectId = filter.projectId;
+    if (filter.agentId !== undefined) {
+      const agent = this.d.agents.readable(principal, filter.agentId);
+      if (projectId !== undefined && projectId !== agent.connection.project_id) return { items: [], total: 0 };
+      projectId = agent.connection.project_id;
+    } else if (principal.kind === 'key') {
+      // A key chats only as its own agent: its sessions are those of that agent.
+      this.d.authorizer.requireProject(principal, projectId!, 'project:read');
+      if (principal.connection.kind !== 'agent') throw new DomainError('FORBIDDEN', "Only an agent's own key lists chat sessions (its own).");
+      filter = { agentId: principal.connection.id };
+    } else {
+      this.d.authorizer.requireProject(principal, projectId!, 'content:read');
+    }
+    const createdBy = this.isAdmin(principal, projectId!) ? undefined : principal.id;
+    return this.d.store.list({ agentId: filter.agentId, projectId, createdBy }, page);
+  }
+
+  /** A session the principal may see (404 otherwise), its agent still within the principal's reach. */
+  visible(principal: Principal, id: string): ChatSession {
+    const session = this.d.store.find(id);
+    if (!session) throw sessionNotFound();
+    try {
+      this.d.agents.readable(principal, session.agent_id);
+    } catch (e) {
+      if ((e as DomainError).code === 'NOT_FOUND') throw sessionNotFound();
+      throw e;
+    }
+    if (session.created_by !== principal.id && !this.isAdmin(principal, session.project_id)) throw sessionNotFound();
+    return session;
+  }
+
+  rename(principal: Principal, id: string, title: string): ChatSession {
+    return this.d.store.rename(this.visible(principal, id).id, title);
+  }
+
+  delete(principal: Principal, id: string): ChatSession {
+    const session = this.visible(principal, id);
+    this.d.store.delete(session.id);
+    return session;
+  }
+
+  messages(principal: Principal, id: string, page: { afterSeq: number; limit: number }): { items: StoredMessage[]; next: number | null } {
+    return this.d.messages.page(this.visible(principal, id).id, page);
+  }
+
+  private isAdmin(principal: Principal, projectId: string): boolean {
+    if (principal.kind !== 'user') return false;
+    try {
+      this.d.authorizer.requireProject(principal, projectId, 'keys:manage');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,177 @@
+import type { Principal } from '../../auth/principal.ts';
+import type { ContentStore } from '../../content/contentStore.ts';
+import type { Db } from '../../db/database.ts';
+import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
+import type { ConnectionStore } from '../../domain/connections/connectionStore.ts';
+import { DomainError } from '../../domain/errors.ts';
+import type { Authorizer } from '../../policies/authorize.ts';
+import type { ContentAccess, ContentGrant } from '../../policies/contentAccess.ts';
+import { pathInScope } from '../../policies/scope.ts';
+import type { SandboxExecutor } from '../../sandbox/executor.ts';
+import { AccessStore } from '../config/accessStore.ts';
+import { currentPath } from '../config/reachNode.ts';
+import { actingThrough } from '../tools/reach.ts';
+import { KeyedLock } from './keyedLock.ts';
+import { WorkspaceContent } from './workspaceContent.ts';
+import { completeDraft, type CompletedChange } from './workspaceMerge.ts';
+import { draftChanges, type DraftChange } from './workspaceStatus.ts';
+import { WorkspaceStore, type WorkspaceRecord } from './workspaceStore.ts';
+
+export interface AgentWorkspacesDeps {
+  db: Db;
+  content: ContentStore;
+  access: ContentAccess;
+  authorizer: Authorizer;
+  connections: Pick<ConnectionStore, 'find'>;
+  sandbox: SandboxExecutor;
+}
+
+export interface WorkspaceStatus {
+  workspace: WorkspaceRecord;
+  changes: DraftChange[];
+}
+
+/** A read_write access of an agent where its node is now. */
+interface WritableReach {
+  id: string;
+  path: string;
+}
+
+const agentNotFound = () => new DomainError('NOT_FOUND', 'Agent not found.');
+const noWorkspace = () => new DomainError('NOT_FOUND', 'This agent has no open workspace.');
+
+/**
+ * Agents' workspaces (spec 4.10): at most one per agent, a durable draft over its read_write
+ * accesses that its tools change across turns without touching the live content, completed as ONE
+ * commit by the agent or discarded. Opening, completing and discarding need content:write on the
+ * agent's project (or the agent's own key); the status needs content:read. An agent the caller
+ * cannot see is "not found".
+ */
+export class AgentWorkspaces {
+  private readonly store: WorkspaceStore;
+  private readonly accesses: AccessStore;
+  private readonly lock = new KeyedLock();
+
+  constructor(private readonly d: AgentWorkspacesDeps) {
+    this.store = new WorkspaceStore(d.db);
+    this.accesses = new AccessStore(d.db);
+  }
+
+  /** Opens the agent's workspace over its read_write accesses as they are now (422 without any, 409 when one is open). */
+  open(principal: Principal, agentId: string): WorkspaceRecord {
+    const agent = this.agent(principal, agentId, 'content:write');
+    const roots = outermost(this.writable(agent).map((a) => a.path));
+    if (roots.length === 0) {
+      throw new DomainError('VALIDATION_ERROR', 'The agent has no read_write access: a workspace holds drafts of what it may write.', [
+        { field: 'agent_id', message: 'the agent has no read_write access' },
+      ]);
+    }
+    return this.store.create({
+      agentId: agent.id,
+      projectId: agent.project_id,
+      baseVersion: this.d.content.projectVersion(agent.project_id),
+      roots,
+      createdBy: principal.id,
+    });
+  }
+
+  /**
+   * The agent's open workspace as tools see it, or null (no check: the chat loop, which has
+   * authorized the turn, asks each turn and routes the agent's writes and bash runs into it).
+   */
+  find(agentId: string): WorkspaceContent | null {
+    const record = this.store.find(agentId);
+    return record ? new WorkspaceContent({ store: this.store, content: this.d.content, sandbox: this.d.sandbox, lock: this.lock }, record) : null;
+  }
+
+  async status(principal: Principal, agentId: string): Promise<WorkspaceStatus> {
+    const agent = this.agent(principal, agentId, 'content:read');
+    const workspace = this.store.find(agent.id) ?? throwing(noWorkspace());
+    return { workspace, changes: await draftChanges(this.d.content, workspace.projectId, this.store.rows(agent.id)) };
+  }
+
+  /**
+   * Merges the draft into the live content as ONE commit by the agent and closes the workspace.
+   * A conflict (409, with the regions) writes nothing and keeps the workspace; a path the agent
+   * may no longer write (its accesses changed) is FORBIDDEN, also writing nothing.
+   */
+  async complete(principal: Principal, agentId: string, message?: string): Promise<{ version: number | null; changes: CompletedChange[] }> {
+    const agent = this.agent(principal, agentId, 'content:write');
+    return this.lock.run(agent.id, async () => {
+      const workspace = this.store.find(agent.id) ?? throwing(noWorkspace());
+      const rows = this.store.rows(agent.id);
+      const grants = this.grantsFor(agent, rows.map((r) => r.path));
+      const actor = grants[0]?.actor;
+      const result = actor
+        ? await completeDraft(this.d.content, workspace.projectId, actor, rows, message ?? `Agent "${agent.name}": workspace of ${rows.length} change(s)`)
+        : { version: null, changes: [] };
+      this.store.delete(agent.id);
+      return result;
+    });
+  }
+
+  /** Drops the draft (after a bash run or write in progress ends). */
+  async discard(principal: Principal, agentId: string): Promise<void> {
+    const agent = this.agent(principal, agentId, 'content:write');
+    await this.lock.run(agent.id, () => {
+      if (!this.store.delete(agent.id)) throw noWorkspace();
+    });
+  }
+
+  /** The agent, if the caller may see it (404) and act on it (403): its own key, or a member with `action`. */
+  private agent(principal: Principal, agentId: string, action: 'content:read' | 'content:write'): ConnectionRecord {
+    const agent = this.d.connections.find(agentId);
+    if (!agent || agent.kind !== 'agent') throw agentNotFound();
+    if (principal.kind === 'key') {
+      if (principal.connection.id !== agent.id) throw agentNotFound();
+      return agent;
+    }
+    try {
+      this.d.authorizer.requireProject(principal, agent.project_id, 'content:read');
+    } catch (e) {
+      if ((e as DomainError).code === 'NOT_FOUND') throw agentNotFound();
+      throw e;
+    }
+    if (action === 'content:write') this.d.authorizer.requireProject(principal, agent.project_id, action);
+    return agent;
+  }
+
+  /** The agent's read_write accesses with their nodes' current paths (those whose node is gone grant nothing). */
+  private writable(agent: ConnectionRecord): WritableReach[] {
+    return this.accesses
+      .list(agent.id)
+      .filter((a) => a.mode === 'read_write')
+      .flatMap((a) => {
+        const path = currentPath({ content: this.d.content }, agent.project_id, a.node_id);
+        return path === null ? [] : [{ id: a.id, path }];
+      });
+  }
+
+  /**
+   * The agent's write grant for each path, through the access that covers it now, decided by the
+   * policy like any write of the agent: a path no read_write access covers any more is FORBIDDEN.
+   */
+  private grantsFor(agent: ConnectionRecord, paths: readonly string[]): ContentGrant[] {
+    const reach = this.writable(agent);
+    return paths.map((path) => {
+      const covering = reach.filter((a) => pathInScope(a.path, path));
+      if (covering.length === 0) {
+        throw new DomainError('FORBIDDEN', `"${path}" is no longer writable by this agent (its accesses changed since the workspace was opened); nothing was written.`, { path });
+      }
+      const a = covering.reduce((x, y) => (y.path.length > x.path.length ? y : x));
+      const g = this.d.access.grant(actingThrough(agent, { id: a.id, path: a.path, mode: 'read_write' }), agent.project_id, 'content:write');
+      this.d.access.requirePath(g, path);
+      return g;
+    });
+  }
+}
+
+/** The paths none of the others contains (an access inside another adds no folder to draft in). */
+function outermost(paths: readonly string[]): string[] {
+  const unique = [...new Set(paths)];
+  return unique.filter((p) => !unique.some((q) => q !== p && pathInScope(q, p))).sort();
+}
+
+function throwing(e: Error): never {
+  throw e;
+}

@@ -1,0 +1,58 @@
+/**
+ * What a conversion turns one source (an uploaded file, a fetched web page) into: content nodes
+ * named relative to the task's target folder, ready for ONE commit through the content store.
+ * Converters are pure functions of their input; they run off the event loop (see the worker pool).
+ */
+
+export type IngestMode = 'markdown' | 'json' | 'raw';
+
+export type ProgressUnit = 'pages' | 'rows' | 'bytes';
+
+export interface ConversionLimits {
+  /** Total decompressed size a DOCX/XLSX (zip) may expand to: the zip-bomb guard. */
+  maxDecompressedBytes: number;
+  /** The largest single output node, bytes (the content store's own limit). */
+  maxNodeBytes: number;
+}
+
+export interface ConvertInput {
+  /** The source on disk (an upload streamed to a temporary file). */
+  file: string;
+  /** The source's original name (`report.pdf`); decides the format with `mimeType`. */
+  name: string;
+  mimeType?: string;
+  /** markdown: text formats to Markdown; json: tabular formats to JSON rows; raw: stored unchanged. */
+  mode: IngestMode;
+  limits: ConversionLimits;
+  /** For HTML fetched from a URL: its address (front matter, relative links made absolute). */
+  sourceUrl?: string;
+}
+
+/** One node a conversion produced: `content` is text for markdown, a JSON value for json, a file on disk for file nodes. */
+export type ConvertedNode =
+  | { name: string; type: 'markdown'; content: string }
+  | { name: string; type: 'json'; content: unknown }
+  | { name: string; type: 'file'; file: string };
+
+export interface ConvertOutput {
+  nodes: ConvertedNode[];
+  /** Things a person should know (pages without text and no OCR, a sheet cut short, …). */
+  warnings: string[];
+}
+
+export interface Progress {
+  done: number;
+  total: number;
+  unit: ProgressUnit;
+}
+
+/** A conversion failure the task reports as is (corrupt file, password-protected, too large). */
+export class ConversionError extends Error {
+  constructor(
+    readonly code: 'corrupt' | 'encrypted' | 'too_large' | 'unsupported' | 'ocr_unavailable' | 'fetch_failed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConversionError';
+  }
+}
