@@ -107,14 +107,17 @@ export class SandboxExecutor {
     return this.selected;
   }
 
-  async exec(req: ExecRequest): Promise<ExecResult> {
-    const { content, access } = this.d;
+  /** What every command must pass before it waits for a slot: no NUL byte, the scope granted, write access to write. */
+  private check(req: Pick<ExecRequest, 'command' | 'grant' | 'scope' | 'mode'>, writing: string): void {
     // A command is one argument of `sh -c`: an argument cannot hold a NUL byte.
     if (req.command.includes('\0')) throw invalidField('command', 'the command may not contain a NUL byte');
-    access.requirePath(req.grant, req.scope);
-    if (req.mode === 'read_write' && req.grant.action !== 'content:write') {
-      throw new DomainError('FORBIDDEN', 'Writing back needs write access to the content.');
-    }
+    this.d.access.requirePath(req.grant, req.scope);
+    if (req.mode === 'read_write' && req.grant.action !== 'content:write') throw new DomainError('FORBIDDEN', `${writing} needs write access to the content.`);
+  }
+
+  async exec(req: ExecRequest): Promise<ExecResult> {
+    const { content } = this.d;
+    this.check(req, 'Writing back');
     const projectId = req.grant.projectId;
     const release = await this.slots.acquire();
     try {
@@ -178,12 +181,8 @@ export class SandboxExecutor {
    * back). Always cold: a warm sandbox's folder is the live content alone.
    */
   async execDraft(req: DraftExecRequest): Promise<DraftRunResult> {
-    const { content, access } = this.d;
-    if (req.command.includes('\0')) throw invalidField('command', 'the command may not contain a NUL byte');
-    access.requirePath(req.grant, req.scope);
-    if (req.mode === 'read_write' && req.grant.action !== 'content:write') {
-      throw new DomainError('FORBIDDEN', 'Changing the draft needs write access to the content.');
-    }
+    const { content } = this.d;
+    this.check(req, 'Changing the draft');
     const projectId = req.grant.projectId;
     const release = await this.slots.acquire();
     try {
