@@ -46,10 +46,14 @@ export interface Progress {
   unit: ProgressUnit;
 }
 
-/** A conversion failure the task reports as is (corrupt file, password-protected, too large). */
+/**
+ * A conversion failure the task reports as is (corrupt file, password-protected, too large).
+ * `crashed`: the process converting it died (out of memory, a fatal error); the file is the
+ * likely cause, the service is not affected.
+ */
 export class ConversionError extends Error {
   constructor(
-    readonly code: 'corrupt' | 'encrypted' | 'too_large' | 'unsupported' | 'ocr_unavailable' | 'fetch_failed',
+    readonly code: 'corrupt' | 'encrypted' | 'too_large' | 'unsupported' | 'ocr_unavailable' | 'fetch_failed' | 'crashed',
     message: string,
   ) {
     super(message);
