@@ -10,12 +10,14 @@ import { agentConfigRoutes } from './agents/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { chatSessionRoutes } from './chat/routes.ts';
 import { connectionRoutes } from './connections/routes.ts';
+import { dbConnectorRoutes } from './dbConnectors/routes.ts';
 import { collabRoutes } from './collab/routes.ts';
 import { auditRoutes } from './content/auditRoutes.ts';
 import { projectContentRoutes } from './content/projectContentRoutes.ts';
 import { contentRoutes } from './content/routes.ts';
 import { eventRoutes } from './events/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { ingestRoutes } from './ingest/routes.ts';
 import { nodeHistoryRoutes } from './nodes/historyRoutes.ts';
 import { nodeRoutes } from './nodes/routes.ts';
 import { nodeSnapshotRoutes } from './nodes/snapshotRoutes.ts';
@@ -29,8 +31,12 @@ import { mcpAgentRoutes } from './mcp/agentRoutes.ts';
 import { mcpProxyRoutes } from './mcp/proxyRoutes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
 import { syncRoutes } from './sync/routes.ts';
+import { tableRoutes } from './tables/routes.ts';
 import { toolRoutes } from './tools/routes.ts';
 import { workspaceRoutes } from './workspaces/routes.ts';
+import { publishRoutes } from './publishes/routes.ts';
+import { publicPublishRoutes } from './publishes/publicRoutes.ts';
+import { analyticsRoutes } from './analytics/routes.ts';
 
 export { API_PREFIX };
 
@@ -47,7 +53,11 @@ export function apiRoutes(s: Services): OpenApiSource & { routers: Router[] } {
     organizationRoutes(s),
     connectionRoutes(s, '/connections'),
     connectionRoutes(s, '/access'),
+    dbConnectorRoutes(s, '/db-connector/connections'),
+    dbConnectorRoutes(s, '/db-connector/access'),
     toolRoutes(s),
+    ingestRoutes(s),
+    tableRoutes(s),
     sandboxRoutes(s),
     mcpEndpointRoutes(s),
     mcpServerRoutes(s),
@@ -69,6 +79,9 @@ export function apiRoutes(s: Services): OpenApiSource & { routers: Router[] } {
     auditRoutes(s),
     nodeTransferRoutes(s),
     nodeRoutes(s),
+    publishRoutes(s),
+    publicPublishRoutes(s),
+    analyticsRoutes(s),
   ];
   // /healthz is mounted by the app outside the base path; it is only documented here.
   const routers = groups.filter((g) => !g.server).map((g) => mountGroup(g, s.authorizer));

@@ -14,6 +14,8 @@ import { requestId } from '../http/middleware/requestId.ts';
 import { requestLogger } from '../http/middleware/requestLogger.ts';
 import { isPublicRoute } from '../http/publicRoutes.ts';
 import { mcpGate } from '../api/mcp/serverRoutes.ts';
+import { countAccess } from '../api/analytics/countAccess.ts';
+import { publicPublishing } from '../api/publishes/publicRoutes.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -33,11 +35,15 @@ export function createApp(s: Services): Koa {
     .use(notFoundFallback())
     .use(health.routes())
     .use(reference.routes())
+    // Published pages (GET /api/v1/p/…) are public: served before the credential chain, like /healthz.
+    .use(publicPublishing(s))
     // Git remotes authenticate themselves (Basic challenge) and stream raw bodies: before both.
     .use(gitRemote(s))
     // MCP servers know their endpoint: a paused endpoint's key is 403, a deleted endpoint 404 (before the 401 of unknown keys).
     .use(mcpGate(s))
     .use(authenticate(s.authenticator, isPublicRoute))
+    // Usage analytics: one Map increment per authenticated request, written in batches (src/analytics/).
+    .use(countAccess(s.analytics.counter))
     .use(rateLimit(s.rateLimiter, callerKey))
     .use(jsonBodyParser(s.settings.bodyLimitBytes))
     .use(feedAccessWatch(s))

@@ -29,6 +29,13 @@ import { createTools, type ToolsService } from '../tools/service.ts';
 import { createMcp, type McpService } from '../mcp/service.ts';
 import { createMcpProxy, type McpProxyService } from '../mcp/proxy/service.ts';
 import { createAgents, type AgentsService } from '../agents/service.ts';
+import { TableStore } from '../data/tables/tableStore.ts';
+import { Tables } from '../data/tables/tables.ts';
+import { createDbConnectors } from '../data/dbConnectors/service.ts';
+import type { DbConnectors } from '../data/dbConnectors/connectors.ts';
+import { createIngest, type IngestService } from '../ingest/service.ts';
+import { createPublishing, type PublishingService } from '../publish/service.ts';
+import { createAnalytics, type AnalyticsService } from '../analytics/service.ts';
 import { serviceVersion } from './version.ts';
 
 /** Everything a request handler may need, built once per process and passed down explicitly. */
@@ -75,6 +82,16 @@ export interface Services {
   mcpProxy: McpProxyService;
   /** Agents (spec 4.8): configuration, accesses, bash tools, chat, sessions, executions and workspaces. */
   agents: AgentsService;
+  /** Ingestion (spec 4.10): the durable task queue converting files and web pages into content, and its ETL rules. */
+  ingest: IngestService;
+  /** Tables (spec 4.5): JSON data addressed by JSON Pointer, each a json node of a project plus a record. */
+  tables: Tables;
+  /** Database connectors (spec 4.10): PostgreSQL, MySQL/MariaDB and SQLite connections, read-only, saved as content. */
+  dbConnectors: DbConnectors;
+  /** Publishing (spec 4.10): nodes made public at /p/{publish_key}, and what those addresses serve. */
+  publishing: PublishingService;
+  /** Usage analytics (spec 4.10): per-minute counts of public views and API calls, written in batches. */
+  analytics: AnalyticsService;
 }
 
 export function createServices(settings: Settings, logger: Logger): Services {
@@ -109,6 +126,8 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const authenticator = new Authenticator(db, users, accessTokens, anonKeyOf(signingSecret));
   const agents = createAgents({ db, logger, connections, content, access, authorizer, tools: tools.tools, indexer: tools.indexer, sandbox: sandbox.executor, llm: settings.llm });
   const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog, agents: agents.agents, agentTools: agents.bindings });
+  const publishing = createPublishing({ db, content, access });
+  const analytics = createAnalytics({ db, logger, enabled: settings.analytics, flushMs: settings.analyticsFlushMs, content, access, authorizer, connections, publishes: publishing.publishes });
   return {
     settings,
     logger,
@@ -141,10 +160,19 @@ export function createServices(settings: Settings, logger: Logger): Services {
     mcp,
     mcpProxy: createMcpProxy({ db, signingSecret, authorizer, logger, allowPrivate: () => settings.urlFetchAllowPrivate }),
     agents,
+    ingest: createIngest({ settings, logger, db, content, access, authenticator, providers: agents.providers }),
+    tables: new Tables({ store: new TableStore(db), content, access, authorizer, projects }),
+    dbConnectors: createDbConnectors({ db, signingSecret, authorizer, access, content, settings: () => settings.dbConnectors }),
+    publishing,
+    analytics,
   };
 }
 
 export async function closeServices(services: Services): Promise<void> {
+  // Pending usage counts are written while the database is still open.
+  services.analytics.close();
+  // Before the content store and the database: running tasks are stopped and queued again.
+  await services.ingest.close();
   services.mcp.close();
   await services.tools.close();
   await services.sandbox.close();

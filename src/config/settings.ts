@@ -47,11 +47,39 @@ export interface Settings {
    * Language-model providers of agent chat (their official SDKs): OpenAI and OpenAI-compatible
    * servers (any `prefix:model` other than anthropic goes to the OpenAI base URL), and Anthropic.
    */
+  /** Usage analytics: count public views and API calls (CNS_ANALYTICS=false counts nothing). */
+  analytics: boolean;
+  /** How often the analytics counts kept in memory are written to SQLite (and always at shutdown). */
+  analyticsFlushMs: number;
   llm: {
     openai: { apiKey?: string; baseUrl?: string };
     anthropic: { apiKey?: string; baseUrl?: string };
     /** The model of new agents that name none, `provider:model`. */
     defaultModel: string;
+  };
+  /** Ingestion (spec 4.10): conversion workers and the limits of uploads, URL crawls and zip expansion. */
+  ingest: {
+    /** Tasks (and conversions) running at once. */
+    workers: number;
+    maxFileBytes: number;
+    /** Files one submission may carry. */
+    maxFiles: number;
+    /** Pages one URL submission may fetch (the default and the most `max_pages` may ask). */
+    maxPages: number;
+    /** Per URL fetched, headers and body. */
+    urlTimeoutMs: number;
+    /** Total decompressed size of a DOCX/XLSX (the zip-bomb guard). */
+    maxDecompressedBytes: number;
+  };
+  /** Database connectors (spec 4.10): where connections may go, the SQLite folder, and every session's bounds. */
+  dbConnectors: {
+    /** Loopback database hosts (CNS_DB_ALLOW_LOOPBACK); link-local and metadata addresses are refused whatever this says. */
+    allowLoopback: boolean;
+    /** The folder SQLite files are read from (CNS_DB_SQLITE_DIR); null turns SQLite connections off. */
+    sqliteDir: string | null;
+    statementTimeoutMs: number;
+    /** Rows a save may read (CNS_DB_MAX_ROWS); a larger `limit` is refused. */
+    maxRows: number;
   };
 }
 
@@ -90,10 +118,22 @@ const envSchema = z.object({
   CNS_SANDBOX: z.enum(['auto', 'bwrap', 'just-bash']).default('auto'),
   CNS_SANDBOX_MAX_RUNS: int(1).max(256).default(16),
   CNS_SANDBOX_DIR: z.string().min(1).optional(),
+  CNS_ANALYTICS: bool.default(true),
+  CNS_ANALYTICS_FLUSH_MS: int(100).max(600_000).default(5000),
   CNS_OPENAI_API_KEY: z.string().optional(),
   CNS_OPENAI_BASE_URL: z.string().url().optional(),
   CNS_ANTHROPIC_API_KEY: z.string().optional(),
   CNS_ANTHROPIC_BASE_URL: z.string().url().optional(),
+  CNS_INGEST_WORKERS: int(1).max(64).default(2),
+  CNS_INGEST_MAX_FILE_BYTES: int(1).default(50 * 1024 * 1024),
+  CNS_INGEST_MAX_FILES: int(1).max(10_000).default(100),
+  CNS_INGEST_MAX_PAGES: int(1).max(10_000).default(20),
+  CNS_INGEST_URL_TIMEOUT_S: int(1).max(3600).default(60),
+  CNS_INGEST_MAX_DECOMPRESSED_BYTES: int(1).default(500 * 1024 * 1024),
+  CNS_DB_ALLOW_LOOPBACK: bool.default(false),
+  CNS_DB_SQLITE_DIR: z.string().min(1).optional(),
+  CNS_DB_STATEMENT_TIMEOUT_MS: int(100).max(3_600_000).default(10_000),
+  CNS_DB_MAX_ROWS: int(1).max(10_000_000).default(100_000),
   CNS_DEFAULT_MODEL: z.string().regex(/^[a-z0-9][a-z0-9_.-]*:.+$/i, 'provider:model, such as openai:gpt-4.1-mini').default('openai:gpt-4.1-mini'),
 });
 
@@ -139,10 +179,26 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     sandbox: e.CNS_SANDBOX,
     sandboxMaxRuns: e.CNS_SANDBOX_MAX_RUNS,
     sandboxDir: e.CNS_SANDBOX_DIR ? resolve(e.CNS_SANDBOX_DIR) : '',
+    analytics: e.CNS_ANALYTICS,
+    analyticsFlushMs: e.CNS_ANALYTICS_FLUSH_MS,
     llm: {
       openai: { apiKey: e.CNS_OPENAI_API_KEY, baseUrl: e.CNS_OPENAI_BASE_URL?.replace(/\/+$/, '') },
       anthropic: { apiKey: e.CNS_ANTHROPIC_API_KEY, baseUrl: e.CNS_ANTHROPIC_BASE_URL?.replace(/\/+$/, '') },
       defaultModel: e.CNS_DEFAULT_MODEL,
+    },
+    ingest: {
+      workers: e.CNS_INGEST_WORKERS,
+      maxFileBytes: e.CNS_INGEST_MAX_FILE_BYTES,
+      maxFiles: e.CNS_INGEST_MAX_FILES,
+      maxPages: e.CNS_INGEST_MAX_PAGES,
+      urlTimeoutMs: e.CNS_INGEST_URL_TIMEOUT_S * 1000,
+      maxDecompressedBytes: e.CNS_INGEST_MAX_DECOMPRESSED_BYTES,
+    },
+    dbConnectors: {
+      allowLoopback: e.CNS_DB_ALLOW_LOOPBACK,
+      sqliteDir: e.CNS_DB_SQLITE_DIR ? resolve(e.CNS_DB_SQLITE_DIR) : null,
+      statementTimeoutMs: e.CNS_DB_STATEMENT_TIMEOUT_MS,
+      maxRows: e.CNS_DB_MAX_ROWS,
     },
   };
   const dataDir = resolve(overrides.dataDir ?? settings.dataDir);

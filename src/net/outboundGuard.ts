@@ -19,19 +19,51 @@ for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::'
   blocked.addSubnet(net, prefix, 'ipv6');
 }
 
-export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return !blocked.check(address, 'ipv4');
-  if (family !== 6) return false;
+/** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:127.0.0.1`, or `::ffff:7f00:1` as the URL parser writes it), else null. */
+function mappedIPv4(address: string): string | null {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return !blocked.check(mapped[1]!, 'ipv4');
-  // The URL parser writes mapped addresses in hex (::ffff:7f00:1): decode them too.
+  if (mapped) return mapped[1]!;
   const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (hex) {
-    const [hi, lo] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
-    return !blocked.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
-  }
-  return !blocked.check(address, 'ipv6');
+  if (!hex) return null;
+  const [hi, lo] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+/** Whether `list` holds `address` (an IPv4-mapped IPv6 address counts as its IPv4 one); null for non-addresses. */
+function listed(list: BlockList, address: string): boolean | null {
+  const family = isIP(address);
+  if (family === 4) return list.check(address, 'ipv4');
+  if (family !== 6) return null;
+  const v4 = mappedIPv4(address);
+  return v4 ? list.check(v4, 'ipv4') : list.check(address, 'ipv6');
+}
+
+export function isPublicAddress(address: string): boolean {
+  return listed(blocked, address) === false;
+}
+
+/*
+ * Database connections (CNS_DB_*) follow another rule than fetches: databases live on private
+ * networks, so private addresses pass; loopback only when the operator allows it; and what no
+ * connector may ever reach: link-local (cloud metadata at 169.254.169.254), the metadata
+ * addresses outside it (Alibaba 100.100.100.200, AWS IPv6 fd00:ec2::254), unspecified (0.0.0.0
+ * reaches this host), multicast and reserved ranges.
+ */
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+const neverForDatabases = new BlockList();
+for (const [net, prefix] of [['0.0.0.0', 8], ['169.254.0.0', 16], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) neverForDatabases.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [['::', 128], ['fe80::', 10], ['ff00::', 8]] as const) neverForDatabases.addSubnet(net, prefix, 'ipv6');
+neverForDatabases.addAddress('100.100.100.200', 'ipv4');
+neverForDatabases.addAddress('fd00:ec2::254', 'ipv6');
+
+/** Why a database connection may not reach `address` (a phrase such as "a loopback address"), or null when it may. */
+export function databaseAddressRefusal(address: string, allowLoopback: boolean): string | null {
+  if (isIP(address) === 0) return 'not an IP address';
+  if (listed(neverForDatabases, address)) return 'a link-local, metadata, unspecified, multicast or reserved address';
+  if (!allowLoopback && listed(loopback, address)) return 'a loopback address';
+  return null;
 }
 
 /** A destination the guard refused (`code` ENOTPUBLIC, so callers tell it from network failures). */
@@ -63,16 +95,24 @@ export function checkUrlShape(url: URL, allowPrivate: boolean): void {
  * `lookup`, it runs when the connection is made and the socket connects to the very address it
  * checked, so a name cannot pass a check and then resolve elsewhere (DNS rebinding).
  */
-export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, '', 0);
-    const list = addresses as LookupAddress[];
-    const refused = list.find((a) => !isPublicAddress(a.address));
-    if (refused || list.length === 0) return callback(new OutboundRefused(`${hostname} resolves to a non-public address (${refused?.address ?? 'none'})`), '', 0);
-    if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
-    return callback(null, list[0]!.address, list[0]!.family);
-  });
-};
+export const publicOnlyLookup: LookupFunction = guardedLookup((address) => (isPublicAddress(address) ? null : 'a non-public address'));
+
+/**
+ * A `lookup` for sockets that refuses a name when any address it resolves to is refused by
+ * `refusal` (which names why), so the socket connects only to an address that was checked.
+ */
+export function guardedLookup(refusal: (address: string) => string | null): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const list = addresses as LookupAddress[];
+      const refused = list.map((a) => ({ address: a.address, why: refusal(a.address) })).find((r) => r.why);
+      if (refused || list.length === 0) return callback(new OutboundRefused(`${hostname} resolves to ${refused?.why ?? 'a non-public address'} (${refused?.address ?? 'none'})`), '', 0);
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      return callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}
 
 /**
  * Checks an address before it is stored (an MCP proxy's url): shape, then every address its

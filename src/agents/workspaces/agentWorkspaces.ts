@@ -11,7 +11,7 @@ import type { SandboxExecutor } from '../../sandbox/executor.ts';
 import { AccessStore } from '../config/accessStore.ts';
 import { currentPath } from '../config/reachNode.ts';
 import { actingThrough } from '../tools/reach.ts';
-import { KeyedLock } from './keyedLock.ts';
+import { KeyedLock } from '../../util/keyedLock.ts';
 import { WorkspaceContent } from './workspaceContent.ts';
 import { completeDraft, type CompletedChange } from './workspaceMerge.ts';
 import { draftChanges, type DraftChange } from './workspaceStatus.ts';

@@ -9,7 +9,7 @@ import type { ExecRequest, ExecResult, SandboxExecutor } from '../../sandbox/exe
 import type { ToolContent } from '../../tools/toolType.ts';
 import { runDraftCommand } from './draftShell.ts';
 import { DraftView } from './draftView.ts';
-import type { KeyedLock } from './keyedLock.ts';
+import type { KeyedLock } from '../../util/keyedLock.ts';
 import type { DraftEntry, DraftRow, WorkspaceRecord, WorkspaceStore } from './workspaceStore.ts';
 
 export interface WorkspaceDeps {

@@ -6,7 +6,8 @@ import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { organizationSchema, presentOrganization } from '../presenters/organization.ts';
 import { presentProject, projectSchema } from '../presenters/project.ts';
 import { presentUser, userSchema } from '../presenters/user.ts';
-import { onboardingSchema, presentOnboarding } from './presenter.ts';
+import { onboardingStatus } from './onboarding.ts';
+import { onboardingSchema } from './presenter.ts';
 
 const initializeResult = z.object({
   created: z.boolean().describe('false when the account was already initialized'),
@@ -34,7 +35,7 @@ export function profileRoutes(s: Services): RouteGroup {
       description: userOnly,
       response: onboardingSchema,
       handle(ctx) {
-        ok(ctx, presentOnboarding(s.users.setOnboardingCompleted(user(ctx).id, completed)), message);
+        ok(ctx, onboardingStatus(s, s.users.setOnboardingCompleted(user(ctx).id, completed)), message);
       },
     });
 
@@ -83,15 +84,15 @@ export function profileRoutes(s: Services): RouteGroup {
       route({
         method: 'get',
         path: '/profile/onboarding/status',
-        summary: "The signed-in user's onboarding state",
-        description: userOnly,
+        summary: "The signed-in user's onboarding: steps computed from real state (project created, content added, key or agent created, connected)",
+        description: `${userOnly} A step is done when its evidence exists now in a project the user reaches; completed when every step is done or the user completed it explicitly.`,
         response: onboardingSchema,
         handle(ctx) {
-          ok(ctx, presentOnboarding(s.users.findById(user(ctx).id)!));
+          ok(ctx, onboardingStatus(s, s.users.findById(user(ctx).id)!));
         },
       }),
-      onboarding(true, 'Mark onboarding as completed', 'Onboarding completed'),
-      onboarding(false, 'Mark onboarding as not completed', 'Onboarding reset'),
+      onboarding(true, 'Mark onboarding as completed (whatever the steps say); answers the status', 'Onboarding completed'),
+      onboarding(false, 'Clear the explicit completion (completed then follows the steps); answers the status', 'Onboarding reset'),
     ],
   };
 }

@@ -9,6 +9,10 @@ import { mcpProxyMigration } from './011_mcp_proxy.ts';
 import { agentsMigration } from './012_agents.ts';
 import { agentWorkspacesMigration } from './013_agent_workspaces.ts';
 import { agentToolBindingsMigration } from './014_agent_tool_bindings.ts';
+import { ingestMigration } from './015_ingest.ts';
+import { tablesMigration } from './016_tables.ts';
+import { dbConnectionsMigration } from './017_db_connections.ts';
+import { publishingMigration } from './018_publishing.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
-export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration];
+export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration];

@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
 import type { OrgRole } from '../../domain/roles.ts';
 import type { ProjectAccess } from '../../policies/authorize.ts';
@@ -49,6 +49,12 @@ export interface RouteDeclaration<
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * The body is multipart/form-data (file uploads) instead of JSON: this middleware reads it
+   * into `ctx.request.body` (files streamed to disk) before `body` validates it, and cleans up
+   * once the handler is done. The OpenAPI document describes `body` as multipart/form-data.
+   */
+  multipart?: Middleware;
   /** The schema of `data` in the success envelope. */
   response?: z.ZodType;
   /**

@@ -20,7 +20,7 @@ export function mountGroup(group: RouteGroup, authorizer?: RouteAuthorizer): Rou
     if (r.authorize && (!authorizer || !r.permission)) {
       throw new Error(`${r.method.toUpperCase()} ${group.prefix}${r.path} declares authorize without ${authorizer ? 'a permission' : 'an authorizer to ask'}`);
     }
-    router[r.method](r.path, async (ctx) => {
+    router[r.method](r.path, ...(r.multipart ? [r.multipart] : []), async (ctx) => {
       const input: RouteInput<unknown, unknown, unknown> = {
         params: r.params ? parseInput(r.params, ctx.params, 'params') : ctx.params,
         query: r.query ? parseInput(r.query, ctx.query, 'query') : ctx.query,

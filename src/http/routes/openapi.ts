@@ -88,7 +88,7 @@ function operation(r: RouteDeclaration, tag: string, path: string): JsonSchema {
   if (r.description) op.description = r.description;
   if (r.permission) op['x-permission'] = r.permission;
   if (r.public) op.security = [];
-  if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.body) } } };
+  if (r.body) op.requestBody = { required: true, content: { [r.multipart ? 'multipart/form-data' : 'application/json']: { schema: jsonSchema(r.body) } } };
   return op;
 }
 

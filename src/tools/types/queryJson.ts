@@ -1,6 +1,7 @@
 import jmespath from 'jmespath';
 import { z } from 'zod';
-import { DomainError, invalidField } from '../../domain/errors.ts';
+import { invalidField } from '../../domain/errors.ts';
+import { resolvePointer } from '../../util/jsonPointer.ts';
 import { defineToolType } from '../toolType.ts';
 
 const pointer = z.string().max(4096).regex(/^(\/.*)?$/, 'a JSON Pointer (RFC 6901) is empty or starts with /');
@@ -34,22 +35,9 @@ export const queryJsonTool = defineToolType({
     const { node, value } = await call.env.content.readValue(g.projectId, { path });
     if (node.type !== 'json') throw invalidField('arguments.path', `${node.path} is not a JSON node`);
     const ptr = call.args.pointer ?? call.config.pointer ?? '';
-    let result = resolvePointer(value, ptr);
+    let result = resolvePointer(value, ptr, 'arguments.pointer');
     const expr = call.args.expression ?? call.config.expression;
     if (expr) result = jmespath.search(result as never, expr) as unknown;
     return { id: node.id, path: node.path, version: node.version, pointer: ptr, expression: expr ?? null, result };
   },
 });
-
-/** RFC 6901: `~1` is `/`, `~0` is `~`; a missing member is a 404 naming the pointer. */
-export function resolvePointer(doc: unknown, ptr: string): unknown {
-  if (ptr === '') return doc;
-  let cur = doc;
-  for (const raw of ptr.slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (Array.isArray(cur) && /^(0|[1-9]\d*)$/.test(key) && Number(key) < cur.length) cur = cur[Number(key)];
-    else if (cur !== null && typeof cur === 'object' && !Array.isArray(cur) && Object.hasOwn(cur, key)) cur = (cur as Record<string, unknown>)[key];
-    else throw new DomainError('NOT_FOUND', `Nothing at JSON Pointer ${ptr}.`, { pointer: ptr });
-  }
-  return cur;
-}

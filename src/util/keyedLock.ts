@@ -1,6 +1,6 @@
 /**
- * Runs async sections one at a time per key (an agent's workspace): a bash run, a draft write, a
- * completion or a discard never interleave, so each sees the draft the previous one left.
+ * Runs async sections one at a time per key (an agent's workspace, a table): a workspace's bash
+ * runs, draft writes and completion never interleave, so each sees what the previous one left.
  */
 export class KeyedLock {
   private readonly tails = new Map<string, Promise<void>>();

@@ -1,0 +1,25 @@
+import { SecretBox } from '../../auth/secretBox.ts';
+import type { ContentStore } from '../../content/contentStore.ts';
+import type { Db } from '../../db/database.ts';
+import type { Authorizer } from '../../policies/authorize.ts';
+import type { ContentAccess } from '../../policies/contentAccess.ts';
+import { DbConnectionStore } from './connectionStore.ts';
+import { DbConnectors } from './connectors.ts';
+import type { ConnectorSettings } from './engines.ts';
+
+/**
+ * The database connectors (spec 4.10) as the app wires them: records in SQLite with passwords
+ * sealed under a key derived from the service's signing secret (purpose `db-connector-passwords`,
+ * the same pattern as the MCP proxy's header values).
+ */
+export function createDbConnectors(d: {
+  db: Db;
+  signingSecret: Uint8Array;
+  authorizer: Authorizer;
+  access: ContentAccess;
+  content: ContentStore;
+  settings: () => ConnectorSettings;
+}): DbConnectors {
+  const store = new DbConnectionStore(d.db, new SecretBox(d.signingSecret, 'db-connector-passwords'));
+  return new DbConnectors({ store, authorizer: d.authorizer, access: d.access, content: d.content, settings: d.settings });
+}

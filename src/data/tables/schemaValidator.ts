@@ -1,0 +1,84 @@
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Lru } from '../../content/lru.ts';
+import { DomainError } from '../../domain/errors.ts';
+
+/** Schema errors reported in one answer: a 5 MiB table can violate a schema 100,000 times. */
+const MAX_REPORTED_ERRORS = 50;
+
+/**
+ * Strict about the schema (an unknown keyword or format is a mistake the author wants to hear
+ * about, not a rule silently skipped), lenient about type combinations; no console logging.
+ */
+const options: Options = {
+  allErrors: true,
+  strictSchema: true,
+  strictNumbers: true,
+  strictTypes: false,
+  strictTuples: false,
+  strictRequired: false,
+  allowUnionTypes: true,
+  logger: false,
+};
+
+/** The draft a schema's `$schema` names: draft-07 (also when absent), 2019-09 or 2020-12. */
+function ajvFor(schema: Record<string, unknown>): Ajv {
+  const draft = typeof schema.$schema === 'string' ? schema.$schema : '';
+  // A fresh instance per schema: two tables' schemas with the same $id must not collide (about 1 ms).
+  if (draft.includes('2020-12')) return new Ajv2020(options);
+  if (draft.includes('2019-09')) return new Ajv2019(options);
+  return new Ajv(options);
+}
+
+export interface SchemaViolation {
+  field: string;
+  message: string;
+  /** Where in the table's document (JSON Pointer). */
+  pointer: string;
+  keyword: string;
+  schema_path: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * JSON Schema validation of tables with ajv. Compiled validators are kept by the schema's text,
+ * so a table's every change costs one validation, not a compilation.
+ */
+export class SchemaValidator {
+  private readonly compiled = new Lru<string, ValidateFunction>(128);
+
+  /** Compiles `schema` (VALIDATION_ERROR naming `field` when it is not a schema ajv accepts). */
+  compile(schema: Record<string, unknown>, field = 'json_schema'): ValidateFunction {
+    const key = JSON.stringify(schema);
+    const cached = this.compiled.get(key);
+    if (cached) return cached;
+    let validate: ValidateFunction;
+    try {
+      validate = ajvFor(schema).compile(schema);
+    } catch (e) {
+      const message = `not a usable JSON Schema: ${(e as Error).message}`;
+      throw new DomainError('VALIDATION_ERROR', `${field} is ${message}`, [{ field, message }]);
+    }
+    this.compiled.set(key, validate);
+    return validate;
+  }
+
+  /**
+   * Throws VALIDATION_ERROR unless `doc` is valid: `intro` and the first error in the message,
+   * every error (up to 50) in the details, each naming `field` and its place in the document.
+   */
+  validate(schema: Record<string, unknown>, doc: unknown, field: string, intro: string): void {
+    const validate = this.compile(schema);
+    if (validate(doc)) return;
+    const errors = validate.errors ?? [];
+    const details = errors.slice(0, MAX_REPORTED_ERRORS).map((e) => violation(e, field));
+    const more = errors.length > MAX_REPORTED_ERRORS ? ` (the first ${MAX_REPORTED_ERRORS} of ${errors.length} errors are listed)` : '';
+    const first = details[0] ? `: ${details[0].pointer || '/'} ${details[0].message}` : '';
+    throw new DomainError('VALIDATION_ERROR', `${intro}${first}${more}.`, details);
+  }
+}
+
+function violation(e: ErrorObject, field: string): SchemaViolation {
+  return { field, message: e.message ?? e.keyword, pointer: e.instancePath, keyword: e.keyword, schema_path: e.schemaPath, params: e.params as Record<string, unknown> };
+}

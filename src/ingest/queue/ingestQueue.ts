@@ -1,0 +1,122 @@
+import type { Logger } from '../../logging/logger.ts';
+import { taskError, TaskFailure } from './taskFailure.ts';
+import type { RunControl } from './taskRunner.ts';
+import type { TaskStore } from './taskStore.ts';
+import type { TaskRecord, TaskResult } from './taskTypes.ts';
+import type { IngestTemp } from './tempFiles.ts';
+
+export interface IngestQueueDeps {
+  store: TaskStore;
+  temp: IngestTemp;
+  /** Tasks running at once. */
+  workers: number;
+  execute(task: TaskRecord, run: RunControl): Promise<TaskResult>;
+  logger?: Logger;
+}
+
+/** The abort reason of tasks stopped because the service stops: they run again after the restart. */
+const SHUTDOWN = new Error('the service is stopping');
+
+interface Running {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/**
+ * The durable queue of ingestion tasks. Tasks live in SQLite (TaskStore); up to `workers` run at
+ * once, taken in submission order with projects taking turns. A cancelled queued task never
+ * runs; a cancelled running task is aborted (its conversion process killed, its fetches ended)
+ * and writes nothing: its commit checks the task's status inside the content store's write
+ * section, where the cancel's status change and the commit cannot interleave. A task marked
+ * succeeded in that same section is durable with its content. After a restart, tasks that were
+ * running are queued again and start from the beginning (nothing of them was committed).
+ */
+export class IngestQueue {
+  private readonly running = new Map<string, Running>();
+  private lastProject: string | null = null;
+  private closed = false;
+
+  constructor(private readonly d: IngestQueueDeps) {}
+
+  /** Start-up: recover what a stop interrupted, clear temporary files of finished tasks, start working. */
+  start(): void {
+    const requeued = this.d.store.requeueRunning();
+    if (requeued > 0) this.d.logger?.info({ tasks: requeued }, 'ingest tasks interrupted by a stop were queued again');
+    this.d.temp.sweep(this.d.store.idsWithStatus('queued'));
+    this.pump();
+  }
+
+  /** New tasks were queued. */
+  pump(): void {
+    while (!this.closed && this.running.size < this.d.workers) {
+      const task = this.d.store.claimNext(this.lastProject);
+      if (!task) return;
+      this.lastProject = task.project_id;
+      this.run(task);
+    }
+  }
+
+  /**
+   * Cancels a queued or running task; false when it had already finished. A running task is
+   * aborted; `settled` tells when it has stopped.
+   */
+  async cancel(id: string): Promise<boolean> {
+    if (!this.d.store.transition(id, ['queued', 'running'], 'cancelled', { error: { code: 'cancelled', message: 'the task was cancelled' } })) return false;
+    const r = this.running.get(id);
+    if (r) r.controller.abort(new TaskFailure('cancelled', 'the task was cancelled'));
+    else await this.d.temp.removeTask(id);
+    return true;
+  }
+
+  /** Resolves when the task is not running (at once when it is not). */
+  async settled(id: string): Promise<void> {
+    await this.running.get(id)?.done;
+  }
+
+  stats(): { running: number; workers: number } {
+    return { running: this.running.size, workers: this.d.workers };
+  }
+
+  /** Stops taking tasks; running ones are stopped and queued again, for the next start. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.running.values()];
+    for (const r of all) r.controller.abort(SHUTDOWN);
+    await Promise.all(all.map((r) => r.done));
+  }
+
+  private run(task: TaskRecord): void {
+    const controller = new AbortController();
+    const { signal } = controller;
+    const control: RunControl = {
+      signal,
+      progress: (p) => this.d.store.setProgress(task.id, p),
+      claimSuccess: () => {
+        if (!this.d.store.transition(task.id, 'running', 'succeeded')) throw new TaskFailure('cancelled', 'the task was cancelled');
+      },
+    };
+    const done = this.d
+      .execute(task, control)
+      .then((result) => {
+        // A task that wrote nothing never reached claimSuccess.
+        this.d.store.transition(task.id, 'running', 'succeeded');
+        this.d.store.setResult(task.id, result);
+      })
+      .catch((e: unknown) => {
+        if (signal.aborted && signal.reason === SHUTDOWN) this.d.store.transition(task.id, 'running', 'queued');
+        // Cancelled: the cancel set the status.
+        else if (signal.aborted) return;
+        else {
+          const error = taskError(e);
+          if (error.code === 'internal') this.d.logger?.error({ err: e, task: task.id }, 'ingest task failed');
+          this.d.store.transition(task.id, 'running', 'failed', { error });
+        }
+      })
+      .finally(async () => {
+        this.running.delete(task.id);
+        if (!(signal.aborted && signal.reason === SHUTDOWN)) await this.d.temp.removeTask(task.id);
+        this.pump();
+      });
+    this.running.set(task.id, { controller, done });
+  }
+}

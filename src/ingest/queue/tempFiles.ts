@@ -1,0 +1,52 @@
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * Ingestion's temporary files, under the data folder's own `tmp/ingest/` (the data folder is
+ * private, and a rename from an upload to its task stays on one file system):
+ * - `uploads/<random>/`: a multipart request being read; removed when the request ends.
+ * - `tasks/<task id>/`: what a task works on (its uploaded file, the pages it fetched);
+ *   removed when the task ends, whatever the outcome, and at start-up for tasks no longer queued.
+ */
+export class IngestTemp {
+  readonly root: string;
+
+  constructor(dataDir: string) {
+    this.root = join(dataDir, 'tmp', 'ingest');
+  }
+
+  /** A fresh folder for one multipart request. */
+  async uploadDir(): Promise<string> {
+    const parent = join(this.root, 'uploads');
+    mkdirSync(parent, { recursive: true, mode: 0o700 });
+    return mkdtemp(join(parent, 'u-'));
+  }
+
+  taskDir(taskId: string): string {
+    return join(this.root, 'tasks', taskId);
+  }
+
+  /** Creates (if needed) and returns the task's folder. */
+  ensureTaskDir(taskId: string): string {
+    const dir = this.taskDir(taskId);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  }
+
+  async removeTask(taskId: string): Promise<void> {
+    await rm(this.taskDir(taskId), { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
+  }
+
+  /** Start-up: no request is being read, and only queued tasks still need their files. */
+  sweep(queued: Set<string>): void {
+    rmSync(join(this.root, 'uploads'), { recursive: true, force: true });
+    let names: string[] = [];
+    try {
+      names = readdirSync(join(this.root, 'tasks'));
+    } catch {
+      return;
+    }
+    for (const name of names) if (!queued.has(name)) rmSync(join(this.root, 'tasks', name), { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,71 @@
+import type { ChatProviders } from '../agents/providers/providers.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { Settings } from '../config/settings.ts';
+import type { ContentStore } from '../content/contentStore.ts';
+import type { Db } from '../db/database.ts';
+import type { Logger } from '../logging/logger.ts';
+import type { ContentAccess } from '../policies/contentAccess.ts';
+import { Ingest } from './ingest.ts';
+import { IngestQueue } from './queue/ingestQueue.ts';
+import { SourceConverter } from './queue/sourceConverter.ts';
+import { TaskRunner } from './queue/taskRunner.ts';
+import { TaskStore } from './queue/taskStore.ts';
+import { IngestTemp } from './queue/tempFiles.ts';
+import { IngestRules } from './rules/rules.ts';
+import { RuleStore } from './rules/ruleStore.ts';
+import { ConversionPool } from './worker/conversionPool.ts';
+
+export interface IngestService {
+  ingest: Ingest;
+  rules: IngestRules;
+  queue: IngestQueue;
+  /** Stops the queue (running tasks are queued again for the next start), then the conversion processes. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds ingestion: the task queue over SQLite, its conversion processes, the rules, and starts
+ * working (tasks a stop interrupted are queued again first).
+ */
+export function createIngest(d: {
+  settings: Settings;
+  logger: Logger;
+  db: Db;
+  content: ContentStore;
+  access: ContentAccess;
+  authenticator: Pick<Authenticator, 'current'>;
+  providers: ChatProviders;
+}): IngestService {
+  const s = d.settings;
+  const store = new TaskStore(d.db);
+  const temp = new IngestTemp(s.dataDir);
+  const pool = new ConversionPool({ size: s.ingest.workers });
+  const rules = new IngestRules({ store: new RuleStore(d.db), access: d.access, providers: d.providers, model: s.llm.defaultModel });
+  const converter = new SourceConverter({
+    pool,
+    rules,
+    providers: d.providers,
+    model: s.llm.defaultModel,
+    limits: { maxDecompressedBytes: s.ingest.maxDecompressedBytes, maxNodeBytes: s.maxContentBytes },
+  });
+  const runner = new TaskRunner({
+    content: d.content,
+    access: d.access,
+    authenticator: d.authenticator,
+    converter,
+    temp,
+    url: { maxBytes: s.ingest.maxFileBytes, timeoutMs: s.ingest.urlTimeoutMs, allowPrivate: s.urlFetchAllowPrivate },
+  });
+  const queue = new IngestQueue({ store, temp, workers: s.ingest.workers, execute: (task, run) => runner.execute(task, run), logger: d.logger });
+  const ingest = new Ingest({ store, queue, rules, access: d.access, content: d.content, temp, pool, maxPages: s.ingest.maxPages, allowPrivate: () => s.urlFetchAllowPrivate });
+  queue.start();
+  return {
+    ingest,
+    rules,
+    queue,
+    async close() {
+      await queue.close();
+      await pool.close();
+    },
+  };
+}

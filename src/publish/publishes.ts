@@ -1,0 +1,152 @@
+import type { Principal } from '../auth/principal.ts';
+import type { ContentStore, NodeInfo } from '../content/contentStore.ts';
+import { DomainError, invalidField } from '../domain/errors.ts';
+import type { ContentAccess, ContentGrant } from '../policies/contentAccess.ts';
+import { newPublishKey } from './publishKey.ts';
+import type { PublishChanges, PublishRecord, PublishStore } from './publishStore.ts';
+
+export interface PublishesDeps {
+  store: PublishStore;
+  content: Pick<ContentStore, 'findById' | 'getVersion'>;
+  access: ContentAccess;
+}
+
+/** A publish with its node as it is now (null: permanently deleted). */
+export interface PublishView {
+  record: PublishRecord;
+  node: NodeInfo | null;
+}
+
+export interface NewPublish {
+  projectId: string;
+  nodeId: string;
+  version?: number;
+  expiresAt?: string;
+  slug?: string;
+}
+
+/** `null` clears expires_at, version (back to the latest) and slug. */
+export interface PublishUpdate {
+  enabled?: boolean;
+  expiresAt?: string | null;
+  version?: number | null;
+  slug?: string | null;
+}
+
+const publishNotFound = () => new DomainError('NOT_FOUND', 'Publish not found.');
+
+/**
+ * Publishing (spec 4.10): a node of a project made readable without a credential under an
+ * unguessable key. Publishing, changing and unpublishing need content:write on the node (the
+ * content-access policy: a key only publishes inside its scope); listing needs content:read and
+ * shows the publishes of nodes the caller may see. What the public sees is in publicTarget.ts.
+ */
+export class Publishes {
+  constructor(private readonly d: PublishesDeps) {}
+
+  create(principal: Principal, input: NewPublish): PublishView {
+    const node = this.d.content.findById(input.nodeId);
+    const g = this.d.access.node(principal, node, 'content:write', input.projectId);
+    if (node!.state !== 'active') throw new DomainError('CONFLICT', 'The node is in the trash; restore it before publishing it.', { node_id: node!.id });
+    if (input.version !== undefined) this.checkPin(node!, input.version);
+    const record = this.d.store.create({
+      project_id: g.projectId,
+      node_id: node!.id,
+      publish_key: newPublishKey(),
+      slug: input.slug ?? null,
+      version: input.version ?? null,
+      enabled: true,
+      expires_at: input.expiresAt === undefined ? null : futureTime(input.expiresAt),
+      created_by: g.actor.id,
+    });
+    return { record, node };
+  }
+
+  list(principal: Principal, projectId: string): PublishView[] {
+    const g = this.d.access.grant(principal, projectId, 'content:read');
+    return this.d.store.listByProject(projectId).flatMap((record) => {
+      const node = this.nodeOf(record);
+      return this.visible(g, node) ? [{ record, node }] : [];
+    });
+  }
+
+  get(principal: Principal, id: string): PublishView {
+    return this.reach(principal, id, 'content:read');
+  }
+
+  update(principal: Principal, id: string, changes: PublishUpdate): PublishView {
+    const { record, node } = this.reach(principal, id, 'content:write');
+    if (changes.version !== undefined && changes.version !== null) {
+      if (!node) throw new DomainError('CONFLICT', 'The published node was permanently deleted; no version can be pinned.', { node_id: record.node_id });
+      this.checkPin(node, changes.version);
+    }
+    const next: PublishChanges = {
+      enabled: changes.enabled,
+      version: changes.version,
+      slug: changes.slug,
+      expires_at: changes.expiresAt === undefined || changes.expiresAt === null ? changes.expiresAt : futureTime(changes.expiresAt),
+    };
+    return { record: this.d.store.update(record, next), node };
+  }
+
+  delete(principal: Principal, id: string): PublishView {
+    const view = this.reach(principal, id, 'content:write');
+    this.d.store.delete(id);
+    return view;
+  }
+
+  /** The record by id, whoever asks (reports name publishes they have counted). */
+  find(id: string): PublishRecord | null {
+    return this.d.store.find(id);
+  }
+
+  /**
+   * A publish the caller may act on: it must see the project and the node (a node in the trash
+   * counts at the path it was deleted from; a permanently deleted node's publish needs a grant over
+   * the whole project). Anything else is "not found": a publish's existence is not revealed.
+   */
+  private reach(principal: Principal, id: string, action: 'content:read' | 'content:write'): PublishView {
+    const record = this.d.store.find(id);
+    if (!record) throw publishNotFound();
+    let g: ContentGrant;
+    try {
+      g = this.d.access.grant(principal, record.project_id, action);
+    } catch (e) {
+      if ((e as { code?: string }).code === 'NOT_FOUND') throw publishNotFound();
+      throw e;
+    }
+    const node = this.nodeOf(record);
+    if (node) this.d.access.requireNode(g, node);
+    else if (g.scope !== '') throw new DomainError('FORBIDDEN', 'The published node was permanently deleted; only a caller who reaches the whole project can change this publish.');
+    return { record, node };
+  }
+
+  private visible(g: ContentGrant, node: NodeInfo | null): boolean {
+    return node ? this.d.access.mayNode(g, node) : g.scope === '';
+  }
+
+  /** The node of a publish as it is now, or null when it is gone from the project. */
+  private nodeOf(record: PublishRecord): NodeInfo | null {
+    const node = this.d.content.findById(record.node_id);
+    return node && node.projectId === record.project_id ? node : null;
+  }
+
+  /** A pin names an existing version of a json, markdown or file node (a folder's versions are trees: it is served as it is now). */
+  private checkPin(node: NodeInfo, version: number): void {
+    if (node.type === 'folder') throw invalidField('version', 'a folder is always published as it is now; pin versions of json, markdown and file nodes');
+    try {
+      this.d.content.getVersion(node.projectId, { id: node.id }, version);
+    } catch (e) {
+      if ((e as { code?: string }).code === 'NOT_FOUND') throw invalidField('version', `version ${version} of this node does not exist (it is at version ${node.version})`);
+      throw e;
+    }
+  }
+}
+
+/** An expiry must lie in the future (disable a publish with enabled: false). */
+function futureTime(iso: string): string {
+  const at = Date.parse(iso);
+  if (!Number.isFinite(at)) throw invalidField('expires_at', 'expires_at must be an ISO 8601 date and time');
+  if (at <= Date.now()) throw invalidField('expires_at', 'expires_at must be in the future (to stop a publish now, set enabled to false)');
+  return new Date(at).toISOString();
+}

@@ -1,0 +1,26 @@
+import type { ContentStore } from '../content/contentStore.ts';
+import type { Db } from '../db/database.ts';
+import type { ContentAccess } from '../policies/contentAccess.ts';
+import { PublicReader } from './publicReader.ts';
+import { PublicResolver } from './publicTarget.ts';
+import { Publishes } from './publishes.ts';
+import { PublishStore } from './publishStore.ts';
+
+/** Publishing (spec 4.10): the records, the authorized operations on them, and what public addresses answer. */
+export interface PublishingService {
+  store: PublishStore;
+  publishes: Publishes;
+  /** What a public address names (cached per address). */
+  resolver: PublicResolver;
+  reader: PublicReader;
+}
+
+export function createPublishing(d: { db: Db; content: ContentStore; access: ContentAccess }): PublishingService {
+  const store = new PublishStore(d.db);
+  return {
+    store,
+    publishes: new Publishes({ store, content: d.content, access: d.access }),
+    resolver: new PublicResolver(store, d.content),
+    reader: new PublicReader(d.content),
+  };
+}
