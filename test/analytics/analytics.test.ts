@@ -75,7 +75,10 @@ test('views, API calls and visitors are counted per publish, node and connection
   const all = await series('');
   assertDocumented(t, server.services, 'get', '/analytics/access-timeseries', all);
   t.is(sum(all.body.data.points, 'views'), 4, 'the 404 is no view');
-  t.is(sum(all.body.data.points, 'unique_visitors'), 3, 'three user agents');
+  // Per minute, a visitor counts in every minute it viewed in (the views may straddle a minute
+  // boundary on a slow machine); the distinct count over the range is the summary's, below.
+  t.true(sum(all.body.data.points, 'unique_visitors') >= 3, 'three user agents');
+  t.true(all.body.data.points.every((p: { unique_visitors: number }) => p.unique_visitors <= 3));
   t.is(all.body.data.points.length, 12, 'every minute of the range is a point, zeros included');
 
   const byPublish = await series(`&publish_id=${s.publishId}`);
@@ -192,7 +195,7 @@ test('counts pending at shutdown are written; no address is stored; a restart th
   const views = db.prepare('SELECT SUM(views) AS v, SUM(api_calls) AS a FROM access_counts WHERE project_id = ?').get(first.projectId) as { v: number; a: number };
   t.is(views.v, 3);
   t.true(views.a >= 1);
-  t.is(countOf(db, 'SELECT COUNT(*) AS n FROM access_visitors'), 1);
+  t.is(countOf(db, 'SELECT COUNT(DISTINCT visitor) AS n FROM access_visitors'), 1, 'one visitor (in one row per minute it viewed in)');
   t.deepEqual(db.prepare('SELECT day FROM analytics_salts').all().map((r) => (r as { day: string }).day), [new Date().toISOString().slice(0, 10)], "yesterday's salts are gone");
   const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
   const everything = tables.map((name) => JSON.stringify(db.prepare(`SELECT * FROM "${name}"`).all())).join('\n');
