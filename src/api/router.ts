@@ -37,6 +37,7 @@ import { workspaceRoutes } from './workspaces/routes.ts';
 import { publishRoutes } from './publishes/routes.ts';
 import { publicPublishRoutes } from './publishes/publicRoutes.ts';
 import { analyticsRoutes } from './analytics/routes.ts';
+import { oauthRoutes } from './oauth/routes.ts';
 
 export { API_PREFIX };
 
@@ -82,6 +83,7 @@ export function apiRoutes(s: Services): OpenApiSource & { routers: Router[] } {
     publishRoutes(s),
     publicPublishRoutes(s),
     analyticsRoutes(s),
+    oauthRoutes(s),
   ];
   // /healthz is mounted by the app outside the base path; it is only documented here.
   const routers = groups.filter((g) => !g.server).map((g) => mountGroup(g, s.authorizer));

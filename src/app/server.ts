@@ -50,6 +50,8 @@ export async function startServer(settings: Settings, logger: Logger = createLog
     await services.sandbox.start();
     // Commits that reached a repository without being indexed (a crash after a push) are indexed before serving.
     await services.content.reconcileAll();
+    // After reconciling: a scheduled sync run writes through the content store.
+    services.syncRuntime.start();
   } catch (err) {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

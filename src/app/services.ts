@@ -36,6 +36,10 @@ import type { DbConnectors } from '../data/dbConnectors/connectors.ts';
 import { createIngest, type IngestService } from '../ingest/service.ts';
 import { createPublishing, type PublishingService } from '../publish/service.ts';
 import { createAnalytics, type AnalyticsService } from '../analytics/service.ts';
+import { createOAuth, type OAuth } from '../sync/oauth/service.ts';
+import { SyncRuntime } from '../sync/runtime/syncRuntime.ts';
+import { platformConnectors } from '../sync/connectors/index.ts';
+import { SecretBox } from '../auth/secretBox.ts';
 import { serviceVersion } from './version.ts';
 
 /** Everything a request handler may need, built once per process and passed down explicitly. */
@@ -92,6 +96,10 @@ export interface Services {
   publishing: PublishingService;
   /** Usage analytics (spec 4.10): per-minute counts of public views and API calls, written in batches. */
   analytics: AnalyticsService;
+  /** OAuth and token connections per project (spec 4.10): the routes' service, and the credentials syncs use. */
+  oauth: OAuth;
+  /** Runs and schedules platform syncs (github, notion, linear, airtable): src/sync/runtime/. */
+  syncRuntime: SyncRuntime;
 }
 
 export function createServices(settings: Settings, logger: Logger): Services {
@@ -127,6 +135,21 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const agents = createAgents({ db, logger, connections, content, access, authorizer, tools: tools.tools, indexer: tools.indexer, sandbox: sandbox.executor, llm: settings.llm });
   const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog, agents: agents.agents, agentTools: agents.bindings });
   const publishing = createPublishing({ db, content, access });
+  const oauth = createOAuth({ db, signingSecret, settings: () => settings, authorizer, users, logger });
+  const syncRuntime = new SyncRuntime({
+    db,
+    store: syncStore,
+    connections,
+    content,
+    changelog,
+    credentials: oauth.credentials,
+    logger,
+    connectors: platformConnectors,
+    settings: () => settings,
+  });
+  // A connection that is gone or refused pauses the syncs that use it, with the reason.
+  oauth.service.onDisconnect((projectId, provider) => void syncRuntime.pauseProvider(projectId, provider, 'disconnected'));
+  oauth.service.onNeedsReauth((projectId, provider) => void syncRuntime.pauseProvider(projectId, provider, 'needs_reauth'));
   const analytics = createAnalytics({ db, logger, enabled: settings.analytics, flushMs: settings.analyticsFlushMs, content, access, authorizer, connections, publishes: publishing.publishes });
   return {
     settings,
@@ -153,7 +176,18 @@ export function createServices(settings: Settings, logger: Logger): Services {
     userInitializer: new UserInitializer(db, users, organizations, projects),
     changelog,
     syncStore,
-    syncs: new SyncService({ store: syncStore, connections, content, changelog, maxContentBytes: settings.maxContentBytes, urlFetchAllowPrivate: settings.urlFetchAllowPrivate }),
+    syncs: new SyncService({
+      store: syncStore,
+      connections,
+      content,
+      changelog,
+      maxContentBytes: settings.maxContentBytes,
+      urlFetchAllowPrivate: settings.urlFetchAllowPrivate,
+      runtime: syncRuntime,
+      webhookBox: new SecretBox(signingSecret, 'sync-webhooks'),
+      minIntervalS: () => settings.sync.minIntervalS,
+    }),
+    syncRuntime,
     feed,
     tools,
     sandbox,
@@ -165,12 +199,15 @@ export function createServices(settings: Settings, logger: Logger): Services {
     dbConnectors: createDbConnectors({ db, signingSecret, authorizer, access, content, settings: () => settings.dbConnectors }),
     publishing,
     analytics,
+    oauth,
   };
 }
 
 export async function closeServices(services: Services): Promise<void> {
   // Pending usage counts are written while the database is still open.
   services.analytics.close();
+  // Runs going on stop and record themselves (interrupted) while the stores are open.
+  await services.syncRuntime.stop();
   // Before the content store and the database: running tasks are stopped and queued again.
   await services.ingest.close();
   services.mcp.close();

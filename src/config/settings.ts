@@ -81,7 +81,25 @@ export interface Settings {
     /** Rows a save may read (CNS_DB_MAX_ROWS); a larger `limit` is refused. */
     maxRows: number;
   };
+  /**
+   * OAuth apps of the platforms syncs connect to (spec 4.10), by client name:
+   * CNS_OAUTH_<NAME>_CLIENT_ID and CNS_OAUTH_<NAME>_CLIENT_SECRET. A name is absent until both are set.
+   */
+  oauthClients: Partial<Record<OAuthClientName, { clientId: string; clientSecret: string }>>;
+  /** The platform sync runtime (issue 16): runs at once, shortest interval, and each provider's API address. */
+  sync: {
+    /** Runs of all syncs going at once (CNS_SYNC_MAX_CONCURRENT_RUNS); more wait in a queue. */
+    maxConcurrentRuns: number;
+    /** Shortest `interval_s` of an interval sync (CNS_SYNC_MIN_INTERVAL_S; 30 unless lowered, for tests). */
+    minIntervalS: number;
+    /** API base by provider (CNS_<PROVIDER>_API_URL), for a proxy, an enterprise host or a test double. */
+    apiBase: Record<string, string>;
+  };
 }
+
+/** The OAuth apps the settings know (one app may serve several providers, as Google's will). */
+export const oauthClientNames = ['github', 'notion', 'linear', 'airtable'] as const;
+export type OAuthClientName = (typeof oauthClientNames)[number];
 
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
@@ -134,6 +152,20 @@ const envSchema = z.object({
   CNS_DB_SQLITE_DIR: z.string().min(1).optional(),
   CNS_DB_STATEMENT_TIMEOUT_MS: int(100).max(3_600_000).default(10_000),
   CNS_DB_MAX_ROWS: int(1).max(10_000_000).default(100_000),
+  CNS_OAUTH_GITHUB_CLIENT_ID: z.string().optional(),
+  CNS_OAUTH_GITHUB_CLIENT_SECRET: z.string().optional(),
+  CNS_OAUTH_NOTION_CLIENT_ID: z.string().optional(),
+  CNS_OAUTH_NOTION_CLIENT_SECRET: z.string().optional(),
+  CNS_OAUTH_LINEAR_CLIENT_ID: z.string().optional(),
+  CNS_OAUTH_LINEAR_CLIENT_SECRET: z.string().optional(),
+  CNS_OAUTH_AIRTABLE_CLIENT_ID: z.string().optional(),
+  CNS_OAUTH_AIRTABLE_CLIENT_SECRET: z.string().optional(),
+  CNS_SYNC_MAX_CONCURRENT_RUNS: int(1).max(256).default(4),
+  CNS_SYNC_MIN_INTERVAL_S: int(1).max(86_400).default(30),
+  CNS_GITHUB_API_URL: z.string().url().default('https://api.github.com'),
+  CNS_NOTION_API_URL: z.string().url().default('https://api.notion.com'),
+  CNS_LINEAR_API_URL: z.string().url().default('https://api.linear.app'),
+  CNS_AIRTABLE_API_URL: z.string().url().default('https://api.airtable.com'),
   CNS_DEFAULT_MODEL: z.string().regex(/^[a-z0-9][a-z0-9_.-]*:.+$/i, 'provider:model, such as openai:gpt-4.1-mini').default('openai:gpt-4.1-mini'),
 });
 
@@ -200,9 +232,30 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
       statementTimeoutMs: e.CNS_DB_STATEMENT_TIMEOUT_MS,
       maxRows: e.CNS_DB_MAX_ROWS,
     },
+    oauthClients: oauthClientsOf(e as Record<string, unknown>),
+    sync: {
+      maxConcurrentRuns: e.CNS_SYNC_MAX_CONCURRENT_RUNS,
+      minIntervalS: e.CNS_SYNC_MIN_INTERVAL_S,
+      apiBase: {
+        github: e.CNS_GITHUB_API_URL.replace(/\/+$/, ''),
+        notion: e.CNS_NOTION_API_URL.replace(/\/+$/, ''),
+        linear: e.CNS_LINEAR_API_URL.replace(/\/+$/, ''),
+        airtable: e.CNS_AIRTABLE_API_URL.replace(/\/+$/, ''),
+      },
+    },
   };
   const dataDir = resolve(overrides.dataDir ?? settings.dataDir);
   // One folder per data folder, so that two services on one machine never share workspaces.
   const sandboxDir = overrides.sandboxDir || settings.sandboxDir || join(tmpdir(), `cns-sandbox-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
   return { ...settings, ...overrides, dataDir, sandboxDir };
+}
+
+function oauthClientsOf(e: Record<string, unknown>): Settings['oauthClients'] {
+  const clients: Settings['oauthClients'] = {};
+  for (const name of oauthClientNames) {
+    const id = e[`CNS_OAUTH_${name.toUpperCase()}_CLIENT_ID`];
+    const secret = e[`CNS_OAUTH_${name.toUpperCase()}_CLIENT_SECRET`];
+    if (typeof id === 'string' && typeof secret === 'string') clients[name] = { clientId: id, clientSecret: secret };
+  }
+  return clients;
 }

@@ -2,7 +2,7 @@
  * An error a domain module raises for a rule the caller broke. It carries one of the API's
  * error codes, so the HTTP error handler maps it without the domain importing HTTP code.
  */
-export type DomainErrorCode = 'NOT_FOUND' | 'CONFLICT' | 'VALIDATION_ERROR' | 'FORBIDDEN' | 'RATE_LIMITED';
+export type DomainErrorCode = 'NOT_FOUND' | 'CONFLICT' | 'VALIDATION_ERROR' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'RATE_LIMITED';
 
 export class DomainError extends Error {
   constructor(

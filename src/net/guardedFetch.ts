@@ -1,5 +1,6 @@
-import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+// Namespaces, read at call time: test doubles at the HTTP boundary (nock) patch these modules.
+import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { redactUrl } from '../logging/redact.ts';
 import { checkUrlShape, publicOnlyLookup } from './outboundGuard.ts';
@@ -26,8 +27,10 @@ export function guardedRequest(url: URL, o: GuardedRequestOptions = {}): Promise
   return new Promise((resolve, reject) => {
     // Thrown in here, a refusal rejects the promise like any other failure.
     checkUrlShape(url, o.allowPrivate ?? false);
-    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = request(url, { method: o.method ?? 'GET', headers: o.headers, signal: o.signal, lookup: o.allowPrivate ? undefined : publicOnlyLookup });
+    const request = url.protocol === 'https:' ? https.request : http.request;
+    // A body in hand is sent with its length (some APIs refuse chunked uploads).
+    const headers = Buffer.isBuffer(o.body) && !hasHeader(o.headers, 'content-length') ? { ...o.headers, 'content-length': o.body.byteLength } : o.headers;
+    const req = request(url, { method: o.method ?? 'GET', headers, signal: o.signal, lookup: o.allowPrivate ? undefined : publicOnlyLookup });
     const ms = o.headersTimeoutMs ?? 30_000;
     const timer = setTimeout(() => req.destroy(new Error(`${redactUrl(url.toString())} did not answer within ${ms / 1000} s`)), ms);
     req.once('response', (res) => {
@@ -72,4 +75,8 @@ export async function readLimited(res: IncomingMessage, o: { maxBytes: number; w
   const chunks: Buffer[] = [];
   for await (const chunk of limitedBody(res, o)) chunks.push(chunk);
   return Buffer.concat(chunks);
+}
+
+function hasHeader(headers: OutgoingHttpHeaders | undefined, name: string): boolean {
+  return headers !== undefined && Object.keys(headers).some((k) => k.toLowerCase() === name);
 }

@@ -21,13 +21,19 @@ async function bootstrap(config: Record<string, unknown> = {}, provider = 'folde
   return { id: res.body.data.sync.id as string, key: res.body.data.key as string, sync: res.body.data.sync };
 }
 
-test('connectors are listed with the spec record (folder and url)', async (t) => {
+test('connectors are listed with the spec record (folder, url and the platforms)', async (t) => {
   const res = await w.server.api('GET', '/sync/connectors', { token: w.token });
   t.is(res.status, 200);
   const providers = res.body.data.connectors.map((c: { provider: string }) => c.provider);
-  t.deepEqual(providers, ['folder', 'url']);
+  t.deepEqual(providers, ['folder', 'url', 'github', 'notion', 'linear', 'airtable']);
   for (const c of res.body.data.connectors) {
     for (const field of ['provider', 'display_name', 'auth', 'sync_modes', 'directions', 'config_fields']) t.truthy(c[field], `${c.provider}.${field}`);
+  }
+  // Platforms say what a run can do and what their OAuth connection asks for.
+  for (const c of res.body.data.connectors.slice(2)) {
+    t.true(c.capabilities.pull, c.provider);
+    t.true(Array.isArray(c.auth.scopes), c.provider);
+    t.true(c.sync_modes.includes('interval'), c.provider);
   }
 });
 

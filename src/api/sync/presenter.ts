@@ -1,11 +1,12 @@
 import { redactUrlsIn } from '../../logging/redact.ts';
-import { redactedConfig } from '../../sync/connectors.ts';
+import { API_PREFIX } from '../../http/apiPrefix.ts';
+import { redactedConfig } from '../../sync/connectors/spec.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
 import type { ChangeEntry } from '../../sync/changelog.ts';
 import type { PullEntry } from '../../sync/pullSet.ts';
 import type { SyncRunRecord, SyncStateRecord } from '../../sync/syncRecords.ts';
 
-export function presentSync(state: SyncStateRecord, c: ConnectionRecord) {
+export function presentSync(state: SyncStateRecord, c: ConnectionRecord, baseUrl = '') {
   return {
     id: state.sync_id,
     project_id: state.project_id,
@@ -13,7 +14,11 @@ export function presentSync(state: SyncStateRecord, c: ConnectionRecord) {
     name: redactUrlsIn(c.name),
     scope_path: c.scope_path,
     status: state.status,
+    pause_reason: state.status === 'paused' ? state.pause_reason : null,
     trigger_mode: state.trigger_mode,
+    interval_s: state.interval_s,
+    next_run_at: state.trigger_mode === 'interval' ? state.next_run_at : null,
+    webhook_url: state.trigger_mode === 'webhook' ? `${baseUrl.replace(/\/+$/, '')}${API_PREFIX}/sync/webhooks/${state.sync_id}` : null,
     acked_cursor: state.acked_cursor,
     last_run_at: state.last_run_at,
     key_prefix: c.key_prefix,
@@ -25,6 +30,7 @@ export function presentSync(state: SyncStateRecord, c: ConnectionRecord) {
 }
 
 export function presentRun(r: SyncRunRecord) {
+  const errors = JSON.parse(r.errors) as string[];
   return {
     id: r.id,
     sync_id: r.sync_id,
@@ -38,7 +44,14 @@ export function presentRun(r: SyncRunRecord) {
     files_up: r.files_up,
     files_down: r.files_down,
     conflicts: JSON.parse(r.conflicts) as string[],
-    errors: JSON.parse(r.errors) as string[],
+    errors,
+    pulled: { created: r.pulled_created, updated: r.pulled_updated, deleted: r.pulled_deleted },
+    pushed: r.files_up,
+    cursor_before: r.cursor_before,
+    cursor_after: r.cursor_after,
+    error: r.status === 'failed' || r.status === 'interrupted' ? (errors[0] ?? null) : null,
+    http_calls: r.http_calls,
+    rate_limited_ms: r.rate_limited_ms,
   };
 }
 

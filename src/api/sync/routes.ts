@@ -7,12 +7,25 @@ import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import type { ContentAction, ContentGrant } from '../../policies/contentAccess.ts';
-import { connectors } from '../../sync/connectors.ts';
 import { scopedEntry } from '../../sync/scopedChanges.ts';
 import { RefreshFailed, type Sync } from '../../sync/syncService.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
 import { presentChange, presentPullEntry, presentRun, presentSync } from './presenter.ts';
 import * as schema from './schemas.ts';
+import { registerPublicRoute } from '../../http/publicRoutes.ts';
+import { registerRawBodyRoute } from '../../http/middleware/bodyParser.ts';
+import type { SyncRunRecord, SyncStateRecord } from '../../sync/syncRecords.ts';
+import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
+import type { RunHandle } from '../../sync/runtime/syncRuntime.ts';
+
+// Platforms post webhooks without our credentials: the signature over the raw body is the check.
+registerPublicRoute('POST', /^\/api\/v1\/sync\/webhooks\/[^/]+$/);
+registerRawBodyRoute('POST', /^\/api\/v1\/sync\/webhooks\/[^/]+$/);
+
+/** How long a refresh waits for its run before answering 202 with the run still going. */
+const REFRESH_WAIT_MS = 20_000;
+/** Largest webhook delivery read (a run needs none of it; GitHub's push events are small). */
+const WEBHOOK_MAX_BYTES = 1024 * 1024;
 
 /**
  * Data sync (spec 4.7). People manage syncs of projects they may write to; a sync's own key
@@ -42,6 +55,18 @@ export function syncRoutes(s: Services): RouteGroup {
   const syncFor = (ctx: Context, syncId: string, action: ContentAction) => allowedSync(ctx, syncId, action).sync;
 
   const manage = 'content:write';
+  const present = (state: SyncStateRecord, c: ConnectionRecord) => presentSync(state, c, s.settings.baseUrl);
+
+  /** The run once finished, or null when it is still going after `ms`. */
+  async function settled(handle: RunHandle, ms: number): Promise<SyncRunRecord | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+    try {
+      return await Promise.race([handle.done, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
   return {
     prefix: '/sync',
     tag: 'Sync',
@@ -52,7 +77,7 @@ export function syncRoutes(s: Services): RouteGroup {
         summary: 'The connectors a sync may use, with their configuration fields',
         response: schema.connectorList,
         handle(ctx) {
-          ok(ctx, { connectors });
+          ok(ctx, { connectors: s.syncs.specs() });
         },
       }),
       route({
@@ -66,6 +91,7 @@ export function syncRoutes(s: Services): RouteGroup {
         handle(ctx, { query: { project_id } }) {
           const syncs = s.syncs.list(project_id);
           const last = syncs.map((x) => x.state.last_run_at).filter((t): t is string => t !== null).sort().pop() ?? null;
+          const lastRuns = syncs.map((x) => s.syncStore.lastRun(x.state.sync_id) ?? null);
           ok(ctx, {
             project_id,
             project_version: s.changelog.latest(project_id),
@@ -73,7 +99,23 @@ export function syncRoutes(s: Services): RouteGroup {
             active: syncs.filter((x) => x.state.status === 'active').length,
             paused: syncs.filter((x) => x.state.status === 'paused').length,
             last_run_at: last,
-            providers: connectors.map((c) => c.provider),
+            providers: s.syncs.specs().map((c) => c.provider),
+            runs: {
+              queued: lastRuns.filter((r) => r?.status === 'queued').length,
+              running: lastRuns.filter((r) => r?.status === 'running').length,
+              failed_last: lastRuns.filter((r) => r?.status === 'failed').length,
+            },
+            needs_reauth: syncs.filter((x) => x.state.status === 'paused' && x.state.pause_reason === 'needs_reauth').length,
+            items: syncs.map((x, i) => ({
+              id: x.state.sync_id,
+              provider: x.state.provider,
+              name: x.connection.name,
+              status: x.state.status,
+              pause_reason: x.state.status === 'paused' ? x.state.pause_reason : null,
+              trigger_mode: x.state.trigger_mode,
+              next_run_at: x.state.trigger_mode === 'interval' ? x.state.next_run_at : null,
+              last_run: lastRuns[i] ? presentRun(lastRuns[i]) : null,
+            })),
           });
         },
       }),
@@ -88,7 +130,7 @@ export function syncRoutes(s: Services): RouteGroup {
         handle(ctx, { query }) {
           const principal = principalOf(ctx);
           const visible = s.syncs.list(query.project_id).filter((x) => principal.kind === 'user' || x.state.sync_id === principal.id);
-          ok(ctx, { syncs: visible.map((x) => presentSync(x.state, x.connection)), total: visible.length });
+          ok(ctx, { syncs: visible.map((x) => present(x.state, x.connection)), total: visible.length });
         },
       }),
       route({
@@ -110,18 +152,27 @@ export function syncRoutes(s: Services): RouteGroup {
             config: body.config,
             createdBy: principal.id,
           });
-          created(ctx, { sync: presentSync(sync.state, sync.connection), key }, 'Sync created; its key is shown only this once');
+          created(ctx, { sync: present(sync.state, sync.connection), key }, 'Sync created; its key is shown only this once');
         },
       }),
       route({
         method: 'post',
         path: '/syncs/:syncId/refresh',
         summary: 'Run the sync now (url syncs fetch their address); a failed run is answered with its record in the details',
+        description:
+          'A platform sync (github, notion, linear, airtable) starts a run, or joins the one already queued or running, and answers it once finished (within 20 s), else 202 with the run still going: poll GET /sync/runs/{run_id}.',
         permission: manage,
         params: schema.syncParams,
         response: z.object({ run: schema.runSchema }),
+        alsoStatus: 202,
         async handle(ctx, { params }) {
           const sync = syncFor(ctx, params.syncId, manage);
+          if (s.syncs.isPlatform(sync)) {
+            const handle = s.syncs.runPlatform(sync, 'manual');
+            const done = await settled(handle, REFRESH_WAIT_MS);
+            if (!done) return ok(ctx, { run: presentRun(s.syncStore.findRun(handle.run.id)!) }, 'Running; poll the run', 202);
+            return ok(ctx, { run: presentRun(done) }, done.status === 'succeeded' ? 'Refreshed' : `The run ${done.status}`);
+          }
           try {
             ok(ctx, { run: presentRun(await s.syncs.refresh(sync)) }, 'Refreshed');
           } catch (err) {
@@ -143,24 +194,28 @@ export function syncRoutes(s: Services): RouteGroup {
           permission: manage,
           params: schema.syncParams,
           response: schema.syncSchema,
-          handle(ctx, { params }) {
+          async handle(ctx, { params }) {
             const sync = syncFor(ctx, params.syncId, manage);
-            const state = s.syncStore.setStatus(sync.state.sync_id, verb === 'pause' ? 'paused' : 'active');
-            ok(ctx, presentSync(state, sync.connection), verb === 'pause' ? 'Paused' : 'Resumed');
+            const state = await s.syncs.setPaused(sync, verb === 'pause');
+            ok(ctx, present(state, sync.connection), verb === 'pause' ? 'Paused' : 'Resumed');
           },
         }),
       ),
       route({
         method: 'patch',
         path: '/syncs/:syncId/trigger',
-        summary: "Change a sync's trigger mode (one of its connector's sync_modes)",
+        summary: "Change a sync's trigger: manual, interval (every `interval_s`, jittered) or webhook (one of its connector's sync_modes)",
+        description:
+          'Interval syncs are run by the service\'s scheduler (the next run time survives restarts; at most one run of a sync at a time). Webhook mode answers the signing secret once, with `webhook_url`: the platform posts there, signed with X-Hub-Signature-256.',
         permission: manage,
         params: schema.syncParams,
         body: schema.triggerBody,
-        response: schema.syncSchema,
+        response: schema.triggerResult,
         handle(ctx, { params, body }) {
           const sync = syncFor(ctx, params.syncId, manage);
-          ok(ctx, presentSync(s.syncs.setTriggerMode(sync, body.trigger_mode), sync.connection), 'Trigger mode updated');
+          const mode = (body.mode ?? body.trigger_mode)!;
+          const { state, webhookSecret } = s.syncs.setTrigger(sync, { mode, intervalS: body.interval_s, field: body.mode !== undefined ? 'mode' : 'trigger_mode' });
+          ok(ctx, { ...present(state, sync.connection), ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) }, 'Trigger updated');
         },
       }),
       route({
@@ -170,10 +225,26 @@ export function syncRoutes(s: Services): RouteGroup {
         permission: manage,
         params: schema.syncParams,
         response: deletedSchema,
-        handle(ctx, { params }) {
+        async handle(ctx, { params }) {
           const sync = syncFor(ctx, params.syncId, manage);
-          s.syncs.delete(sync);
+          await s.syncs.delete(sync);
           ok(ctx, presentDeleted(sync.state.sync_id), 'Sync deleted; its key no longer works');
+        },
+      }),
+      route({
+        method: 'post',
+        path: '/webhooks/:syncId',
+        summary: 'A platform tells a webhook sync that something changed: a run starts (signed with the sync\'s secret)',
+        description:
+          'No credential: the body must be signed with the secret PATCH …/trigger {mode: webhook} gave, as `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>` (401 otherwise). Answers 202 with the run started, or the one already going.',
+        public: true,
+        params: schema.syncParams,
+        status: 202,
+        response: z.object({ run: schema.runSchema }),
+        async handle(ctx, { params }) {
+          const body = await readRaw(ctx.req, WEBHOOK_MAX_BYTES);
+          const handle = s.syncs.webhook(params.syncId, body, ctx.get('x-hub-signature-256') || undefined);
+          ok(ctx, { run: presentRun(handle.run) }, 'Run started', 202);
         },
       }),
       route({
@@ -262,7 +333,7 @@ export function syncRoutes(s: Services): RouteGroup {
             conflicts: body.conflicts,
             errors: body.errors,
           });
-          ok(ctx, { sync: presentSync(state, sync.connection), run: run ? presentRun(run) : null }, 'Acknowledged');
+          ok(ctx, { sync: present(state, sync.connection), run: run ? presentRun(run) : null }, 'Acknowledged');
         },
       }),
       route({
@@ -281,4 +352,16 @@ export function syncRoutes(s: Services): RouteGroup {
       }),
     ],
   };
+}
+
+/** A request body as bytes, at most `max` (413 beyond). */
+async function readRaw(req: AsyncIterable<Buffer>, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.byteLength;
+    if (size > max) throw new AppError('PAYLOAD_TOO_LARGE', `The webhook body is larger than ${max} bytes.`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }

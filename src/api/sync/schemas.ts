@@ -18,7 +18,16 @@ export const bootstrapBody = z.object({
   config: z.record(z.string(), z.unknown()).default({}),
 });
 
-export const triggerBody = z.object({ trigger_mode: z.string().min(1).max(50) });
+/** `mode` (or `trigger_mode`, the earlier name, still accepted): manual, interval (with `interval_s`), webhook, or a client mode. */
+export const triggerBody = z
+  .object({
+    mode: z.string().min(1).max(50).optional(),
+    trigger_mode: z.string().min(1).max(50).optional().describe('the earlier name of `mode`'),
+    interval_s: z.number().int().min(1).max(31 * 86_400).optional().describe('seconds between runs of an interval sync (jittered)'),
+  })
+  .strict()
+  .refine((b) => b.mode !== undefined || b.trigger_mode !== undefined, { message: 'mode is required', path: ['mode'] })
+  .refine((b) => b.mode === undefined || b.trigger_mode === undefined || b.mode === b.trigger_mode, { message: 'give mode or trigger_mode, not two different ones', path: ['trigger_mode'] });
 
 export const runsQuery = paginationQuery;
 
@@ -98,14 +107,27 @@ export const changelogQuery = z.object({
 
 // Answers: what the presenters (presenter.ts) give, as documented in the OpenAPI document.
 
-const connectorField = z.object({ name: z.string(), type: z.enum(['string', 'url', 'path', 'integer', 'boolean']), required: z.boolean(), description: z.string() });
+const connectorField = z.object({ name: z.string(), type: z.enum(['string', 'url', 'path', 'integer', 'boolean', 'string_list']), required: z.boolean(), description: z.string() });
 export const connectorList = z.object({
   connectors: z.array(
     z.object({
       provider: z.string(),
       display_name: z.string(),
       description: z.string(),
-      auth: z.object({ type: z.enum(['none', 'public', 'oauth', 'api_key']), description: z.string() }),
+      auth: z.object({
+        type: z.enum(['none', 'public', 'oauth', 'api_key']),
+        description: z.string(),
+        scopes: z.array(z.string()).optional().describe('the OAuth scopes the connection asks for'),
+        personal_token: z.boolean().optional().describe('whether POST /oauth/{provider}/token accepts a personal or integration token'),
+      }),
+      capabilities: z
+        .object({
+          pull: z.boolean(),
+          push: z.object({ create: z.boolean(), update: z.boolean(), delete: z.boolean() }).describe('which local changes go back to the source'),
+          incremental: z.boolean(),
+          webhooks: z.boolean(),
+        })
+        .optional(),
       sync_modes: z.array(z.string()),
       default_sync_mode: z.string(),
       directions: z.array(z.enum(['pull', 'push'])),
@@ -122,6 +144,24 @@ export const syncStatus = z.object({
   paused: z.number().int(),
   last_run_at: z.string().nullable(),
   providers: z.array(z.string()),
+  runs: z.object({
+    queued: z.number().int(),
+    running: z.number().int(),
+    failed_last: z.number().int().describe('syncs whose last run failed'),
+  }),
+  needs_reauth: z.number().int().describe('syncs paused because their connection must be authorized again'),
+  items: z.array(
+    z.object({
+      id: z.string(),
+      provider: z.string(),
+      name: z.string(),
+      status: z.enum(['active', 'paused']),
+      pause_reason: z.string().nullable(),
+      trigger_mode: z.string(),
+      next_run_at: z.string().nullable(),
+      last_run: z.lazy(() => runSchema).nullable(),
+    }),
+  ),
 });
 
 export const syncSchema = z.object({
@@ -131,7 +171,11 @@ export const syncSchema = z.object({
   name: z.string(),
   scope_path: z.string(),
   status: z.enum(['active', 'paused']),
+  pause_reason: z.string().nullable().describe('user, needs_reauth or disconnected'),
   trigger_mode: z.string(),
+  interval_s: z.number().int().nullable(),
+  next_run_at: z.string().nullable().describe('interval syncs: when the scheduler runs it next'),
+  webhook_url: z.string().nullable().describe('webhook syncs: where the platform posts (signed with the secret given once)'),
   acked_cursor: z.number().int(),
   last_run_at: z.string().nullable(),
   key_prefix: z.string(),
@@ -147,15 +191,25 @@ export const runSchema = z.object({
   sync_id: z.string(),
   project_id: z.string(),
   trigger: z.string(),
-  status: z.enum(['running', 'succeeded', 'failed', 'interrupted']),
+  status: z.enum(['queued', 'running', 'succeeded', 'failed', 'interrupted']),
   started_at: z.string(),
   finished_at: z.string().nullable(),
   cursor_from: z.number().int().nullable(),
   cursor_to: z.number().int().nullable(),
   files_up: z.number().int(),
   files_down: z.number().int(),
-  conflicts: z.array(z.string()),
+  conflicts: z.array(z.string()).describe('project paths changed on both sides: the source won, our version stays in the history'),
   errors: z.array(z.string()),
+  pulled: z.object({ created: z.number().int(), updated: z.number().int(), deleted: z.number().int() }),
+  pushed: z.number().int(),
+  cursor_before: z.string().nullable().describe("the source's change cursor the run started from"),
+  cursor_after: z.string().nullable(),
+  error: z.string().nullable().describe('why the run failed (the provider\'s own message)'),
+  http_calls: z.number().int(),
+  rate_limited_ms: z.number().int(),
+});
+export const triggerResult = syncSchema.extend({
+  webhook_secret: z.string().optional().describe('webhook mode: the signing secret, shown only in this answer'),
 });
 export const runList = z.object({ runs: z.array(runSchema), ...pageFields });
 

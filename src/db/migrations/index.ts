@@ -13,6 +13,8 @@ import { ingestMigration } from './015_ingest.ts';
 import { tablesMigration } from './016_tables.ts';
 import { dbConnectionsMigration } from './017_db_connections.ts';
 import { publishingMigration } from './018_publishing.ts';
+import { syncRuntimeMigration } from './019_sync_runtime.ts';
+import { oauthMigration } from './020_oauth.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
-export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration];
+export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration];

@@ -3,6 +3,13 @@ import { readJsonBody } from '../jsonBody.ts';
 
 const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** Routes that read their body themselves, as bytes (a webhook checks a signature over them). */
+const rawBodyRoutes: { method: string; pattern: RegExp }[] = [];
+
+export function registerRawBodyRoute(method: string, pattern: RegExp): void {
+  rawBodyRoutes.push({ method, pattern });
+}
+
 /**
  * Parses JSON bodies only (uploads and git traffic stream their raw bodies elsewhere): objects
  * and arrays, up to the configured limit, large ones as they arrive without holding the event
@@ -11,7 +18,8 @@ const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  */
 export function jsonBodyParser(limitBytes: number): Middleware {
   return async (ctx, next) => {
-    if (PARSED_METHODS.has(ctx.method) && ctx.request.body === undefined && ctx.is('application/json', 'application/*+json')) {
+    const raw = rawBodyRoutes.some((r) => r.method === ctx.method && r.pattern.test(ctx.path));
+    if (!raw && PARSED_METHODS.has(ctx.method) && ctx.request.body === undefined && ctx.is('application/json', 'application/*+json')) {
       ctx.request.body = await readJsonBody(ctx.req, limitBytes);
     }
     await next();

@@ -58,14 +58,14 @@ export interface RouteDeclaration<
   /** The schema of `data` in the success envelope. */
   response?: z.ZodType;
   /**
-   * The answer is not an envelope but a stream of this media type: Server-Sent Events, or the
-   * bytes of a file (`response` is left out; `description` says what comes).
+   * The answer is not an envelope but a stream of this media type: Server-Sent Events, the
+   * bytes of a file, or a page for a browser (`response` is left out; `description` says what comes).
    */
-  streams?: 'text/event-stream' | 'application/octet-stream';
+  streams?: 'text/event-stream' | 'application/octet-stream' | 'text/html';
   /** The success status (200 unless said). */
   status?: 200 | 201 | 202 | 204;
   /** A second success status with the same `data` (a write answers 201 when it created the node, 200 when it changed one). */
-  alsoStatus?: 200 | 201;
+  alsoStatus?: 200 | 201 | 202;
   /** The permission the route needs, as the policy names it (documented as `x-permission`). */
   permission?: PermissionOf<K>;
   /** The organization or project `permission` is checked on, before the handler (see RouteAuthorization). */

@@ -65,7 +65,9 @@ const errorEnvelope: JsonSchema = {
 const streamSchema = (media: NonNullable<RouteDeclaration['streams']>): JsonSchema =>
   media === 'text/event-stream'
     ? { type: 'string', description: 'a stream of events; see the description' }
-    : { type: 'string', format: 'binary', description: 'the bytes of the file; see the description' };
+    : media === 'text/html'
+      ? { type: 'string', description: 'a page for the browser; see the description' }
+      : { type: 'string', format: 'binary', description: 'the bytes of the file; see the description' };
 
 function operation(r: RouteDeclaration, tag: string, path: string): JsonSchema {
   const success = {

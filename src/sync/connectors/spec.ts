@@ -1,4 +1,4 @@
-import { redactUrl, redactUrlsIn } from '../logging/redact.ts';
+import { redactUrl, redactUrlsIn } from '../../logging/redact.ts';
 
 /**
  * The connector specs `GET /sync/connectors` lists. Platform connectors (notes workspaces,
@@ -6,7 +6,7 @@ import { redactUrl, redactUrlsIn } from '../logging/redact.ts';
  */
 export interface ConnectorField {
   name: string;
-  type: 'string' | 'url' | 'path' | 'integer' | 'boolean';
+  type: 'string' | 'url' | 'path' | 'integer' | 'boolean' | 'string_list';
   required: boolean;
   description: string;
 }
@@ -16,7 +16,9 @@ export interface ConnectorSpec {
   display_name: string;
   description: string;
   /** How the connector reaches its source: none (the client pushes), public (plain fetch), oauth, api_key… */
-  auth: { type: 'none' | 'public' | 'oauth' | 'api_key'; description: string };
+  auth: { type: 'none' | 'public' | 'oauth' | 'api_key'; description: string; scopes?: string[]; personal_token?: boolean };
+  /** What a run can do: pull from the source, and which local changes it can push back. */
+  capabilities?: { pull: boolean; push: { create: boolean; update: boolean; delete: boolean }; incremental: boolean; webhooks: boolean };
   /** Trigger modes a sync of this provider may be set to with PATCH …/trigger. */
   sync_modes: string[];
   default_sync_mode: string;

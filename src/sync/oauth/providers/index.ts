@@ -1,0 +1,16 @@
+import { airtable } from './airtable.ts';
+import { github } from './github.ts';
+import { linear } from './linear.ts';
+import { notion } from './notion.ts';
+import type { ProviderDef } from './types.ts';
+
+export type { ProviderDef } from './types.ts';
+
+/** The providers `/oauth/{provider}/…` serves (issue 16). The Google providers join here later. */
+export const oauthProviders: readonly ProviderDef[] = [github, notion, linear, airtable];
+
+export const oauthProviderIds = oauthProviders.map((p) => p.id) as [string, ...string[]];
+
+export function oauthProvider(id: string): ProviderDef | undefined {
+  return oauthProviders.find((p) => p.id === id);
+}
