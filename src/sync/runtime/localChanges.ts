@@ -59,7 +59,8 @@ export async function localChanges(scope: LocalScope, entries: ChangeEntry[]): P
         out.push({ change: { kind: 'delete', sourceId, known }, node, path: row.nodePath });
         continue;
       }
-      if (node.contentHash === row.contentHash) continue;
+      // Unchanged content at the path the sync gave it: nothing to send. A move alone is a change.
+      if (node.contentHash === row.contentHash && node.path === row.nodePath) continue;
       out.push({
         change: {
           kind: 'update',
