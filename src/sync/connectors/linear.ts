@@ -11,7 +11,7 @@ export const LINEAR_API_BASE = 'https://api.linear.app';
  * Linear issues of a team or project (spec 4.7): one JSON node per issue at
  * `issues/<IDENTIFIER>.json` and its description at `issues/<IDENTIFIER>.md`.
  */
-export const linearConnector: PlatformConnector & { isUnauthorized(res: SourceResponse): boolean } = {
+export const linearConnector: PlatformConnector = {
   spec: {
     provider: 'linear',
     display_name: 'Linear',

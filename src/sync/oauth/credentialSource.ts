@@ -51,6 +51,12 @@ export class ProjectCredentials implements CredentialSource {
     });
   }
 
+  /** The provider refused the credential even after a refresh, or said so in its own way: needs_reauth. */
+  async markNeedsReauth(projectId: string, provider: string): Promise<void> {
+    const c = this.d.store.find(projectId, provider);
+    if (c && !c.needsReauth) await this.lost(c, `${this.name(c)} refused the connection's credential.`);
+  }
+
   /** The stored connection, unless there is none or it needs authorizing again. */
   private usable(projectId: string, provider: string): OAuthConnection {
     const c = this.d.store.find(projectId, provider);

@@ -16,6 +16,11 @@ export interface PlatformConnector {
    * `Retry-After` (GitHub: 403 with `x-ratelimit-remaining: 0` and `x-ratelimit-reset`); null otherwise.
    */
   rateLimitDelay?(res: SourceResponse, now: number): number | null;
+  /**
+   * Whether an answer other than a 401 says the credential was refused (Linear: a 400 with
+   * `AUTHENTICATION_ERROR`); such an answer is handled like a 401.
+   */
+  isUnauthorized?(res: SourceResponse): boolean;
   /** Checks a sync's config beyond the declared fields; throws `invalidField(...)` on bad input. */
   validateConfig?(config: SyncConfig): void;
   /** Source changes since `cursor` (null: a first, full pull), page by page, each with its cursor. */

@@ -121,6 +121,8 @@ export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunS
     else {
       summary.error = (err as Error).message;
       summary.needsReauth = needsReauth;
+      // A connector that finds the grant refused in its own way (an error inside a 200 answer) marks the connection too.
+      if (needsReauth) await d.credentials.markNeedsReauth?.(projectId, provider);
     }
   }
   summary.httpCalls = counters.httpCalls;

@@ -122,7 +122,7 @@ export function createSourceHttp(o: SourceHttpOptions): SourceHttp {
         await wait(Math.max(0, limited), true);
         continue;
       }
-      if (status === 401) {
+      if (status === 401 || o.connector.isUnauthorized?.(res)) {
         // One refresh per request; the credential source marks needs_reauth when it cannot.
         if (refreshed) {
           await o.credentials.markNeedsReauth?.(o.projectId, provider);

@@ -268,8 +268,8 @@ test.serial('an authentication error in a GraphQL answer means reconnecting Line
   t.regex(err.message, /You need to authenticate/);
   // The hook the runtime can use to treat such an answer as a 401 (refresh, then needs_reauth).
   const answer = (status: number, body: unknown): SourceResponse => ({ status, headers: {}, body: Buffer.from(JSON.stringify(body)), json: <T>() => body as T, text: () => '' });
-  t.true(linearConnector.isUnauthorized(answer(400, fixture('error-authentication.json'))));
-  t.false(linearConnector.isUnauthorized(answer(400, fixture('error-ratelimited.json'))));
+  t.true(linearConnector.isUnauthorized!(answer(400, fixture('error-authentication.json'))));
+  t.false(linearConnector.isUnauthorized!(answer(400, fixture('error-ratelimited.json'))));
 });
 
 function update(issue: LinearIssue, content: unknown, previous: unknown = issueJson(issue)): LocalChange {

@@ -2,8 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ConnectorContext, LocalChange, PushOutcome, SourceResponse } from '../../runtime/connector.ts';
 import { ProviderError, providerMessage } from '../../runtime/providerError.ts';
 import { listTables, type AirtableRecord } from './api.ts';
-import { airtableConfig, selectTables } from './config.ts';
-import { fieldsVersion, tableFolders } from './records.ts';
+import { airtableConfig } from './config.ts';
+import { fieldsVersion, tableFolders, tableIdOf } from './records.ts';
 
 /** Airtable's limit of records per create or update request. */
 const BATCH = 10;
@@ -113,10 +113,24 @@ async function send(ctx: ConnectorContext, baseId: string, group: Write[], outco
   });
 }
 
-/** The folders of the synced tables, named as the pull names them. */
+/**
+ * The folders of the synced tables, as the pull named them. The pull finds a table renamed at
+ * the source through its cursor, which a push does not have: the rows the sync holds (moved to
+ * the renamed table's folder by this run's pull) name such a table and its folder instead, so a
+ * configured name that no longer matches does not refuse every new row.
+ */
 async function tableFoldersOf(ctx: ConnectorContext, baseId: string): Promise<Map<string, string>> {
-  const { tables } = airtableConfig(ctx.config);
-  return tableFolders(selectTables(await listTables(ctx, baseId), tables, null, baseId).map((s) => s.table));
+  const { tables: wanted } = airtableConfig(ctx.config);
+  const all = await listTables(ctx, baseId);
+  const held = new Map<string, string>();
+  for (const k of ctx.known.all()) {
+    const id = tableIdOf(k);
+    if (id !== null && !held.has(id)) held.set(id, k.path.split('/')[0]!);
+  }
+  const selected =
+    wanted.length === 0 ? all : all.filter((t) => held.has(t.id) || wanted.some((w) => w === t.id || w === t.name || w.toLowerCase() === t.name.toLowerCase()));
+  const named = tableFolders(selected);
+  return new Map(selected.map((t) => [t.id, held.get(t.id) ?? named.get(t.id)!]));
 }
 
 /** Airtable's error: `{error: {type, message}}` or `{error: "NOT_FOUND"}`. */

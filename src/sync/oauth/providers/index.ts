@@ -1,13 +1,14 @@
 import { airtable } from './airtable.ts';
 import { github } from './github.ts';
+import { googleProviders } from './google.ts';
 import { linear } from './linear.ts';
 import { notion } from './notion.ts';
 import type { ProviderDef } from './types.ts';
 
 export type { ProviderDef } from './types.ts';
 
-/** The providers `/oauth/{provider}/…` serves (issue 16). The Google providers join here later. */
-export const oauthProviders: readonly ProviderDef[] = [github, notion, linear, airtable];
+/** The providers `/oauth/{provider}/…` serves: issue 16's four, and the five Google ones (issue 17). */
+export const oauthProviders: readonly ProviderDef[] = [github, notion, linear, airtable, ...googleProviders];
 
 export const oauthProviderIds = oauthProviders.map((p) => p.id) as [string, ...string[]];
 
