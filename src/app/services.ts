@@ -136,7 +136,9 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog, agents: agents.agents, agentTools: agents.bindings });
   const publishing = createPublishing({ db, content, access });
   const oauth = createOAuth({ db, signingSecret, settings: () => settings, authorizer, users, logger });
+  const ingest = createIngest({ settings, logger, db, content, access, authenticator, providers: agents.providers });
   const syncRuntime = new SyncRuntime({
+    convert: ingest.convert,
     db,
     store: syncStore,
     connections,
@@ -194,7 +196,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
     mcp,
     mcpProxy: createMcpProxy({ db, signingSecret, authorizer, logger, allowPrivate: () => settings.urlFetchAllowPrivate }),
     agents,
-    ingest: createIngest({ settings, logger, db, content, access, authenticator, providers: agents.providers }),
+    ingest,
     tables: new Tables({ store: new TableStore(db), content, access, authorizer, projects }),
     dbConnectors: createDbConnectors({ db, signingSecret, authorizer, access, content, settings: () => settings.dbConnectors }),
     publishing,

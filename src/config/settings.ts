@@ -98,7 +98,7 @@ export interface Settings {
 }
 
 /** The OAuth apps the settings know (one app may serve several providers, as Google's will). */
-export const oauthClientNames = ['github', 'notion', 'linear', 'airtable'] as const;
+export const oauthClientNames = ['github', 'notion', 'linear', 'airtable', 'google'] as const;
 export type OAuthClientName = (typeof oauthClientNames)[number];
 
 const bool = z
@@ -160,12 +160,20 @@ const envSchema = z.object({
   CNS_OAUTH_LINEAR_CLIENT_SECRET: z.string().optional(),
   CNS_OAUTH_AIRTABLE_CLIENT_ID: z.string().optional(),
   CNS_OAUTH_AIRTABLE_CLIENT_SECRET: z.string().optional(),
+  // One Google OAuth app serves gmail, google-drive, google-docs, google-sheets and google-calendar.
+  CNS_OAUTH_GOOGLE_CLIENT_ID: z.string().optional(),
+  CNS_OAUTH_GOOGLE_CLIENT_SECRET: z.string().optional(),
   CNS_SYNC_MAX_CONCURRENT_RUNS: int(1).max(256).default(4),
   CNS_SYNC_MIN_INTERVAL_S: int(1).max(86_400).default(30),
   CNS_GITHUB_API_URL: z.string().url().default('https://api.github.com'),
   CNS_NOTION_API_URL: z.string().url().default('https://api.notion.com'),
   CNS_LINEAR_API_URL: z.string().url().default('https://api.linear.app'),
   CNS_AIRTABLE_API_URL: z.string().url().default('https://api.airtable.com'),
+  CNS_GMAIL_API_URL: z.string().url().default('https://gmail.googleapis.com'),
+  CNS_GOOGLE_DRIVE_API_URL: z.string().url().default('https://www.googleapis.com'),
+  CNS_GOOGLE_DOCS_API_URL: z.string().url().default('https://docs.googleapis.com'),
+  CNS_GOOGLE_SHEETS_API_URL: z.string().url().default('https://sheets.googleapis.com'),
+  CNS_GOOGLE_CALENDAR_API_URL: z.string().url().default('https://www.googleapis.com'),
   CNS_DEFAULT_MODEL: z.string().regex(/^[a-z0-9][a-z0-9_.-]*:.+$/i, 'provider:model, such as openai:gpt-4.1-mini').default('openai:gpt-4.1-mini'),
 });
 
@@ -241,6 +249,11 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
         notion: e.CNS_NOTION_API_URL.replace(/\/+$/, ''),
         linear: e.CNS_LINEAR_API_URL.replace(/\/+$/, ''),
         airtable: e.CNS_AIRTABLE_API_URL.replace(/\/+$/, ''),
+        gmail: e.CNS_GMAIL_API_URL.replace(/\/+$/, ''),
+        'google-drive': e.CNS_GOOGLE_DRIVE_API_URL.replace(/\/+$/, ''),
+        'google-docs': e.CNS_GOOGLE_DOCS_API_URL.replace(/\/+$/, ''),
+        'google-sheets': e.CNS_GOOGLE_SHEETS_API_URL.replace(/\/+$/, ''),
+        'google-calendar': e.CNS_GOOGLE_CALENDAR_API_URL.replace(/\/+$/, ''),
       },
     },
   };

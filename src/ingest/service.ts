@@ -14,11 +14,17 @@ import { IngestTemp } from './queue/tempFiles.ts';
 import { IngestRules } from './rules/rules.ts';
 import { RuleStore } from './rules/ruleStore.ts';
 import { ConversionPool } from './worker/conversionPool.ts';
+import type { ConvertInput, ConvertOutput } from './converters/converter.ts';
 
 export interface IngestService {
   ingest: Ingest;
   rules: IngestRules;
   queue: IngestQueue;
+  /**
+   * Converts a file in the conversion processes (off the event loop), for other surfaces that
+   * convert documents (a Drive sync with `convert`).
+   */
+  convert(input: ConvertInput, signal?: AbortSignal): Promise<ConvertOutput>;
   /** Stops the queue (running tasks are queued again for the next start), then the conversion processes. */
   close(): Promise<void>;
 }
@@ -63,6 +69,7 @@ export function createIngest(d: {
     ingest,
     rules,
     queue,
+    convert: (input, signal) => pool.run(input, { signal }),
     async close() {
       await queue.close();
       await pool.close();

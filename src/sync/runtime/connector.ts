@@ -1,5 +1,6 @@
 import type { ConnectorSpec } from '../connectors/spec.ts';
 import type { SourceCredential } from './credentials.ts';
+import type { ConvertInput, ConvertOutput } from '../../ingest/converters/converter.ts';
 
 /**
  * The one interface every platform connector implements (issue 16). A connector knows its
@@ -89,6 +90,11 @@ export interface ConnectorContext {
   http: SourceHttp;
   /** The provider's API base (its public default, or the `CNS_<PROVIDER>_API_URL` setting). */
   apiBase: string;
+  /**
+   * Converts a document (PDF, DOCX, XLSX…) with the service's ingestion converters, in their own
+   * processes so that a large file does not hold the event loop.
+   */
+  convert(input: ConvertInput): Promise<ConvertOutput>;
   /** The message of the run (for a push that makes a commit at the source). */
   runMessage: string;
   signal: AbortSignal;

@@ -8,6 +8,7 @@ import { actorOfSync } from '../syncService.ts';
 import { planPage, type PagePlan } from './applyPage.ts';
 import type { ConnectorContext, PlatformConnector, SyncConfig } from './connector.ts';
 import type { CredentialSource } from './credentials.ts';
+import type { ConvertInput, ConvertOutput } from '../../ingest/converters/converter.ts';
 import { syncFolder } from './itemPaths.ts';
 import { KnownItemMap, type ItemRow, type ItemStore } from './itemStore.ts';
 import { pushStage } from './pushStage.ts';
@@ -23,6 +24,8 @@ export interface RunDeps {
   apiBase: (provider: string) => string;
   allowPrivate: () => boolean;
   maxContentBytes: () => number;
+  /** The ingestion converters, in their own processes. */
+  convert: (input: ConvertInput, signal?: AbortSignal) => Promise<ConvertOutput>;
   /** Waits of rate limits and backoff (tests make them instant). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
@@ -84,6 +87,7 @@ export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunS
         sleep: d.sleep,
       }),
       apiBase: d.apiBase(provider),
+      convert: (i) => d.convert(i, signal),
       runMessage: `sync ${provider}: ${connection.name} (run ${input.runId})`,
       signal,
     };

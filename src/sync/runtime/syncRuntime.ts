@@ -7,6 +7,7 @@ import type { SyncRunRecord, SyncStateRecord } from '../syncRecords.ts';
 import type { SyncStore } from '../syncStore.ts';
 import type { PlatformConnector } from './connector.ts';
 import type { CredentialSource } from './credentials.ts';
+import type { ConvertInput, ConvertOutput } from '../../ingest/converters/converter.ts';
 import { ItemStore } from './itemStore.ts';
 import { runSync } from './runSync.ts';
 import { firstRunAt, nextRunAt } from './schedule.ts';
@@ -20,6 +21,8 @@ export interface SyncRuntimeDeps {
   credentials: CredentialSource;
   logger: Logger;
   connectors: PlatformConnector[];
+  /** The ingestion converters, in their own processes (a Drive sync's `convert`). */
+  convert: (input: ConvertInput, signal?: AbortSignal) => Promise<ConvertOutput>;
   /** Read at each use: `sync.maxConcurrentRuns`, `sync.apiBase`, `urlFetchAllowPrivate`, `maxContentBytes`. */
   settings: () => { sync: { maxConcurrentRuns: number; apiBase: Record<string, string> }; urlFetchAllowPrivate: boolean; maxContentBytes: number };
   /** Waits of rate limits and backoff (tests make them instant). */
@@ -200,6 +203,7 @@ export class SyncRuntime {
           apiBase: (p) => s.sync.apiBase[p] ?? '',
           allowPrivate: () => this.d.settings().urlFetchAllowPrivate,
           maxContentBytes: () => this.d.settings().maxContentBytes,
+          convert: this.d.convert,
           sleep: this.d.sleep,
         },
         { runId: a.runId, state, connection, connector, signal: a.controller.signal },

@@ -7,6 +7,7 @@ import { fieldsVersion } from '../../../src/sync/connectors/airtable/records.ts'
 import type { ConnectorContext, KnownItem, LocalChange, PullPage, SourceChange, SourceItem } from '../../../src/sync/runtime/connector.ts';
 import { NeedsReauth, type CredentialSource, type SourceCredential } from '../../../src/sync/runtime/credentials.ts';
 import { createSourceHttp, ProviderError } from '../../../src/sync/runtime/sourceHttp.ts';
+import { convert } from '../../../src/ingest/converters/index.ts';
 
 const API = 'https://api.airtable.com';
 const BASE = 'appBase0000000001';
@@ -93,6 +94,7 @@ function harness(o: { config?: Record<string, unknown>; known?: KnownItem[] } = 
     http,
     apiBase: API,
     runMessage: 'sync airtable: test run',
+    convert,
     signal,
   };
   return { ctx, counters, sleeps };

@@ -7,6 +7,7 @@ import type { LinearIssue } from '../../../src/sync/connectors/linear/queries.ts
 import type { ConnectorContext, KnownItem, LocalChange, PullPage, SourceChange, SourceItem, SourceResponse } from '../../../src/sync/runtime/connector.ts';
 import { NeedsReauth, type CredentialSource, type SourceCredential } from '../../../src/sync/runtime/credentials.ts';
 import { createSourceHttp, ProviderError } from '../../../src/sync/runtime/sourceHttp.ts';
+import { convert } from '../../../src/ingest/converters/index.ts';
 
 const API = 'https://api.linear.app';
 const fixture = <T = any>(name: string): T => JSON.parse(readFileSync(new URL(`./fixtures/linear/${name}`, import.meta.url), 'utf8')) as T;
@@ -85,6 +86,7 @@ function harness(o: { config?: Record<string, unknown>; known?: KnownItem[]; cre
     http,
     apiBase: API,
     runMessage: 'sync linear: test run',
+    convert,
     signal,
   };
   return { ctx, counters, sleeps };

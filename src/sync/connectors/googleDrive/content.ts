@@ -28,12 +28,12 @@ export async function fetchContent(ctx: ConnectorContext, file: DriveFile, kind:
     case 'pdf-export': {
       const pdf = await exportAs(ctx, file.id, 'application/pdf');
       if (pdf === null) throw refused(file, 'PDF');
-      const converted = kind.convert ? await convertBytes(pdf, `${file.name}.pdf`, 'application/pdf', 'markdown') : null;
+      const converted = kind.convert ? await convertBytes(ctx, pdf, `${file.name}.pdf`, 'application/pdf', 'markdown') : null;
       return converted ? { ...converted, kind } : { type: 'file', content: pdf, kind: { how: 'pdf-export', convert: false } };
     }
     case 'download': {
       const bytes = await download(ctx, file.id);
-      const converted = kind.convert ? await convertBytes(bytes, file.name, file.mimeType, kind.convert) : null;
+      const converted = kind.convert ? await convertBytes(ctx, bytes, file.name, file.mimeType, kind.convert) : null;
       // A file the converters could not read is kept as it is, under its own name's type.
       return converted ? { ...converted, kind } : { ...fileNode(file.name, bytes), kind: { how: 'download', convert: null } };
     }

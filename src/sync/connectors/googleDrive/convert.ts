@@ -1,7 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConversionError, convert } from '../../../ingest/converters/index.ts';
+import { ConversionError } from '../../../ingest/converters/converter.ts';
+import type { ConnectorContext } from '../../runtime/connector.ts';
 
 /**
  * Limits of a conversion: the zip-bomb guard of the ingestion default (CNS_INGEST_MAX_DECOMPRESSED_BYTES),
@@ -14,17 +15,16 @@ export type Converted = { type: 'markdown'; content: string } | { type: 'json'; 
 /**
  * A downloaded file through the service's ingestion converters (src/ingest/converters): a PDF or
  * DOCX as Markdown, an XLSX workbook as `{<sheet>: rows}`. The converters read a file, so the
- * bytes go to a temporary one. They run here, in the sync's process: the ConversionPool that
- * keeps uploads off the event loop is owned by the ingest service and not reachable from a
- * connector. A file the converters cannot read (corrupt, encrypted, too large) gives null: it
+ * bytes go to a temporary one. They run in the service's conversion processes (`ctx.convert`),
+ * off the event loop. A file the converters cannot read (corrupt, encrypted, too large) gives null: it
  * is kept as the file it is.
  */
-export async function convertBytes(bytes: Buffer, name: string, mimeType: string, target: 'markdown' | 'json'): Promise<Converted | null> {
+export async function convertBytes(ctx: Pick<ConnectorContext, 'convert'>, bytes: Buffer, name: string, mimeType: string, target: 'markdown' | 'json'): Promise<Converted | null> {
   const dir = await mkdtemp(join(tmpdir(), 'cns-drive-'));
   try {
     const file = join(dir, 'source');
     await writeFile(file, bytes);
-    const out = await convert({ file, name, mimeType, mode: target, limits: LIMITS });
+    const out = await ctx.convert({ file, name, mimeType, mode: target, limits: LIMITS });
     if (target === 'markdown') {
       const node = out.nodes.find((n) => n.type === 'markdown');
       return node && node.type === 'markdown' ? { type: 'markdown', content: node.content } : null;

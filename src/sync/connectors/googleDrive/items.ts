@@ -2,13 +2,15 @@ import type { ConnectorContext, KnownItem, SourceChange } from '../../runtime/co
 import { ProviderError } from '../../runtime/providerError.ts';
 import type { DriveFile } from './api.ts';
 import { fetchContent } from './content.ts';
-import { kindOf, nodeName, versionOf, type Kind } from './kinds.ts';
+import { convertible, kindOf, nodeName, versionOf, type Kind } from './kinds.ts';
 import { joinPath, type FolderTree } from './tree.ts';
 
 /** What an item remembers between runs, to be placed again when its folders move. */
 export interface DriveMeta {
   /** Drive's parents of the file. */
   parents: string[];
+  /** The one it was placed under (kept while it stays in the tree, so a second parent joining does not move it). */
+  parent: string;
   /** Drive's name (a rename changes it). */
   name: string;
   mimeType: string;
@@ -22,7 +24,8 @@ export interface DriveMeta {
 export interface Wanted {
   file: DriveFile;
   kind: Kind;
-  /** The path of the folder it is placed in ('' for the root). */
+  /** The folder it is placed in, and that folder's path ('' for the root). */
+  parent: string;
   folder: string;
   sourceVersion: string;
   convert: boolean;
@@ -33,7 +36,14 @@ export type Verdict = { op: 'keep' } | { op: 'fetch'; wanted: Wanted } | { op: '
 export function metaOf(k: KnownItem): DriveMeta | null {
   const m = k.meta as Partial<DriveMeta>;
   return Array.isArray(m.parents) && typeof m.name === 'string' && typeof m.mimeType === 'string' && typeof m.node === 'string'
-    ? { parents: m.parents.filter((p): p is string => typeof p === 'string'), name: m.name, mimeType: m.mimeType, node: m.node, convert: m.convert === true }
+    ? {
+        parents: m.parents.filter((p): p is string => typeof p === 'string'),
+        parent: typeof m.parent === 'string' ? m.parent : '',
+        name: m.name,
+        mimeType: m.mimeType,
+        node: m.node,
+        convert: m.convert === true,
+      }
     : null;
 }
 
@@ -44,16 +54,22 @@ export function metaOf(k: KnownItem): DriveMeta | null {
  */
 export function verdict(ctx: ConnectorContext, tree: FolderTree, file: DriveFile, convert: boolean): Verdict {
   const known = ctx.known.get(file.id);
+  const meta = known ? metaOf(known) : null;
   const kind = kindOf(file, convert);
-  const parent = file.trashed ? null : tree.parentIn(file.parents);
+  const parent = file.trashed ? null : placeIn(tree, file.parents, meta?.parent);
   if (!kind || parent === null) return known ? { op: 'delete' } : { op: 'ignore' };
   const folder = tree.folderPath(parent)!;
   const sourceVersion = versionOf(file);
-  const meta = known ? metaOf(known) : null;
-  if (known && meta && known.sourceVersion === sourceVersion && meta.name === file.name && meta.convert === convert && known.path === joinPath(folder, meta.node)) {
+  if (known && meta && known.sourceVersion === sourceVersion && meta.name === file.name && (meta.convert === convert || !convertible(file)) && known.path === joinPath(folder, meta.node)) {
     return { op: 'keep' };
   }
-  return { op: 'fetch', wanted: { file, kind, folder, sourceVersion, convert } };
+  return { op: 'fetch', wanted: { file, kind, parent, folder, sourceVersion, convert } };
+}
+
+/** The parent a file is placed under: the one it had while that stays in the tree, else the first in the tree. */
+function placeIn(tree: FolderTree, parents: string[] | undefined, previous: string | undefined): string | null {
+  if (previous && parents?.includes(previous) && tree.has(previous)) return previous;
+  return tree.parentIn(parents);
 }
 
 /**
@@ -64,13 +80,13 @@ export function verdict(ctx: ConnectorContext, tree: FolderTree, file: DriveFile
 export function replaced(tree: FolderTree, k: KnownItem, convert: boolean): Verdict {
   const meta = metaOf(k);
   if (!meta) return { op: 'keep' };
-  const parent = tree.parentIn(meta.parents);
+  const parent = placeIn(tree, meta.parents, meta.parent);
   if (parent === null) return { op: 'delete' };
   const folder = tree.folderPath(parent)!;
   if (joinPath(folder, meta.node) === k.path) return { op: 'keep' };
   const file: DriveFile = { id: k.sourceId, name: meta.name, mimeType: meta.mimeType, parents: meta.parents };
   const kind = kindOf(file, convert);
-  return kind ? { op: 'fetch', wanted: { file, kind, folder, sourceVersion: k.sourceVersion, convert } } : { op: 'delete' };
+  return kind ? { op: 'fetch', wanted: { file, kind, parent, folder, sourceVersion: k.sourceVersion, convert } } : { op: 'delete' };
 }
 
 /** The item of a wanted file, its content fetched; a file gone meanwhile (404) leaves. */
@@ -83,7 +99,7 @@ export async function itemOf(ctx: ConnectorContext, w: Wanted): Promise<SourceCh
     throw err;
   }
   const node = nodeName(w.file, content.kind);
-  const meta: DriveMeta = { parents: w.file.parents ?? [], name: w.file.name, mimeType: w.file.mimeType, node, convert: w.convert };
+  const meta: DriveMeta = { parents: w.file.parents ?? [], parent: w.parent, name: w.file.name, mimeType: w.file.mimeType, node, convert: w.convert };
   return {
     kind: 'upsert',
     item: { sourceId: w.file.id, path: joinPath(w.folder, node), type: content.type, content: content.content, sourceVersion: w.sourceVersion, meta: { ...meta } },

@@ -4,6 +4,12 @@ import { FOLDER, type DriveFile } from './api.ts';
 
 export const GOOGLE_DOC = 'application/vnd.google-apps.document';
 export const GOOGLE_SHEET = 'application/vnd.google-apps.spreadsheet';
+/**
+ * Files larger than this are left out: the runtime reads an answer up to 64 MiB (and stores far
+ * less: CNS_MAX_CONTENT_BYTES), so downloading one would fail every run rather than skip one file.
+ */
+export const MAX_DOWNLOAD_BYTES = 64 * 1024 * 1024;
+
 /** Google types exported as PDF: what they show is a layout, which a PDF keeps. */
 const AS_PDF = new Set(['application/vnd.google-apps.presentation', 'application/vnd.google-apps.drawing']);
 
@@ -15,7 +21,8 @@ const AS_PDF = new Set(['application/vnd.google-apps.presentation', 'application
  * - other Google types (Forms, Sites, My Maps, shortcuts, Apps Script…) have no export that
  *   keeps their content, and are left out;
  * - any other file is downloaded as it is (a `.md` or `.json` file as such a node); with
- *   `convert`, PDFs and DOCX become Markdown and XLSX JSON rows, through the ingestion converters.
+ *   `convert`, PDFs and DOCX become Markdown and XLSX JSON rows, through the ingestion converters;
+ *   one over MAX_DOWNLOAD_BYTES is left out.
  */
 export type Kind =
   | { how: 'doc' }
@@ -23,14 +30,21 @@ export type Kind =
   | { how: 'pdf-export'; convert: boolean }
   | { how: 'download'; convert: 'markdown' | 'json' | null };
 
-export function kindOf(file: Pick<DriveFile, 'mimeType' | 'name'>, convert: boolean): Kind | null {
+export function kindOf(file: Pick<DriveFile, 'mimeType' | 'name' | 'size'>, convert: boolean): Kind | null {
   const mime = file.mimeType;
   if (mime === FOLDER) return null;
   if (mime === GOOGLE_DOC) return { how: 'doc' };
   if (mime === GOOGLE_SHEET) return { how: 'sheet' };
   if (AS_PDF.has(mime)) return { how: 'pdf-export', convert };
   if (mime.startsWith('application/vnd.google-apps.')) return null;
+  if (Number(file.size ?? 0) > MAX_DOWNLOAD_BYTES) return null;
   return { how: 'download', convert: convert ? convertTarget(file) : null };
+}
+
+/** Whether `convert` changes what the file becomes (turning it on or off makes it again). */
+export function convertible(file: Pick<DriveFile, 'mimeType' | 'name'>): boolean {
+  const kind = kindOf(file, true);
+  return kind?.how === 'pdf-export' || (kind?.how === 'download' && kind.convert !== null);
 }
 
 /** What the ingestion converters make of a downloaded file, when `convert` is on. */

@@ -1,5 +1,4 @@
 import type { ConnectorContext, PullPage, SourceChange } from '../../runtime/connector.ts';
-import { ProviderError } from '../../runtime/providerError.ts';
 import { FOLDER, getFile, listChanges, startPageToken, type Corpus, type DriveChange } from './api.ts';
 import { driveConfig, type DriveConfig } from './config.ts';
 import { parseCursor, serializeCursor, type DriveCursor } from './cursor.ts';
@@ -35,7 +34,7 @@ export async function* pullDrive(ctx: ConnectorContext, cursor: string | null): 
  */
 async function* fullListing(ctx: ConnectorContext, config: DriveConfig): AsyncGenerator<PullPage> {
   const root = await getFile(ctx, config.folderId);
-  if (root.mimeType !== FOLDER) throw new ProviderError('google-drive', 400, `${config.folderId} ("${root.name}") is not a folder`);
+  if (root.mimeType !== FOLDER) throw new Error(`folder_id ${config.folderId} names "${root.name}", which is not a Drive folder (${root.mimeType})`);
   const corpus: Corpus = { driveId: root.driveId ?? null };
   const token = await startPageToken(ctx, corpus);
   const tree = new FolderTree(root.id);

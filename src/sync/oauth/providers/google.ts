@@ -19,8 +19,9 @@ export const GOOGLE_SCOPES: Record<string, string[]> = {
   'google-drive': ['https://www.googleapis.com/auth/drive.readonly'],
   // The push rewrites documents; the Docs API has no listing, so which documents to sync is read from Drive.
   'google-docs': ['https://www.googleapis.com/auth/documents', 'https://www.googleapis.com/auth/drive.readonly'],
-  // The push writes cells: the narrowest scope that reads and writes spreadsheets.
-  'google-sheets': ['https://www.googleapis.com/auth/spreadsheets'],
+  // The push writes cells: the narrowest scope that reads and writes spreadsheets; Drive's
+  // metadata (a file's version) lets a run skip a spreadsheet that has not changed.
+  'google-sheets': ['https://www.googleapis.com/auth/spreadsheets', 'https://www.googleapis.com/auth/drive.metadata.readonly'],
 };
 
 /**
