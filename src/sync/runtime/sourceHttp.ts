@@ -124,9 +124,8 @@ export function createSourceHttp(o: SourceHttpOptions): SourceHttp {
       }
       const { status } = res;
       if (status >= 200 && status < 300) return res;
-      if (r.accept?.includes(status)) return res;
-
-      const limited = o.connector.rateLimitDelay?.(res, now()) ?? (status === 429 ? retryAfterMs(res, now()) ?? backoff(rateLimits) : null);
+      // A rate limit is waited out even where the status is accepted (Google's 403 is both a refusal and a limit).
+      const limited = o.connector.rateLimitDelay?.(res, now()) ?? (status === 429 && !r.accept?.includes(429) ? retryAfterMs(res, now()) ?? backoff(rateLimits) : null);
       if (limited !== null) {
         if (limited > MAX_RATE_LIMIT_WAIT_MS || rateLimits >= RATE_LIMIT_RETRIES) {
           throw new ProviderError(provider, status, `rate limited (asked to wait ${Math.ceil(limited / 1000)} s): ${providerMessage(res.body, status)}`);
@@ -135,6 +134,7 @@ export function createSourceHttp(o: SourceHttpOptions): SourceHttp {
         await wait(Math.max(0, limited), true);
         continue;
       }
+      if (r.accept?.includes(status)) return res;
       if (status === 401 || o.connector.isUnauthorized?.(res)) {
         // One refresh per request; the credential source marks needs_reauth when it cannot.
         if (refreshed) {
