@@ -45,7 +45,7 @@ test.serial('each Google provider asks its own narrowest scopes (plus the email)
     gmail: ['https://www.googleapis.com/auth/gmail.readonly'],
     'google-calendar': ['https://www.googleapis.com/auth/calendar.readonly'],
     'google-drive': ['https://www.googleapis.com/auth/drive.readonly'],
-    'google-docs': ['https://www.googleapis.com/auth/documents', 'https://www.googleapis.com/auth/drive.readonly'],
+    'google-docs': ['https://www.googleapis.com/auth/documents', 'https://www.googleapis.com/auth/drive.metadata.readonly'],
     'google-sheets': ['https://www.googleapis.com/auth/spreadsheets', 'https://www.googleapis.com/auth/drive.metadata.readonly'],
   };
   const callbackUrl = `${server.running.services.settings.baseUrl}/api/v1/oauth/callback`;

@@ -17,8 +17,9 @@ export const GOOGLE_SCOPES: Record<string, string[]> = {
   gmail: ['https://www.googleapis.com/auth/gmail.readonly'],
   'google-calendar': ['https://www.googleapis.com/auth/calendar.readonly'],
   'google-drive': ['https://www.googleapis.com/auth/drive.readonly'],
-  // The push rewrites documents; the Docs API has no listing, so which documents to sync is read from Drive.
-  'google-docs': ['https://www.googleapis.com/auth/documents', 'https://www.googleapis.com/auth/drive.readonly'],
+  // The push rewrites documents; the Docs API tells no version, so whether a document changed is
+  // read from its Drive metadata (`version`), which needs no access to Drive's content.
+  'google-docs': ['https://www.googleapis.com/auth/documents', 'https://www.googleapis.com/auth/drive.metadata.readonly'],
   // The push writes cells: the narrowest scope that reads and writes spreadsheets; Drive's
   // metadata (a file's version) lets a run skip a spreadsheet that has not changed.
   'google-sheets': ['https://www.googleapis.com/auth/spreadsheets', 'https://www.googleapis.com/auth/drive.metadata.readonly'],
