@@ -1,4 +1,5 @@
 import Koa from 'koa';
+import { fileURLToPath } from 'node:url';
 import { feedAccessWatch } from '../api/events/routes.ts';
 import { API_PREFIX, apiRouter } from '../api/router.ts';
 import { referencePage } from '../http/routes/referencePage.ts';
@@ -12,6 +13,7 @@ import { notFoundFallback } from '../http/middleware/notFound.ts';
 import { callerKey, rateLimit } from '../http/middleware/rateLimit.ts';
 import { requestId } from '../http/middleware/requestId.ts';
 import { requestLogger } from '../http/middleware/requestLogger.ts';
+import { webAssets } from '../http/middleware/webAssets.ts';
 import { isPublicRoute } from '../http/publicRoutes.ts';
 import { mcpGate } from '../api/mcp/serverRoutes.ts';
 import { countAccess } from '../api/analytics/countAccess.ts';
@@ -35,6 +37,8 @@ export function createApp(s: Services): Koa {
     .use(notFoundFallback())
     .use(health.routes())
     .use(reference.routes())
+    // The web dashboard's static files (web/dist): public, and never for the service's own paths.
+    .use(webAssets(fileURLToPath(new URL('../../web/dist', import.meta.url))))
     // Published pages (GET /api/v1/p/…) are public: served before the credential chain, like /healthz.
     .use(publicPublishing(s))
     // Git remotes authenticate themselves (Basic challenge) and stream raw bodies: before both.

@@ -1,0 +1,74 @@
+/** The shapes of the API answers the dashboard reads (README: Content, versions and the trash). */
+export type NodeType = 'folder' | 'json' | 'markdown' | 'file';
+
+export interface Entry {
+  id: string;
+  name: string;
+  path: string;
+  type: NodeType;
+  size: number;
+  version: number;
+  children_count: number | null;
+  updated_at: string;
+}
+
+export interface TreeNode extends Entry {
+  children?: TreeNode[] | null;
+}
+
+export interface TreePage extends TreeNode {
+  node_count: number;
+  next_cursor: string | null;
+}
+
+export interface Organization {
+  id: string;
+  name: string;
+  role: string | null;
+}
+
+export interface Project {
+  id: string;
+  org_id: string;
+  name: string;
+  description: string;
+}
+
+export interface CatAnswer {
+  id: string;
+  path: string;
+  name: string;
+  type: NodeType;
+  version: number;
+  content?: unknown;
+  size?: number;
+  mime_type?: string | null;
+  download_url?: string;
+}
+
+export interface VersionRecord {
+  version: number;
+  actor_type: string;
+  actor_id: string;
+  author: string;
+  created_at: string;
+  message: string | null;
+  operation: string;
+  project_version: number;
+}
+
+export interface NodeDiff {
+  kind: 'text' | 'json' | 'binary';
+  unified_diff?: string;
+  json_patch?: { op: string; path: string; value?: unknown; from?: string }[];
+  identical?: boolean;
+}
+
+export interface TrashItem {
+  id: string;
+  trash_path: string;
+  original_path: string | null;
+  name: string;
+  type: NodeType;
+  deleted_at: string | null;
+}
