@@ -1,6 +1,7 @@
 import anyTest, { type TestFn } from 'ava';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.ts';
+import { openNewProject as openProject, signIn as signInAs, treeItem } from '../helpers/dashboard.ts';
 import { createKey, createProject, defaultProject } from '../helpers/project.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -37,29 +38,14 @@ test.afterEach.always(async (t) => {
   t.deepEqual(t.context.errors, [], 'no uncaught errors in the page');
 });
 
-async function signIn(page: Page, email = ADMIN_EMAIL, password = ADMIN_PASSWORD): Promise<void> {
-  await page.goto(server.url);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Projects' }).waitFor();
-}
-
+const signIn = (page: Page, email = ADMIN_EMAIL, password = ADMIN_PASSWORD) => signInAs(server, page, email, password);
 /** A fresh project (made through the API), opened in the dashboard with its live feed connected. */
-async function openNewProject(page: Page, name: string): Promise<string> {
-  const projectId = await createProject(server, admin.token, orgId, name);
-  await signIn(page);
-  await page.getByRole('button', { name, exact: true }).click();
-  await page.getByRole('heading', { name, level: 1 }).waitFor();
-  await page.getByRole('status', { name: 'Live updates on' }).waitFor();
-  return projectId;
-}
+const openNewProject = (page: Page, name: string) => openProject(server, page, admin.token, orgId, name);
 
 const write = (projectId: string, body: Record<string, unknown>, token = admin.token) =>
   server.api('POST', `/content/${projectId}/write`, { token, body });
 const cat = async (projectId: string, path: string) =>
   (await server.api('GET', `/content/${projectId}/cat?path=${encodeURIComponent(path)}`, { token: admin.token })).body.data;
-const treeItem = (page: Page, name: string, type: string) => page.getByRole('button', { name: `${name} (${type})`, exact: true });
 
 test('a fresh user signs in, gets an organization, creates a project, and signs out', async (t) => {
   const { page } = t.context;

@@ -37,6 +37,11 @@ export class TreeStore {
     return this.folders.get(path);
   }
 
+  /** The loaded row at `path`, if its folder has been loaded. */
+  entry(path: string): Entry | undefined {
+    return this.folders.get(parentOf(path))?.children.find((e) => e.path === path);
+  }
+
   toggle(path: string): void {
     if (this.expanded.has(path)) this.expanded.delete(path);
     else {

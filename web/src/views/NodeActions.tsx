@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api/client.ts';
 import type { Entry } from '../api/types.ts';
 import { parentOf } from '../tree/treeStore.ts';
+import { MoveForm } from './MoveForm.tsx';
 
 interface Props {
   projectId: string;
@@ -10,9 +11,10 @@ interface Props {
   onTrashed: () => void;
 }
 
-/** Rename (a move within its folder) and delete to the trash, for the selected node. */
+/** Rename (a move within its folder), move to another folder and delete to the trash, for the selected node. */
 export function NodeActions({ projectId, entry, onMoved, onTrashed }: Props) {
   const [renaming, setRenaming] = useState(false);
+  const [moving, setMoving] = useState(false);
   const [name, setName] = useState(entry.name);
   const [error, setError] = useState<string | null>(null);
 
@@ -50,9 +52,12 @@ export function NodeActions({ projectId, entry, onMoved, onTrashed }: Props) {
           <button type="submit" disabled={!name.trim() || name.trim() === entry.name}>Rename</button>
           <button type="button" onClick={() => setRenaming(false)}>Cancel</button>
         </form>
+      ) : moving ? (
+        <MoveForm projectId={projectId} entry={entry} onMoved={(path) => { setMoving(false); onMoved(path); }} onCancel={() => setMoving(false)} />
       ) : (
         <>
           <button type="button" onClick={() => { setName(entry.name); setRenaming(true); }}>Rename…</button>
+          <button type="button" onClick={() => setMoving(true)}>Move to…</button>
           <button type="button" class="danger" onClick={() => void trash()}>Move to trash</button>
         </>
       )}

@@ -1,10 +1,15 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, query } from '../api/client.ts';
 import { followChanges } from '../api/changeFeed.ts';
 import { sessionUser } from '../api/session.ts';
-import type { Entry, Project } from '../api/types.ts';
+import type { CatAnswer, Entry, Project } from '../api/types.ts';
 import { FileTree } from '../tree/FileTree.tsx';
+import { moveInto } from '../tree/moveNode.ts';
 import { parentOf, TreeStore } from '../tree/treeStore.ts';
 import { TrashPanel } from '../trash/TrashPanel.tsx';
+import { UploadButton } from '../upload/UploadButton.tsx';
+import { UploadList } from '../upload/uploadList.ts';
+import { UploadProgress } from '../upload/UploadProgress.tsx';
 import { CreateForm } from './CreateForm.tsx';
 import { NodeView } from './NodeView.tsx';
 import { signOut } from './signOut.ts';
@@ -17,8 +22,19 @@ export function Workspace({ project, onLeave }: { project: Project; onLeave: () 
   const [live, setLive] = useState(false);
   const [showTrash, setShowTrash] = useState(false);
   const [revision, setRevision] = useState(0);
+  /** The outcome of the last drag-and-drop move (uploads report in their own list). */
+  const [moveNote, setMoveNote] = useState<{ text: string; failed: boolean } | null>(null);
   const selectedRef = useRef(selected);
   selectedRef.current = selected;
+  // The feed shows the new file too, but only in folders already loaded: reveal opens the way to it.
+  const uploads = useMemo(
+    () =>
+      new UploadList(project.id, (entry) => {
+        store.reveal(entry.path);
+        store.refreshAround([entry.path]);
+      }),
+    [project.id],
+  );
 
   // Every change (ours, another client's, a git push, an agent) reaches the tree through the feed.
   useEffect(
@@ -49,6 +65,31 @@ export function Workspace({ project, onLeave }: { project: Project; onLeave: () 
     setSelected(entry);
   };
 
+  /** A folder's id for the upload route: its loaded row, else asked of the API (null is the root). */
+  const folderId = async (path: string): Promise<string | null> =>
+    path === '' ? null : store.entry(path)?.id ?? (await api<CatAnswer>('GET', `/content/${project.id}/cat${query({ path })}`)).id;
+  const upload = (target: Entry | null, files: File[]) => {
+    const path = target?.path ?? folder;
+    folderId(path).then(
+      (id) => uploads.start({ path, id }, files),
+      (err: Error) => setMoveNote({ text: `Cannot upload to /${path}: ${err.message}`, failed: true }),
+    );
+  };
+  const moved = (oldPath: string, newPath: string) => {
+    store.refreshAround([oldPath, newPath]);
+    store.reveal(newPath);
+    const current = selectedRef.current;
+    if (current?.path === oldPath) setSelected({ ...current, path: newPath, name: newPath.split('/').pop()! });
+  };
+  const moveByDrag = (path: string, target: Entry) =>
+    moveInto(project.id, path, target.path).then(
+      (newPath) => {
+        moved(path, newPath);
+        setMoveNote({ text: `Moved ${path} to ${newPath}.`, failed: false });
+      },
+      (err: Error) => setMoveNote({ text: `Not moved: ${err.message}`, failed: true }),
+    );
+
   return (
     <div class="workspace">
       <header class="bar top">
@@ -63,7 +104,19 @@ export function Workspace({ project, onLeave }: { project: Project; onLeave: () 
       </header>
       <nav class="side" aria-label="Files">
         <CreateForm projectId={project.id} folder={folder} onCreated={created} />
-        <FileTree store={store} selected={selected?.path ?? null} onSelect={setSelected} />
+        <UploadButton folder={folder} onFiles={(files) => upload(null, files)} />
+        <UploadProgress uploads={uploads} />
+        {moveNote && (
+          <p role={moveNote.failed ? 'alert' : 'status'} class={moveNote.failed ? 'error' : 'ok'}>
+            {moveNote.text}
+          </p>
+        )}
+        <FileTree
+          store={store}
+          selected={selected?.path ?? null}
+          onSelect={setSelected}
+          drag={{ currentFolder: folder, onFiles: upload, onMove: (path, target) => void moveByDrag(path, target) }}
+        />
       </nav>
       <main class="main">
         {showTrash && <TrashPanel projectId={project.id} revision={revision} />}
@@ -73,10 +126,7 @@ export function Workspace({ project, onLeave }: { project: Project; onLeave: () 
             projectId={project.id}
             entry={selected}
             liveTick={liveTick}
-            onMoved={(path) => {
-              store.refreshAround([selected.path, path]);
-              setSelected({ ...selected, path, name: path.split('/').pop()! });
-            }}
+            onMoved={(path) => moved(selected.path, path)}
             onTrashed={() => {
               store.refreshAround([selected.path]);
               setSelected(null);
