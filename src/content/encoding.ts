@@ -1,3 +1,4 @@
+import { EncodedJson } from './encodedJson.ts';
 import { ValidationError } from './errors.ts';
 import type { NodeType, WritableNodeType } from './types.ts';
 
@@ -16,6 +17,8 @@ export function assertWritableType(type: unknown): asserts type is WritableNodeT
 export function encodeContent(type: WritableNodeType, content: unknown): Buffer {
   switch (type) {
     case 'json':
+      // Already in the canonical form, spliced from a previous version (encodedJson.ts).
+      if (content instanceof EncodedJson) return content.bytes;
       if (content === null || typeof content !== 'object') {
         throw new ValidationError('json content must be an object or an array');
       }

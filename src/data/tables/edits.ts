@@ -13,6 +13,8 @@ export interface Edit {
   pointer: string;
   /** PUT only: the member did not exist before. */
   created: boolean;
+  /** The deepest member present before and after that holds every difference (its tokens): the part to re-encode. */
+  within: readonly string[];
 }
 
 /** Sets an own enumerable property even when the key is `__proto__` (plain assignment would set the prototype). */
@@ -50,14 +52,16 @@ const rootMustBeContainer = (value: unknown, field: string) => {
 export function putAt(doc: unknown, tokens: readonly string[], value: unknown, field: string): Edit {
   if (tokens.length === 0) {
     rootMustBeContainer(value, field);
-    return { doc: value, pointer: '', created: false };
+    return { doc: value, pointer: '', created: false, within: [] };
   }
   const parentTokens = tokens.slice(0, -1);
   const last = tokens[tokens.length - 1]!;
   const parentPointer = formatPointer(parentTokens);
   let pointer = formatPointer(tokens);
   let created = false;
+  let resolvedParent: unknown;
   const next = rebuild(doc, parentTokens, field, (parent) => {
+    resolvedParent = parent;
     if (Array.isArray(parent)) {
       const i = arrayIndex(parent, last, pointer, field);
       if (i > parent.length) throw pointerInvalid(field, pointer, `index ${i} is past the end of the array at ${parentPointer || '/'} (length ${parent.length}); use - to append`);
@@ -75,7 +79,9 @@ export function putAt(doc: unknown, tokens: readonly string[], value: unknown, f
     }
     throw pointerInvalid(field, pointer, `${parentPointer || '/'} is ${describe(parent)}, not an object or an array`);
   });
-  return { doc: next, pointer, created };
+  // A replaced member is all that differs; a created one changes its parent's shape.
+  const within = created ? parentTokens : [...parentTokens, Array.isArray(resolvedParent) ? pointer.slice(pointer.lastIndexOf('/') + 1) : last];
+  return { doc: next, pointer, created, within };
 }
 
 /** POST: appends `data` to the array at `tokens`, or merges the keys of `data` into the object there. */
@@ -95,7 +101,7 @@ export function appendAt(doc: unknown, tokens: readonly string[], data: unknown,
     }
     throw pointerInvalid(field, target, `${target || '/'} is ${describe(member)}: only an array (append) or an object (merge) takes data`);
   });
-  return { doc: next, pointer, created: false };
+  return { doc: next, pointer, created: false, within: tokens };
 }
 
 /** DELETE: removes the member at `tokens` (an array closes the gap); the whole table cannot be removed this way. */
@@ -115,5 +121,5 @@ export function removeAt(doc: unknown, tokens: readonly string[], field: string)
     delete copy[last];
     return copy;
   });
-  return { doc: next, pointer, created: false };
+  return { doc: next, pointer, created: false, within: parentTokens };
 }

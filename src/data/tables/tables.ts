@@ -1,6 +1,7 @@
 import { KeyedLock } from '../../util/keyedLock.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
+import { EncodedJson } from '../../content/encodedJson.ts';
 import { Lru } from '../../content/lru.ts';
 import { normalizeTargetPath } from '../../content/paths.ts';
 import { DomainError, invalidField } from '../../domain/errors.ts';
@@ -46,6 +47,12 @@ export interface DataChange {
   projectVersion: number | null;
 }
 
+interface CachedDocument {
+  blobId: string;
+  doc: unknown;
+  encoded?: EncodedJson;
+}
+
 /** A table found for a caller: the record, the caller's grant on its project, its node (null when gone). */
 interface Reach {
   table: TableRecord;
@@ -74,8 +81,12 @@ const tableNotFound = () => new DomainError('NOT_FOUND', 'Table not found.');
 export class Tables {
   private readonly validator = new SchemaValidator();
   private readonly lock = new KeyedLock();
-  /** The parsed document of a table node at one blob; edits copy, never change it, so readers can share it. */
-  private readonly docs = new Lru<string, { blobId: string; doc: unknown }>(64, CACHED_DOCUMENT_BYTES);
+  /**
+   * The parsed document of a table node at one blob; edits copy, never change it, so readers can
+   * share it. After a change it also keeps the stored bytes, so the next change re-encodes only
+   * the member it touches.
+   */
+  private readonly docs = new Lru<string, CachedDocument>(64, CACHED_DOCUMENT_BYTES);
 
   constructor(private readonly d: TablesDeps) {}
 
@@ -207,15 +218,16 @@ export class Tables {
     return this.lock.run(id, async () => {
       for (let attempt = 0; ; attempt++) {
         const r = this.reach(principal, id, 'content:write');
-        const { doc, node } = await this.document(this.live(r));
+        const { doc, node, encoded } = await this.document(this.live(r));
         if (baseVersion !== undefined && baseVersion !== node.version) {
           throw new DomainError('CONFLICT', `The table changed: it is at version ${node.version}, not ${baseVersion}. Read it again and retry.`, { base_version: baseVersion, version: node.version });
         }
         const e = edit(doc);
         if (r.table.json_schema) this.validator.validate(r.table.json_schema, e.doc, field, "The change does not match the table's JSON Schema");
         try {
-          const w = await this.d.content.updateNode(node.projectId, r.grant.actor, node.id, { content: e.doc, baseVersion: node.version, message: `table ${r.table.name}: ${what}` });
-          this.remember(w.node, e.doc);
+          const content = e.within.length === 0 ? EncodedJson.of(e.doc as object) : (encoded ?? EncodedJson.of(doc as object)).replaced(e.within, e.doc as object);
+          const w = await this.d.content.updateNode(node.projectId, r.grant.actor, node.id, { content, baseVersion: node.version, message: `table ${r.table.name}: ${what}` });
+          this.remember(w.node, e.doc, content);
           return { view: this.view(r.table, w.node), pointer: e.pointer, created: e.created, changed: w.changed, projectVersion: w.projectVersion };
         } catch (err) {
           if (baseVersion === undefined && (err as { code?: string }).code === 'CONFLICT' && attempt < REBUILDS) continue;
@@ -257,16 +269,18 @@ export class Tables {
   }
 
   /** The parsed document of a live node and the node it was read from (parsed once per version). */
-  private async document(node: NodeInfo): Promise<{ doc: unknown; node: NodeInfo }> {
+  private async document(node: NodeInfo): Promise<{ doc: unknown; node: NodeInfo; encoded?: EncodedJson }> {
     const hit = this.docs.get(node.id);
-    if (hit && hit.blobId === node.contentHash) return { doc: hit.doc, node };
+    if (hit && hit.blobId === node.contentHash) return { doc: hit.doc, node, encoded: hit.encoded };
     const read = await this.d.content.readValue(node.projectId, { id: node.id });
     this.remember(read.node, read.value);
     return { doc: read.value, node: read.node };
   }
 
-  private remember(node: NodeInfo, doc: unknown): void {
-    if (node.contentHash) this.docs.set(node.id, { blobId: node.contentHash, doc }, node.size);
+  private remember(node: NodeInfo, doc: unknown, encoded?: EncodedJson): void {
+    // Only bytes that are what the node stores may seed the next splice.
+    const same = encoded && node.size === encoded.bytes.length ? encoded : undefined;
+    if (node.contentHash) this.docs.set(node.id, { blobId: node.contentHash, doc, encoded: same }, node.size * (same ? 2 : 1));
   }
 
   /** The table if the grant reaches its node (or, for a node that is gone, the path it was created at). */
