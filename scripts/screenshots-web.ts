@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
+import { startFakeOpenAi } from '../test/agents/fakeProviders.ts';
 import { launchBrowser } from '../test/helpers/browser.ts';
 import { createKey, defaultProject } from '../test/helpers/project.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer } from '../test/helpers/server.ts';
@@ -12,7 +13,9 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer } from '../test/helpers/se
 const OUT = new URL('../docs/screenshots/', import.meta.url);
 mkdirSync(OUT, { recursive: true });
 
-const server = await startTestServer();
+// The chat's model is a local stand-in speaking OpenAI's streaming wire format, scripted below.
+const fake = await startFakeOpenAi();
+const server = await startTestServer({}, { CNS_OPENAI_BASE_URL: fake.url, CNS_OPENAI_API_KEY: 'sk-screenshots' });
 const browser = await launchBrowser();
 try {
   const { token } = await server.login();
@@ -37,10 +40,78 @@ try {
   await page.getByRole('button', { name: 'Show diff' }).click();
   await page.getByRole('figure').waitFor();
   await page.screenshot({ path: new URL('history.png', OUT).pathname });
+  await page.getByRole('button', { name: 'Side by side' }).click();
+  await page.getByRole('region', { name: 'Side by side diff' }).waitFor();
+  await page.screenshot({ path: new URL('diff-side-by-side.png', OUT).pathname });
+
+  // A save that meets another client's change: the dialog with the three-way merge.
+  await page.getByRole('tab', { name: 'Content' }).click();
+  await page.getByLabel('Markdown source').fill('# Intro\n\nWelcome to the **team handbook**.\n\n- read\n- write\n- ask\n- share\n');
+  await write({ path: 'guides/intro.md', node_type: 'markdown', content: '# Introduction\n\nWelcome to the **team handbook**.\n\n- read\n- write\n- ask\n', base_version: 2 });
+  await page.getByText('version 3 was saved elsewhere meanwhile').waitFor();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.getByRole('dialog').getByLabel('Merged result').waitFor();
+  await page.screenshot({ path: new URL('conflict.png', OUT).pathname });
+  await page.getByRole('button', { name: 'Back to editing' }).click();
+  await page.getByRole('button', { name: 'Project history' }).click();
+  await page.getByRole('region', { name: 'Project history' }).getByText('clarify the welcome').waitFor();
+  await page.screenshot({ path: new URL('project-history.png', OUT).pathname });
+
+  // Project settings: a member, an invitation, keys (one just created, shown once), an MCP endpoint.
+  const bob = await server.createUser('bob@example.com', 'bob-password-1');
+  await server.api('POST', `/projects/${projectId}/members`, { token, body: { email: bob.email, role: 'editor' } });
+  const { orgId } = await defaultProject(server, token);
+  await server.api('POST', `/organizations/${orgId}/invite`, { token, body: { email: 'carol@example.com', role: 'member' } });
+  const guides = (await server.api('GET', `/content/${projectId}/stat?path=guides`, { token })).body.data;
+  await server.api('POST', '/mcp-endpoints', { token, body: { project_id: projectId, node_id: guides.id, name: 'Team docs', mode: 'read' } });
+  const history = page.getByRole('button', { name: 'Project history', pressed: true });
+  if (await history.count()) await history.click();
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await page.getByLabel('Key name').fill('ci-export');
+  await page.getByLabel('Folder it may reach').fill('guides');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await page.getByRole('group', { name: 'New key “ci-export”' }).waitFor();
+  await page.getByRole('list', { name: 'MCP endpoints' }).waitFor();
+  // Tall enough for the whole panel, from its top.
+  await page.setViewportSize({ width: 1280, height: 2100 });
+  await page.getByRole('heading', { name: 'Project settings' }).evaluate((h) => h.scrollIntoView());
+  await page.screenshot({ path: new URL('settings.png', OUT).pathname });
+
+  // Search (a search tool over the project) and a chat turn in which the agent edits a document.
+  await server.api('POST', '/tools/search', { token, body: { project_id: projectId, name: 'Handbook search' } });
+  const side = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  await signIn(side);
+  await side.getByRole('button', { name: 'First project' }).click();
+  await side.getByRole('status').filter({ hasText: /^Index ready/ }).waitFor();
+  await side.getByLabel('Search', { exact: true }).fill('handbook');
+  await side.getByRole('button', { name: 'Search', exact: true }).click();
+  await side.getByRole('region', { name: 'Search results' }).getByRole('button', { name: /^guides\/intro\.md/ }).first().click();
+  await side.getByRole('article', { name: 'Rendered Markdown' }).waitFor();
+  await side.screenshot({ path: new URL('search.png', OUT).pathname });
+  fake.script(
+    { text: ['Let me read it first. '], toolCalls: [{ name: 'cat', arguments: { path: 'guides/intro.md' } }] },
+    {
+      toolCalls: [
+        {
+          name: 'write',
+          arguments: { path: 'guides/intro.md', content: '# Introduction\n\nWelcome to the **team handbook**. Start with *Setup*.\n\n- read\n- write\n- ask\n', message: 'point newcomers to Setup' },
+        },
+      ],
+    },
+    { text: ['Done: the introduction now points newcomers to **Setup**.'] },
+  );
+  await side.getByRole('button', { name: 'Chat', exact: true }).click();
+  await side.getByLabel('Message', { exact: true }).fill('Tell newcomers in the intro to start with Setup');
+  await side.getByRole('button', { name: 'Send' }).click();
+  await side.getByRole('list', { name: 'Versions written' }).getByRole('button').first().click();
+  await side.getByRole('figure').waitFor();
+  await side.getByRole('log', { name: 'Conversation' }).evaluate((log) => log.scrollTo(0, log.scrollHeight));
+  await side.screenshot({ path: new URL('chat.png', OUT).pathname });
   console.log(`screenshots in ${OUT.pathname}`);
 } finally {
   await browser.close();
   await server.stop();
+  await fake.close();
 }
 
 async function signIn(page: Page): Promise<void> {

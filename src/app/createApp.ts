@@ -45,7 +45,7 @@ export function createApp(s: Services): Koa {
     .use(gitRemote(s))
     // MCP servers know their endpoint: a paused endpoint's key is 403, a deleted endpoint 404 (before the 401 of unknown keys).
     .use(mcpGate(s))
-    .use(authenticate(s.authenticator, isPublicRoute))
+    .use(authenticate(s.authenticator, isPublicRoute, s.csrfTokens))
     // Usage analytics: one Map increment per authenticated request, written in batches (src/analytics/).
     .use(countAccess(s.analytics.counter))
     .use(rateLimit(s.rateLimiter, callerKey))

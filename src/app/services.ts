@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { AccessTokens } from '../auth/accessTokens.ts';
 import { anonKeyOf } from '../auth/anonKey.ts';
 import { Authenticator } from '../auth/authenticator.ts';
+import { CsrfTokens } from '../auth/csrfTokens.ts';
 import { RefreshTokens } from '../auth/refreshTokens.ts';
 import { loadOrCreateSigningSecret } from '../auth/signingSecret.ts';
 import type { Settings } from '../config/settings.ts';
@@ -53,6 +54,8 @@ export interface Services {
   users: UserStore;
   accessTokens: AccessTokens;
   refreshTokens: RefreshTokens;
+  /** The dashboard's cookie session: the X-CSRF-Token each of its writes must echo. */
+  csrfTokens: CsrfTokens;
   authenticator: Authenticator;
   authorizer: Authorizer;
   /** The one content-access policy: what a principal may read and write beneath which path. */
@@ -131,7 +134,8 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const access = new ContentAccess(authorizer);
   const sandbox = createSandbox({ settings, logger, content, connections, access, authorizer });
   const tools = createTools({ settings, logger, db, content, changelog, access, authorizer, sandbox: sandbox.executor });
-  const authenticator = new Authenticator(db, users, accessTokens, anonKeyOf(signingSecret));
+  const refreshTokens = new RefreshTokens(db, settings.refreshTokenTtlSeconds);
+  const authenticator = new Authenticator(db, users, accessTokens, anonKeyOf(signingSecret), refreshTokens);
   const agents = createAgents({ db, logger, connections, content, access, authorizer, tools: tools.tools, indexer: tools.indexer, sandbox: sandbox.executor, llm: settings.llm });
   const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog, agents: agents.agents, agentTools: agents.bindings });
   const publishing = createPublishing({ db, content, access });
@@ -161,7 +165,8 @@ export function createServices(settings: Settings, logger: Logger): Services {
     signingSecret,
     users,
     accessTokens,
-    refreshTokens: new RefreshTokens(db, settings.refreshTokenTtlSeconds),
+    refreshTokens,
+    csrfTokens: new CsrfTokens(signingSecret),
     authenticator,
     authorizer,
     access,

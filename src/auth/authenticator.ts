@@ -9,6 +9,18 @@ import { statementCache } from '../db/statements.ts';
 /** last_used_at is informative; refreshing it at most once a minute keeps reads free of writes. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+/** A user token's principal with the sign-in it is bound to (cookie sessions only) and its expiry. */
+export interface UserSession {
+  principal: Principal;
+  sessionId: string | null;
+  expiresAtMs: number;
+}
+
+/** Whether a sign-in (a refresh-token family) still stands: RefreshTokens answers it. */
+export interface SessionLiveness {
+  isLive(sessionId: string): boolean;
+}
+
 /** Turns a bearer credential (user JWT or access key) into a principal, or null when it is not valid. */
 export class Authenticator {
   private readonly sql: ReturnType<typeof statementCache>;
@@ -18,6 +30,7 @@ export class Authenticator {
     private readonly users: UserStore,
     private readonly tokens: AccessTokens,
     private readonly anonKey: string | null = null,
+    private readonly sessions: SessionLiveness | null = null,
   ) {
     this.sql = statementCache(db);
   }
@@ -29,9 +42,20 @@ export class Authenticator {
 
   async authenticate(token: string): Promise<Principal | null> {
     if (looksLikeAccessKey(token)) return this.byAccessKey(token);
-    const userId = await this.tokens.verify(token);
-    const user = userId ? this.users.findById(userId) : undefined;
-    return user ? { kind: 'user', id: user.id, user } : null;
+    return (await this.userSession(token))?.principal ?? null;
+  }
+
+  /**
+   * A user token's principal and session. A token bound to a sign-in (the dashboard's cookie
+   * session) stops working the moment that sign-in is revoked, not only when it expires, in
+   * whatever header or cookie it arrives.
+   */
+  async userSession(token: string): Promise<UserSession | null> {
+    const claims = await this.tokens.verify(token);
+    if (!claims) return null;
+    if (claims.sessionId !== null && !this.sessions?.isLive(claims.sessionId)) return null;
+    const user = this.users.findById(claims.userId);
+    return user ? { principal: { kind: 'user', id: user.id, user }, sessionId: claims.sessionId, expiresAtMs: claims.expiresAtMs } : null;
   }
 
   /**

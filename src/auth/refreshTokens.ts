@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/database.ts';
+import { statementCache } from '../db/statements.ts';
 import { newId, nowIso } from '../util/ids.ts';
 
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 
-export type RotateResult = { ok: true; userId: string; token: string } | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' };
+export type RotateResult = { ok: true; userId: string; token: string; familyId: string } | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' };
 
 /**
  * Refresh tokens rotate: each use issues a successor in the same family and retires the used
@@ -12,10 +13,15 @@ export type RotateResult = { ok: true; userId: string; token: string } | { ok: f
  * Only hashes are stored.
  */
 export class RefreshTokens {
+  /** isLive runs on every cookie-authenticated request: its statement is prepared once. */
+  private readonly sql: ReturnType<typeof statementCache>;
+
   constructor(
     private readonly db: Db,
-    private readonly ttlSeconds: number,
-  ) {}
+    readonly ttlSeconds: number,
+  ) {
+    this.sql = statementCache(db);
+  }
 
   issue(userId: string, familyId = newId('rtf')): string {
     const token = `cnsr_${randomBytes(32).toString('base64url')}`;
@@ -43,18 +49,27 @@ export class RefreshTokens {
         }
         if (row.expires_at <= nowIso()) return { ok: false, reason: 'expired' };
         this.db.prepare('UPDATE refresh_tokens SET rotated_at = ? WHERE id = ?').run(nowIso(), row.id);
-        return { ok: true, userId: row.user_id, token: this.issue(row.user_id, row.family_id) };
+        return { ok: true, userId: row.user_id, token: this.issue(row.user_id, row.family_id), familyId: row.family_id };
       })
       .immediate();
   }
 
+  /** The sign-in (family) a token belongs to, whatever its state; null for an unknown token. */
+  familyOf(token: string): string | null {
+    const row = this.db.prepare('SELECT family_id FROM refresh_tokens WHERE token_hash = ?').get(hash(token)) as { family_id: string } | undefined;
+    return row?.family_id ?? null;
+  }
+
+  /** False once a sign-in was revoked (logout, or a rotated token presented again): its cookie session ends with it. */
+  isLive(familyId: string): boolean {
+    return this.sql('SELECT 1 FROM refresh_tokens WHERE family_id = ? AND revoked_at IS NULL LIMIT 1').get(familyId) !== undefined;
+  }
+
   /** Logout: the presented token's whole family stops working. Returns false for an unknown token. */
   revoke(token: string): boolean {
-    const row = this.db.prepare('SELECT family_id FROM refresh_tokens WHERE token_hash = ?').get(hash(token)) as
-      | { family_id: string }
-      | undefined;
-    if (!row) return false;
-    this.revokeFamily(row.family_id);
+    const family = this.familyOf(token);
+    if (!family) return false;
+    this.revokeFamily(family);
     return true;
   }
 

@@ -1,5 +1,6 @@
 import { ConflictError, decodeContent, ValidationError, type Actor, type ContentStore, type Mutation, type NodeInfo } from '../content/contentStore.ts';
-import { mergeNode } from './threeWayMerge.ts';
+import { markedJson } from './jsonMerge.ts';
+import { mergeNode, type NodeMerge } from './threeWayMerge.ts';
 
 export interface CollabMutation {
   nodeId: string;
@@ -65,31 +66,12 @@ async function planCommit(store: ContentStore, projectId: string, mutations: Col
     let content = m.content;
     const behind = m.baseVersion !== undefined && m.baseVersion !== node.version;
     if (behind) {
-      if (m.baseVersion! > node.version) {
-        throw new ValidationError(`base_version ${m.baseVersion} is newer than the node (version ${node.version})`, { node_id: node.id });
-      }
-      const [base, current] = await Promise.all([
-        store.versionContent(projectId, { id: node.id }, m.baseVersion!),
-        store.readContent(projectId, { id: node.id }),
-      ]);
-      const where = { node_id: node.id, path: node.path, type: node.type, base_version: m.baseVersion, current_version: node.version };
-      if (base.version.type !== node.type) {
-        conflicts.push({ ...where, kind: 'type', regions: [{ reason: `the node changed type from ${base.version.type} to ${node.type}` }] });
+      const r = await mergeWithCurrent(store, projectId, node, m.content, m.baseVersion!);
+      if (!r.merge.clean) {
+        conflicts.push({ ...r.where, kind: r.merge.kind, regions: r.merge.conflicts, ...('marked' in r.merge ? { merged_text: r.merge.marked } : {}) });
         continue;
       }
-      const r = mergeNode({
-        type: node.type,
-        base: decodeContent(node.type, base.bytes),
-        current: decodeContent(node.type, current.bytes),
-        incoming: m.content,
-        baseVersion: m.baseVersion!,
-        currentVersion: node.version,
-      });
-      if (!r.clean) {
-        conflicts.push({ ...where, kind: r.kind, regions: r.conflicts, ...('marked' in r ? { merged_text: r.marked } : {}) });
-        continue;
-      }
-      content = r.merged;
+      content = r.merge.merged;
     }
     writes.push({ op: 'write', path: node.path, type: node.type, content, baseVersion: node.version });
     merged.push(behind);
@@ -98,4 +80,63 @@ async function planCommit(store: ContentStore, projectId: string, mutations: Col
     throw new MergeConflictError(`${conflicts.length} node(s) could not be merged; nothing was written`, { conflicts });
   }
   return { writes, merged };
+}
+
+/** `incoming`, written against `baseVersion`, merged three ways with what the node holds now. */
+async function mergeWithCurrent(store: ContentStore, projectId: string, node: NodeInfo, incoming: unknown, baseVersion: number) {
+  if (baseVersion > node.version) {
+    throw new ValidationError(`base_version ${baseVersion} is newer than the node (version ${node.version})`, { node_id: node.id });
+  }
+  const [base, current] = await Promise.all([store.versionContent(projectId, { id: node.id }, baseVersion), store.readContent(projectId, { id: node.id })]);
+  const where = { node_id: node.id, path: node.path, type: node.type, base_version: baseVersion, current_version: node.version };
+  const sides = {
+    type: node.type,
+    base: decodeContent(node.type, base.bytes),
+    current: decodeContent(node.type, current.bytes),
+    incoming,
+    baseVersion,
+    currentVersion: node.version,
+  };
+  const merge: NodeMerge =
+    base.version.type !== node.type
+      ? { clean: false, kind: 'type', conflicts: [{ reason: `the node changed type from ${base.version.type} to ${node.type}` }] }
+      : mergeNode(sides);
+  return { where, merge, sides };
+}
+
+/** What a merge preview answers: the merge, and for a person to resolve the conflicts, the merged text with markers. */
+export interface MergePreview {
+  node: NodeInfo;
+  baseVersion: number;
+  clean: boolean;
+  /** The merged content (decoded), when clean. */
+  merged: unknown;
+  /** Markdown: the merged text, with git-style markers at conflicts; json: the document in its stored form, marked likewise; files: null. */
+  mergedText: string | null;
+  conflicts: unknown[];
+}
+
+/**
+ * The three-way merge a commit of `incoming` against `baseVersion` would make, without writing:
+ * what a client shows a person before they choose (the dashboard's conflict dialog). It is the
+ * very merge `collabCommit` writes.
+ */
+export async function previewMerge(store: ContentStore, projectId: string, nodeId: string, incoming: unknown, baseVersion: number): Promise<MergePreview> {
+  const node = store.getById(projectId, nodeId);
+  if (node.state !== 'active') throw new ConflictError(`${node.path} is in the trash`, { node_id: node.id });
+  if (node.type === 'folder') throw new ValidationError('folders have no content', { node_id: node.id });
+  const { merge, sides } = await mergeWithCurrent(store, projectId, node, incoming, baseVersion);
+  const labels = { base: `base (version ${baseVersion})`, current: `current (version ${node.version})`, incoming: 'incoming' };
+  const mergedText = merge.clean
+    ? node.type === 'json'
+      ? JSON.stringify(merge.merged, null, 2) + '\n'
+      : node.type === 'markdown'
+        ? (merge.merged as string)
+        : null
+    : 'marked' in merge
+      ? merge.marked
+      : merge.kind === 'json'
+        ? markedJson(sides.base, sides.current, incoming, labels)
+        : null;
+  return { node, baseVersion, clean: merge.clean, merged: merge.clean ? merge.merged : null, mergedText, conflicts: merge.clean ? [] : merge.conflicts };
 }

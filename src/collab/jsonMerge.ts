@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { mergeText } from './textMerge.ts';
 
 /** A JSON value that could not be merged; `pointer` is an RFC 6901 JSON Pointer ('' = the whole document). */
 export interface JsonConflict {
@@ -27,11 +28,26 @@ const shown = (v: Side) => (v === ABSENT ? undefined : v);
  */
 export function mergeJson(base: unknown, current: unknown, incoming: unknown): JsonMerge {
   const conflicts: JsonConflict[] = [];
-  const merged = mergeValue(base, current, incoming, '', conflicts);
+  const merged = mergeValue(base, current, incoming, '', conflicts, 'current');
   return conflicts.length ? { clean: false, conflicts } : { clean: true, merged };
 }
 
-function mergeValue(base: Side, current: Side, incoming: Side, pointer: string, conflicts: JsonConflict[]): Side {
+/**
+ * The merge as text for a person to resolve: the document (in the stored form) with git-style
+ * conflict markers around exactly the conflicting keys. The key merge is made three times, each
+ * taking one side at the conflicts; those three documents differ only there, so a line merge of
+ * them marks exactly those keys.
+ */
+export function markedJson(base: unknown, current: unknown, incoming: unknown, labels: { base: string; current: string; incoming: string }): string {
+  const at = (pick: Pick) => JSON.stringify(mergeValue(base, current, incoming, '', [], pick), null, 2) + '\n';
+  const r = mergeText(at('base'), at('current'), at('incoming'), labels);
+  return r.clean ? r.merged : r.marked;
+}
+
+/** The side a conflict takes in the merged value. */
+type Pick = 'base' | 'current' | 'incoming';
+
+function mergeValue(base: Side, current: Side, incoming: Side, pointer: string, conflicts: JsonConflict[], pick: Pick): Side {
   if (isDeepStrictEqual(current, incoming)) return current;
   if (isDeepStrictEqual(base, current)) return incoming;
   if (isDeepStrictEqual(base, incoming)) return current;
@@ -47,11 +63,12 @@ function mergeValue(base: Side, current: Side, incoming: Side, pointer: string, 
         Object.hasOwn(incoming, key) ? incoming[key] : ABSENT,
         `${pointer}/${escape(key)}`,
         conflicts,
+        pick,
       );
       if (v !== ABSENT) out[key] = v;
     }
     return out;
   }
   conflicts.push({ pointer, base: shown(base), current: shown(current), incoming: shown(incoming) });
-  return current;
+  return pick === 'base' ? base : pick === 'incoming' ? incoming : current;
 }

@@ -16,7 +16,8 @@ export type NodeMerge =
   | { clean: true; merged: unknown }
   | { clean: false; kind: 'text'; conflicts: TextConflict[]; marked: string }
   | { clean: false; kind: 'json'; conflicts: JsonConflict[] }
-  | { clean: false; kind: 'binary'; conflicts: { reason: string }[] };
+  | { clean: false; kind: 'binary'; conflicts: { reason: string }[] }
+  | { clean: false; kind: 'type'; conflicts: { reason: string }[] };
 
 /** Merges by node type: markdown line by line, json key by key, files only when one side is unchanged. */
 export function mergeNode(m: MergeSides): NodeMerge {

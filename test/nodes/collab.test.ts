@@ -105,3 +105,37 @@ test('commit without base_version overwrites; a base_version ahead of the node i
   const twice = await f.call('POST', '/collab/commit', { project_id: f.pid, mutations: [{ node_id: md.id, content: 'c' }, { node_id: md.id, content: 'd' }] });
   t.is(twice.status, 422);
 });
+
+test('merge answers the merge a commit would make, writing nothing: clean, conflicting text, conflicting json', async (t) => {
+  const md = await f.make('markdown', 'preview.md', null, text('a', 'b', 'c', 'd', 'e'));
+  await f.call('PUT', `/nodes/${md.id}`, { content: text('A', 'b', 'c', 'd', 'e') });
+  const clean = await f.call('POST', '/collab/merge', { project_id: f.pid, node_id: md.id, content: text('a', 'b', 'c', 'd', 'E'), base_version: 1 });
+  t.is(clean.status, 200);
+  t.like(clean.body.data, { clean: true, base_version: 1, current_version: 2, merged: text('A', 'b', 'c', 'd', 'E'), merged_text: text('A', 'b', 'c', 'd', 'E'), conflicts: [] });
+
+  const clash = await f.call('POST', '/collab/merge', { project_id: f.pid, node_id: md.id, content: text('a!', 'b', 'c', 'd', 'e'), base_version: 1 });
+  t.is(clash.status, 200);
+  t.false(clash.body.data.clean);
+  t.is(clash.body.data.merged, null);
+  t.is(clash.body.data.merged_text, text('<<<<<<< current (version 2)', 'A', '||||||| base (version 1)', 'a', '=======', 'a!', '>>>>>>> incoming', 'b', 'c', 'd', 'e'));
+  t.is(clash.body.data.conflicts.length, 1);
+
+  const js = await f.make('json', 'preview.json', null, { title: 't', size: 1, tags: ['x'] });
+  await f.call('PUT', `/nodes/${js.id}`, { content: { title: 'theirs', size: 1, tags: ['x'] } });
+  const json = await f.call('POST', '/collab/merge', { project_id: f.pid, node_id: js.id, content: { title: 'mine', size: 2, tags: ['x'] }, base_version: 1 });
+  t.is(json.status, 200);
+  t.false(json.body.data.clean);
+  t.deepEqual(json.body.data.conflicts, [{ pointer: '/title', base: 't', current: 'theirs', incoming: 'mine' }]);
+  // Only the conflicting key is marked; the size change merged in.
+  t.is(
+    json.body.data.merged_text,
+    ['{', '<<<<<<< current (version 2)', '  "title": "theirs",', '||||||| base (version 1)', '  "title": "t",', '=======', '  "title": "mine",', '>>>>>>> incoming', '  "size": 2,', '  "tags": [', '    "x"', '  ]', '}', ''].join('\n'),
+  );
+
+  // Nothing was written by any of the three.
+  t.is((await f.call('GET', `/nodes/${md.id}`)).body.data.version, 2);
+  t.is((await f.call('GET', `/nodes/${js.id}`)).body.data.version, 2);
+  const ahead = await f.call('POST', '/collab/merge', { project_id: f.pid, node_id: js.id, content: {}, base_version: 9 });
+  t.is(ahead.status, 422);
+  t.is((await f.call('POST', '/collab/merge', { project_id: f.pid, node_id: 'nope', content: {}, base_version: 1 })).status, 404);
+});

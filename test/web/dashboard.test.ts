@@ -2,6 +2,7 @@ import anyTest, { type TestFn } from 'ava';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.ts';
 import { openNewProject as openProject, signIn as signInAs, treeItem } from '../helpers/dashboard.ts';
+import { cookiesOf, spoilAccessCookie, storedSession } from '../helpers/sessionCookie.ts';
 import { createKey, createProject, defaultProject } from '../helpers/project.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -132,9 +133,9 @@ test('a save after another client changed the document shows the conflict and ov
   t.is((await write(projectId, { path: 'plan.md', node_type: 'markdown', content: 'their edit\n', base_version: 1 })).status, 200);
   await page.getByText('version 2 was saved elsewhere meanwhile').waitFor();
   await page.getByRole('button', { name: 'Save' }).click();
-  const alert = page.getByRole('alert', { name: 'Save conflict' });
-  await alert.waitFor();
-  t.regex(await alert.textContent() ?? '', /Not saved: plan\.md was changed by someone else/);
+  const dialog = page.getByRole('dialog', { name: 'Not saved: plan.md was changed by someone else' });
+  await dialog.waitFor();
+  t.regex(await dialog.getByLabel('Merged result').textContent() ?? '', /^<<<<<<< current \(version 2\)\ntheir edit\n/, 'both changed the line: marked');
   t.is(await page.getByLabel('Current content on the server').textContent(), 'their edit\n');
   t.is(await page.getByLabel('Markdown source').inputValue(), 'my edit\n', 'the user keeps their text');
   t.is((await cat(projectId, 'plan.md')).content, 'their edit\n', 'nothing was overwritten');
@@ -281,21 +282,25 @@ test('the workspace fits a 390 px wide screen', async (t) => {
   t.true(await page.evaluate('document.documentElement.scrollWidth <= 390'), 'no horizontal scrolling');
 });
 
-test('a refused access token is refreshed with the refresh token and the request repeated', async (t) => {
-  const { page } = t.context;
+test('a refused access token is refreshed with the refresh cookie and the request repeated', async (t) => {
+  const { page, context } = t.context;
   const projectId = await openNewProject(page, 'Refresh project');
   await write(projectId, { path: 'token.md', node_type: 'markdown', content: 'still here\n' });
-  // The server refuses the next read as if the access token had expired.
-  let refused = 0;
-  await page.route('**/api/v1/content/*/cat?*', async (route) => {
-    if (refused++ === 0) await route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ success: false, code: 'UNAUTHORIZED', data: null, message: 'expired' }) });
-    else await route.continue();
+  const before = await storedSession(context);
+  // The access cookie goes bad (as if it had expired): the next read is really refused by the server.
+  await spoilAccessCookie(context, server.url);
+  const statuses: number[] = [];
+  page.on('response', (r) => {
+    if (r.url().includes('/cat?')) statuses.push(r.status());
   });
   const refresh = page.waitForResponse('**/api/v1/auth/refresh');
   await treeItem(page, 'token.md', 'markdown').click();
   t.is((await refresh).status(), 200);
   t.is(await page.getByLabel('Markdown source').inputValue(), 'still here\n');
-  t.is(refused, 2, 'refused once, then repeated with the new token');
+  t.deepEqual(statuses, [401, 200], 'refused once, then repeated with the new cookie');
+  const after = await cookiesOf(context);
+  t.not(after.cns_access, 'expired');
+  t.not(after.cns_refresh, before.cns_refresh, 'the refresh cookie was rotated');
 });
 
 test('the first load transfers less than 300 KB of JavaScript and CSS', async (t) => {

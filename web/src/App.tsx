@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Project } from './api/types.ts';
-import { onSessionChange, sessionUser } from './api/session.ts';
+import { onSessionChange, restoreSession, type SessionUser } from './api/session.ts';
 import { projectInUrl, showProjectInUrl } from './route.ts';
 import { SignIn } from './views/SignIn.tsx';
 import { ProjectChooser } from './views/ProjectChooser.tsx';
@@ -8,17 +8,18 @@ import { Workspace } from './views/Workspace.tsx';
 
 /** Signed out → sign in; signed in → choose a project; a project → its workspace. */
 export function App() {
-  const [user, setUser] = useState(sessionUser());
+  // undefined while asking the server who is signed in: a reload keeps the session (its cookies).
+  const [user, setUser] = useState<SessionUser | null | undefined>(undefined);
   const [project, setProject] = useState<Project | null>(null);
   // Signing out leaves the project too: the next user starts at their own chooser.
-  useEffect(
-    () =>
-      onSessionChange((t) => {
-        setUser(t?.user ?? null);
-        if (!t) setProject(null);
-      }),
-    [],
-  );
+  useEffect(() => {
+    const off = onSessionChange((u) => {
+      setUser(u);
+      if (!u) setProject(null);
+    });
+    void restoreSession();
+    return off;
+  }, []);
   useEffect(() => {
     const back = () => {
       if (!projectInUrl()) setProject(null);
@@ -32,6 +33,7 @@ export function App() {
     showProjectInUrl(p?.id ?? null);
   };
 
+  if (user === undefined) return null;
   if (!user) return <SignIn />;
   if (!project) return <ProjectChooser wanted={projectInUrl()} onOpen={open} />;
   return <Workspace key={project.id} project={project} onLeave={() => open(null)} />;

@@ -6,11 +6,17 @@ import type { UserRecord } from '../../domain/users/userStore.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { AppError, forbidden } from '../../http/errors.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
+import { cookieSessionOf } from '../../http/middleware/cookieSession.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { presentUser } from '../presenters/user.ts';
+import { cookieSessions } from './cookieSession.ts';
 import * as schema from './schemas.ts';
 
-/** Sign-in, tokens and "who am I" (spec 4.4). All but /auth/me are public (src/http/publicRoutes.ts). */
+/**
+ * Sign-in, tokens and "who am I" (spec 4.4). All but /auth/me are public (src/http/publicRoutes.ts).
+ * Bearer clients get their tokens in the answer; the web dashboard signs in with
+ * `session: "cookie"` and gets them as HttpOnly cookies instead (./cookieSession.ts).
+ */
 export function authRoutes(s: Services): RouteGroup {
   async function issueTokens(user: UserRecord, refreshToken?: string) {
     return {
@@ -21,6 +27,23 @@ export function authRoutes(s: Services): RouteGroup {
       user: presentUser(user),
     };
   }
+
+  /** Each refresh token works once: its successor, or 401 saying why not. */
+  function rotate(token: string) {
+    const result = s.refreshTokens.rotate(token);
+    if (!result.ok) {
+      const why =
+        result.reason === 'reused'
+          ? 'This refresh token was already used; every token of its sign-in has been revoked. Sign in again.'
+          : `The refresh token is ${result.reason === 'unknown' ? 'not valid' : result.reason}.`;
+      throw new AppError('UNAUTHORIZED', why, { reason: result.reason });
+    }
+    const user = s.users.findById(result.userId);
+    if (!user) throw new AppError('UNAUTHORIZED', 'The refresh token is not valid.');
+    return { user, token: result.token, sessionId: result.familyId };
+  }
+
+  const cookies = cookieSessions(s, rotate);
 
   return {
     prefix: '/auth',
@@ -41,9 +64,14 @@ export function authRoutes(s: Services): RouteGroup {
         method: 'post',
         path: '/login',
         summary: 'Sign in with email and password (rate limited: 429 with Retry-After)',
+        description:
+          'With `session: "cookie"` (the web dashboard) the tokens are not answered but set as cookies, all `SameSite=Strict` (and `Secure` over https): ' +
+          '`cns_access` (HttpOnly, `Path=/api`) authenticates requests without an Authorization header, `cns_refresh` (HttpOnly, `Path=/api/v1/auth`) ' +
+          'is read by refresh and logout, and the readable `cns_csrf` must be echoed in `X-CSRF-Token` by every request other than GET, HEAD and OPTIONS ' +
+          '(else 403). Bearer clients are unaffected.',
         public: true,
         body: schema.loginBody,
-        response: schema.tokens,
+        response: schema.session,
         async handle(ctx, { body }) {
           // Per address and email, and per address whatever the email: varying the email must not buy more scrypt work.
           const retryAfter = Math.max(s.loginAddressRateLimiter.take(ctx.ip), s.loginRateLimiter.take(`${ctx.ip}:${body.email.toLowerCase()}`));
@@ -55,39 +83,34 @@ export function authRoutes(s: Services): RouteGroup {
           const user = s.users.findByEmail(body.email);
           const valid = await verifyPassword(body.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
           if (!user || !valid) throw new AppError('UNAUTHORIZED', 'The email or password is incorrect.');
-          ok(ctx, await issueTokens(user), 'Signed in');
+          ok(ctx, body.session === 'cookie' ? await cookies.start(ctx, user) : await issueTokens(user), 'Signed in');
         },
       }),
       route({
         method: 'post',
         path: '/refresh',
         summary: 'Exchange a refresh token for new tokens (each refresh token works once)',
+        description: 'Without `refresh_token`, the cookie session is refreshed: both cookies are rotated (the request needs `X-CSRF-Token`).',
         public: true,
         body: schema.refreshBody,
-        response: schema.tokens,
+        response: schema.session,
         async handle(ctx, { body }) {
-          const result = s.refreshTokens.rotate(body.refresh_token);
-          if (!result.ok) {
-            const why =
-              result.reason === 'reused'
-                ? 'This refresh token was already used; every token of its sign-in has been revoked. Sign in again.'
-                : `The refresh token is ${result.reason === 'unknown' ? 'not valid' : result.reason}.`;
-            throw new AppError('UNAUTHORIZED', why, { reason: result.reason });
-          }
-          const user = s.users.findById(result.userId);
-          if (!user) throw new AppError('UNAUTHORIZED', 'The refresh token is not valid.');
-          ok(ctx, await issueTokens(user, result.token), 'Token refreshed');
+          if (body.refresh_token === undefined) return ok(ctx, await cookies.refresh(ctx), 'Session refreshed');
+          const next = rotate(body.refresh_token);
+          ok(ctx, await issueTokens(next.user, next.token), 'Token refreshed');
         },
       }),
       route({
         method: 'post',
         path: '/logout',
         summary: 'Revoke a refresh token',
+        description: 'Without `refresh_token`, ends the cookie session: revoked (its access cookie stops working at once) and the cookies cleared (needs `X-CSRF-Token`).',
         public: true,
         body: schema.refreshBody,
         response: z.object({ revoked: z.literal(true) }),
         handle(ctx, { body }) {
-          s.refreshTokens.revoke(body.refresh_token);
+          if (body.refresh_token === undefined) cookies.end(ctx);
+          else s.refreshTokens.revoke(body.refresh_token);
           ok(ctx, { revoked: true }, 'Signed out');
         },
       }),
@@ -112,7 +135,9 @@ export function authRoutes(s: Services): RouteGroup {
         response: schema.me,
         handle(ctx) {
           const principal = principalOf(ctx);
-          if (principal.kind === 'user') ok(ctx, { kind: 'user', user: presentUser(principal.user) });
+          const session = cookieSessionOf(ctx);
+          const expiresIn = session ? { expires_in: Math.max(0, Math.floor((session.expiresAtMs - Date.now()) / 1000)) } : {};
+          if (principal.kind === 'user') ok(ctx, { kind: 'user', user: presentUser(principal.user), ...expiresIn });
           else {
             const c = principal.connection;
             ok(ctx, { kind: 'key', connection: { id: c.id, name: c.name, kind: c.kind, project_id: c.project_id, scope_path: c.scope_path, mode: c.mode } });

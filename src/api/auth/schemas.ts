@@ -4,6 +4,10 @@ import { userSchema } from '../presenters/user.ts';
 export const loginBody = z.object({
   email: z.string().trim().min(1).max(320),
   password: z.string().min(1).max(1024),
+  session: z
+    .enum(['bearer', 'cookie'])
+    .default('bearer')
+    .describe('`cookie` (the web dashboard): the tokens are set as HttpOnly cookies instead of being answered; writes then need X-CSRF-Token'),
 });
 
 export const signupBody = z.object({
@@ -13,7 +17,7 @@ export const signupBody = z.object({
 });
 
 export const refreshBody = z.object({
-  refresh_token: z.string().min(1).max(512),
+  refresh_token: z.string().min(1).max(512).optional().describe('left out by a cookie session, whose refresh token is the cns_refresh cookie'),
 });
 
 export const authConfig = z.object({
@@ -29,8 +33,21 @@ export const tokens = z.object({
   user: userSchema,
 });
 
+/** The answer of a cookie-session login or refresh: the tokens are in HttpOnly cookies, not here. */
+export const cookieSession = z.object({
+  token_type: z.literal('cookie').describe('the tokens were set as HttpOnly cookies (cns_access, cns_refresh) with the readable cns_csrf'),
+  expires_in: z.number().int().describe('seconds until the access token expires: refresh before'),
+  user: userSchema,
+});
+
+export const session = z.union([tokens, cookieSession]);
+
 export const me = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('user'), user: userSchema }),
+  z.object({
+    kind: z.literal('user'),
+    user: userSchema,
+    expires_in: z.number().int().optional().describe("with a session cookie: seconds until its access token expires"),
+  }),
   z.object({
     kind: z.literal('key'),
     connection: z.object({

@@ -1,5 +1,5 @@
 import type { Services } from '../../app/services.ts';
-import { collabCommit } from '../../collab/collabCommit.ts';
+import { collabCommit, previewMerge } from '../../collab/collabCommit.ts';
 import { ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
@@ -12,7 +12,8 @@ import * as schema from './schemas.ts';
 
 /**
  * Collaboration (spec 4.3): checkout gives each node's content and version, commit writes many
- * nodes as one commit, three-way merging those that moved on since the client's base. The
+ * nodes as one commit, three-way merging those that moved on since the client's base; merge
+ * answers that same merge for one node without writing (what a person sees before choosing). The
  * version and snapshot routes are the very declarations of their /nodes twins. Every node goes
  * through the content-access policy.
  */
@@ -61,6 +62,27 @@ export function collabRoutes(s: Services): RouteGroup {
             },
             merged ? `Committed; ${merged} node(s) merged with newer changes` : 'Committed',
           );
+        },
+      }),
+      route({
+        method: 'post',
+        path: '/merge',
+        summary: 'The three-way merge a commit would make of content written against base_version, without writing anything',
+        permission: 'content:read',
+        body: schema.mergeBody,
+        response: schema.mergeResult,
+        async handle(ctx, { body }) {
+          const { node } = nodeFor(s, ctx, body.node_id, 'content:read', body.project_id);
+          const r = await previewMerge(s.content, node.projectId, node.id, contentForStore(node.type, body.content), body.base_version);
+          ok(ctx, {
+            node: nodePresenter(s.content, 'id').node(r.node),
+            base_version: r.baseVersion,
+            current_version: r.node.version,
+            clean: r.clean,
+            merged: Buffer.isBuffer(r.merged) ? r.merged.toString('base64') : r.merged,
+            merged_text: r.mergedText,
+            conflicts: r.conflicts as Record<string, unknown>[],
+          });
         },
       }),
       ...nodeHistoryRoutes(s, {

@@ -32,3 +32,20 @@ export const commitResult = z.object({
   commit_id: z.string().nullable(),
   nodes: z.array(nodeSchema.extend({ base_version: z.number().int().nullable(), merged: z.boolean() })),
 });
+
+export const mergeBody = z.object({
+  project_id: projectId,
+  node_id: nodeId,
+  content: z.unknown().refine((v) => v !== undefined, 'content is required'),
+  base_version: z.number().int().min(1).describe('the version the content was written against'),
+});
+
+export const mergeResult = z.object({
+  node: nodeSchema,
+  base_version: z.number().int(),
+  current_version: z.number().int(),
+  clean: z.boolean(),
+  merged: z.unknown().describe('the merged content when clean (a JSON value, Markdown text, base64 for files); null otherwise'),
+  merged_text: z.string().nullable().describe('the merge as text, with git-style conflict markers where it is not clean (json: in its stored form); null for files'),
+  conflicts: z.array(z.record(z.string(), z.unknown())).describe('the conflicting regions (text) or JSON Pointers with the three values (json)'),
+});

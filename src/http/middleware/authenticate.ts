@@ -3,14 +3,20 @@ import { bearerToken, type Authenticator } from '../../auth/authenticator.ts';
 import { ANON_KEY_IS_NOT_A_CREDENTIAL } from '../../auth/anonKey.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { looksLikeAccessKey } from '../../auth/accessKeys.ts';
+import type { CsrfTokens } from '../../auth/csrfTokens.ts';
 import { AppError, unauthorized } from '../errors.ts';
+import { ACCESS_COOKIE, requestCookie } from '../sessionCookies.ts';
+import { authenticateCookie } from './cookieSession.ts';
 
 /**
  * Resolves the caller from `Authorization: Bearer …`, or from an access key in `X-Access-Key`
- * (the header clients written for the spec's original service send). Every route needs a
+ * (the header clients written for the spec's original service send), or else from the
+ * dashboard's session cookie (with its CSRF check: ./cookieSession.ts). Every route needs a
  * principal except the ones `isPublic` names (fail closed: a new route is private unless listed).
+ * Public routes never look at the cookie: refresh and logout read theirs themselves, and a
+ * presigned address carries its own grant.
  */
-export function authenticate(authenticator: Authenticator, isPublic: (ctx: Context) => boolean): Middleware {
+export function authenticate(authenticator: Authenticator, isPublic: (ctx: Context) => boolean, csrf: CsrfTokens): Middleware {
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
     const token = bearerToken(header || undefined) ?? accessKeyHeader(ctx);
@@ -25,7 +31,9 @@ export function authenticate(authenticator: Authenticator, isPublic: (ctx: Conte
     } else if (header && !isPublic(ctx)) {
       throw unauthorized('The Authorization header must be "Bearer <token>".');
     } else if (!isPublic(ctx)) {
-      throw unauthorized();
+      const cookie = requestCookie(ctx, ACCESS_COOKIE);
+      if (!cookie) throw unauthorized();
+      await authenticateCookie(ctx, cookie, authenticator, csrf);
     }
     await next();
   };

@@ -117,11 +117,17 @@ export function openApiDocument(source: OpenApiSource): JsonSchema {
     openapi: '3.1.0',
     info: { title: source.title, version: source.version, ...(source.description ? { description: source.description } : {}) },
     servers: [{ url: source.basePath }],
-    security: [{ bearer: [] }, { accessKey: [] }],
+    security: [{ bearer: [] }, { accessKey: [] }, { sessionCookie: [] }],
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'A user access token (POST /auth/login) or an access key (cns_…)' },
         accessKey: { type: 'apiKey', in: 'header', name: 'X-Access-Key' },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'cns_access',
+          description: 'The web dashboard\'s session (POST /auth/login with session "cookie"): requests other than GET, HEAD and OPTIONS must echo the cns_csrf cookie in X-CSRF-Token',
+        },
       },
       schemas: { Error: errorEnvelope },
     },

@@ -115,7 +115,9 @@ export class SearchIndex {
       rankAll: p(`SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH @q ORDER BY rank LIMIT @k`),
       rankUnder: p(`SELECT f.rowid AS id, f.rank AS rank FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN docs d ON d.node_id = c.node_id
         WHERE chunks_fts MATCH @q AND (d.path = @p OR (d.path > @p || '/' AND d.path < @p || '0')) ORDER BY f.rank LIMIT @k`),
-      snippet: p(`SELECT snippet(chunks_fts, 0, '**', '**', '…', 24) AS s FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = ?`),
+      // CAST: FTS5 given MATCH together with `rowid = ?` bound to a JS number ignores the rowid (every matching row comes back, and
+      // the first one's snippet was shown for another chunk); compared as an integer expression the row is really narrowed.
+      snippet: p(`SELECT snippet(chunks_fts, 0, '**', '**', '…', 24) AS s FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = CAST(? AS INTEGER)`),
       chunkRow: p(`SELECT c.id AS chunkId, c.node_id AS nodeId, d.path, d.type, d.version, c.chunk_index AS chunkIndex, c.heading_path AS headingPath, f.text AS text
         FROM chunks c JOIN docs d ON d.node_id = c.node_id JOIN chunks_fts f ON f.rowid = c.id WHERE c.id = ?`),
     };

@@ -1,5 +1,5 @@
 import { api } from './client.ts';
-import { accessToken, refreshSession } from './session.ts';
+import { refreshSession } from './session.ts';
 
 /** One `change` event of the live feed (README: Data sync and the live change feed). */
 export interface ChangeEvent {
@@ -12,8 +12,10 @@ export interface ChangeEvent {
 }
 
 /**
- * Follows a project's change feed. EventSource cannot send an Authorization header, so the
- * stream is read with fetch and parsed here (only `id:`, `event:` and `data:` lines matter). The
+ * Follows a project's change feed. The stream is read with fetch and parsed here (only `id:`,
+ * `event:` and `data:` lines matter), authenticated by the session cookie like every call (a
+ * GET: no CSRF header; no token in the address, where logs would keep it). fetch rather than
+ * EventSource keeps reconnection and the refresh after a 401 in our hands. The
  * feed's address comes from `/auth/config`; only its path is used, because the dashboard is
  * served by the same service and the configured base URL may name another host (a proxy).
  * After a disconnection it reconnects with `Last-Event-ID`, so no change is missed.
@@ -27,9 +29,9 @@ export function followChanges(projectId: string, onChange: (e: ChangeEvent) => v
     const config = await api<{ realtime_url: string; anon_key: string }>('GET', '/auth/config');
     const url = new URL(config.realtime_url, location.origin);
     url.searchParams.set('project_id', projectId);
-    const headers: Record<string, string> = { authorization: `Bearer ${accessToken() ?? ''}`, apikey: config.anon_key };
+    const headers: Record<string, string> = { apikey: config.anon_key };
     if (lastId) headers['last-event-id'] = lastId;
-    const res = await fetch(url.pathname + url.search, { headers, signal: stop.signal });
+    const res = await fetch(url.pathname + url.search, { headers, credentials: 'same-origin', signal: stop.signal });
     if (res.status === 401 && (await refreshSession())) return connect();
     if (!res.ok || !res.body) throw new Error(`change feed answered ${res.status}`);
     failures = 0;

@@ -1,4 +1,5 @@
-import { accessToken, refreshSession } from './session.ts';
+import { csrfHeaders } from './csrf.ts';
+import { refreshSession, sessionUser } from './session.ts';
 
 /** An API error in the service's envelope: `code` (CONFLICT, VALIDATION_ERROR, …) and `details`. */
 export class ApiError extends Error {
@@ -15,12 +16,13 @@ export class ApiError extends Error {
 export const API = '/api/v1';
 
 /**
- * Calls the public REST API (the dashboard has no other way in). An expired access token is
- * refreshed once and the call repeated; every answer is unwrapped from the envelope.
+ * Calls the public REST API (the dashboard has no other way in), authenticated by the session
+ * cookie, with the CSRF header on writes. A refused access token is refreshed once and the call
+ * repeated; every answer is unwrapped from the envelope.
  */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   let res = await send(method, path, body);
-  if (res.status === 401 && accessToken() && (await refreshSession())) res = await send(method, path, body);
+  if (res.status === 401 && sessionUser() && (await refreshSession())) res = await send(method, path, body);
   const envelope = await res.json().catch(() => null);
   if (!res.ok || !envelope?.success) {
     throw new ApiError(res.status, envelope?.code ?? 'HTTP_' + res.status, envelope?.message ?? res.statusText, envelope?.error?.details ?? null);
@@ -29,11 +31,9 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 }
 
 function send(method: string, path: string, body: unknown): Promise<Response> {
-  const headers: Record<string, string> = {};
-  const token = accessToken();
-  if (token) headers.authorization = `Bearer ${token}`;
+  const headers = csrfHeaders(method);
   if (body !== undefined) headers['content-type'] = 'application/json';
-  return fetch(API + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return fetch(API + path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
 }
 
 /** `?a=1&b=2` from an object, leaving out undefined values. */

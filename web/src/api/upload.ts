@@ -11,7 +11,8 @@ interface UploadAddress {
 /**
  * Uploads one file as a new `file` node in a folder (`parentId` null for the project root):
  * asks for a presigned address, then PUTs the bytes there. The PUT goes through
- * XMLHttpRequest because fetch reports no upload progress.
+ * XMLHttpRequest because fetch reports no upload progress; it needs no session cookie or CSRF
+ * header, since the address carries its own signed, single-use grant.
  */
 export async function uploadFile(
   projectId: string,

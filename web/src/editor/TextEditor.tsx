@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api/client.ts';
 import type { CatAnswer } from '../api/types.ts';
-import { ConflictNotice, type Conflict } from './ConflictNotice.tsx';
+import { ConflictDialog, type Conflict } from './ConflictDialog.tsx';
 import { formatJson, parseJson } from './jsonText.ts';
+import { JsonTree } from './JsonTree.tsx';
+import { mergeWithServer } from './merge.ts';
 import { MarkdownPreview } from './MarkdownPreview.tsx';
 
 interface Props {
@@ -13,11 +15,12 @@ interface Props {
   reload: () => Promise<CatAnswer>;
 }
 
-const textOf = (node: CatAnswer): string => (node.type === 'json' ? formatJson(node.content) : String(node.content ?? ''));
+const textOf = (node: { type: string; content?: unknown }): string => (node.type === 'json' ? formatJson(node.content) : String(node.content ?? ''));
 
 /**
- * The editor of a Markdown or JSON node, with the rendered Markdown (or the JSON's validity)
- * beside it. Saves send `base_version`, so a concurrent change is a conflict, never an overwrite.
+ * The editor of a Markdown or JSON node, with the rendered Markdown (or the JSON's validity and
+ * its structure) beside it. Saves send `base_version`, so a concurrent change is a conflict,
+ * shown with the three-way merge, never an overwrite.
  */
 export function TextEditor({ projectId, node, onSaved, reload }: Props) {
   const [text, setText] = useState(textOf(node));
@@ -38,12 +41,14 @@ export function TextEditor({ projectId, node, onSaved, reload }: Props) {
   const invalid = parsed !== null && !parsed.ok ? parsed.error : null;
   const dirty = text !== textOf(base);
 
-  const save = async (baseVersion: number) => {
-    if (invalid) return;
+  /** Saves `source` as the next version after `baseVersion`; a 409 opens the conflict dialog. */
+  const save = async (source: string, baseVersion: number) => {
+    const checked = node.type === 'json' ? parseJson(source) : null;
+    if (checked && !checked.ok) return;
     setBusy(true);
     setStatus(null);
     try {
-      const content = parsed?.ok ? parsed.value : text;
+      const content = checked?.ok ? checked.value : source;
       const saved = await api<{ version: number; changed: boolean }>('POST', `/content/${projectId}/write`, {
         path: node.path,
         node_type: node.type,
@@ -53,32 +58,56 @@ export function TextEditor({ projectId, node, onSaved, reload }: Props) {
       setConflict(null);
       const now = { ...node, version: saved.version, content };
       setBase(now);
-      if (node.type === 'json') setText(formatJson(content));
+      setText(textOf(now));
       setStatus(saved.changed ? `Saved as version ${saved.version}.` : 'No change to save.');
       onSaved(now);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 409) {
-        const current = await reload();
-        setConflict({ baseVersion, currentVersion: current.version, currentText: textOf(current) });
-      } else setStatus(`Not saved: ${(err as Error).message}`);
+      if (err instanceof ApiError && err.status === 409) setConflict(await conflictOf(source, baseVersion));
+      else setStatus(`Not saved: ${(err as Error).message}`);
     } finally {
       setBusy(false);
     }
   };
 
-  const loadCurrent = async () => {
+  /** What the server has now, and `mine` merged with it (by the service) against the version it was based on. */
+  const conflictOf = async (mine: string, baseVersion: number): Promise<Conflict> => {
+    const mineValue = node.type === 'json' ? (parseJson(mine) as { value: unknown }).value : mine;
+    const [current, merge] = await Promise.all([reload(), mergeWithServer(projectId, node, mineValue, baseVersion).catch(() => null)]);
+    return { baseVersion, theirVersion: current.version, theirText: textOf(current), theirContent: current.content, mine, merge };
+  };
+
+  const keepTheirs = async () => {
     const current = await reload();
     setBase(current);
     setText(textOf(current));
     setConflict(null);
+    setStatus(`Kept version ${current.version}; your changes were discarded.`);
     onSaved(current);
+  };
+
+  /** The merge (with any conflict markers) becomes the editor's text, based on their version. */
+  const editMerged = (c: Conflict) => {
+    setText(c.merge!.text);
+    setBase({ ...node, version: c.theirVersion, content: c.theirContent });
+    setConflict(null);
+    setStatus(c.merge!.clean ? 'The merged text is in the editor: check it and save.' : 'The merged text is in the editor: resolve the marked places, then save.');
   };
 
   const label = node.type === 'json' ? 'JSON source' : 'Markdown source';
   return (
     <div class="editor">
       {conflict && (
-        <ConflictNotice path={node.path} conflict={conflict} onLoadCurrent={() => void loadCurrent()} onOverwrite={() => void save(conflict.currentVersion)} />
+        <ConflictDialog
+          path={node.path}
+          conflict={conflict}
+          busy={busy}
+          error={status}
+          onSaveMerged={() => void save(conflict.merge!.text, conflict.theirVersion)}
+          onEditMerged={() => editMerged(conflict)}
+          onKeepTheirs={() => void keepTheirs()}
+          onBack={() => setConflict(null)}
+          onOverwrite={() => void save(conflict.mine, conflict.theirVersion)}
+        />
       )}
       <div class="split">
         <label class="source">
@@ -91,10 +120,17 @@ export function TextEditor({ projectId, node, onSaved, reload }: Props) {
             onInput={(e) => setText(e.currentTarget.value)}
           />
         </label>
-        {node.type === 'markdown' ? <MarkdownPreview source={text} /> : <JsonValidity error={invalid} />}
+        {node.type === 'markdown' ? (
+          <MarkdownPreview source={text} />
+        ) : (
+          <div class="json-side">
+            <JsonValidity error={invalid} />
+            {parsed?.ok && <JsonTree value={parsed.value} />}
+          </div>
+        )}
       </div>
       <div class="actions">
-        <button type="button" disabled={busy || !dirty || invalid !== null || conflict !== null} onClick={() => void save(base.version)}>
+        <button type="button" disabled={busy || !dirty || invalid !== null || conflict !== null} onClick={() => void save(text, base.version)}>
           Save
         </button>
         <span role="status" class="muted">

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, query } from '../api/client.ts';
 import type { NodeDiff, VersionRecord } from '../api/types.ts';
 import { actorOf } from './actor.ts';
+import { ActorBadge } from './ActorBadge.tsx';
 import { DiffView } from './DiffView.tsx';
 
 interface Props {
@@ -61,9 +62,7 @@ export function HistoryPanel({ projectId, path, version, onRolledBack }: Props) 
           return (
             <li key={v.version} class={`actor-${actor.kind}`}>
               <strong>v{v.version}</strong>{' '}
-              <span class={`badge ${actor.kind}`} title={actor.kind === 'agent' ? 'An agent made this version' : undefined}>
-                {actor.kind === 'agent' ? `agent ${actor.label}` : actor.label}
-              </span>{' '}
+              <ActorBadge actor_type={v.actor_type} author={v.author} />{' '}
               <span class="muted">{v.operation}</span> <span>{v.message ?? ''}</span>{' '}
               <time dateTime={v.created_at}>{new Date(v.created_at).toLocaleString()}</time>
               {v.version !== versions[0]!.version &&

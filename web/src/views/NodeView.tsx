@@ -3,6 +3,9 @@ import { api, query } from '../api/client.ts';
 import type { CatAnswer, Entry } from '../api/types.ts';
 import { TextEditor } from '../editor/TextEditor.tsx';
 import { HistoryPanel } from '../history/HistoryPanel.tsx';
+import { SnapshotsPanel } from '../history/SnapshotsPanel.tsx';
+import { FilePreview } from '../preview/FilePreview.tsx';
+import { downloadAddress } from '../preview/downloadAddress.ts';
 import { NodeActions } from './NodeActions.tsx';
 
 interface Props {
@@ -14,10 +17,10 @@ interface Props {
   onTrashed: () => void;
 }
 
-/** The selected node: its content (editable for Markdown and JSON) or its history. */
+/** The selected node: its content (editable for Markdown and JSON, previewed for files), its history, a folder's snapshots. */
 export function NodeView({ projectId, entry, liveTick, onMoved, onTrashed }: Props) {
   const [node, setNode] = useState<CatAnswer | null>(null);
-  const [tab, setTab] = useState<'content' | 'history'>('content');
+  const [tab, setTab] = useState<'content' | 'history' | 'snapshots'>('content');
   const [error, setError] = useState<string | null>(null);
 
   const read = () => api<CatAnswer>('GET', `/content/${projectId}/cat${query({ path: entry.path })}`);
@@ -45,10 +48,15 @@ export function NodeView({ projectId, entry, liveTick, onMoved, onTrashed }: Pro
       <div role="tablist" aria-label="Node views" class="tabs">
         <button type="button" role="tab" aria-selected={tab === 'content'} onClick={() => setTab('content')}>Content</button>
         <button type="button" role="tab" aria-selected={tab === 'history'} onClick={() => setTab('history')}>History</button>
+        {entry.type === 'folder' && (
+          <button type="button" role="tab" aria-selected={tab === 'snapshots'} onClick={() => setTab('snapshots')}>Snapshots</button>
+        )}
       </div>
       {error && <p role="alert" class="error">{error}</p>}
       {!node ? (
         <p aria-busy="true">Loading…</p>
+      ) : tab === 'snapshots' && node.type === 'folder' ? (
+        <SnapshotsPanel folderId={node.id} path={node.path} revision={node.version} onRolledBack={() => void reload()} />
       ) : tab === 'history' ? (
         <HistoryPanel projectId={projectId} path={node.path} version={node.version} onRolledBack={() => void reload()} />
       ) : node.type === 'markdown' || node.type === 'json' ? (
@@ -62,15 +70,12 @@ export function NodeView({ projectId, entry, liveTick, onMoved, onTrashed }: Pro
   );
 }
 
-/** A file's facts and a download through a short-lived address (GET /nodes/{id}/download). */
+/** A file's facts, a download through a short-lived address (GET /nodes/{id}/download), and its preview. */
 function FileSummary({ node }: { node: CatAnswer }) {
   const [error, setError] = useState<string | null>(null);
   const download = async () => {
     try {
-      const r = await api<{ download_url: string }>('GET', `/nodes/${node.id}/download`);
-      // Same origin as the dashboard: the configured base URL may name another host (a proxy).
-      const url = new URL(r.download_url, location.origin);
-      location.assign(url.pathname + url.search);
+      location.assign(await downloadAddress(node.id, node.version));
     } catch (err) {
       setError((err as Error).message);
     }
@@ -82,6 +87,7 @@ function FileSummary({ node }: { node: CatAnswer }) {
       </p>
       <button type="button" onClick={() => void download()}>Download</button>
       {error && <p role="alert" class="error">{error}</p>}
+      <FilePreview node={node} />
     </div>
   );
 }

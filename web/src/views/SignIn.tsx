@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api/client.ts';
-import { setSession, type Tokens } from '../api/session.ts';
+import { setSession, type SessionAnswer } from '../api/session.ts';
 
 export function SignIn() {
   const [email, setEmail] = useState('');
@@ -13,7 +13,8 @@ export function SignIn() {
     setBusy(true);
     setError(null);
     try {
-      setSession(await api<Tokens>('POST', '/auth/login', { email, password }));
+      // The tokens come back as HttpOnly cookies, never in the answer (README: The web dashboard).
+      setSession(await api<SessionAnswer>('POST', '/auth/login', { email, password, session: 'cookie' }));
     } catch (err) {
       setError(err instanceof ApiError ? err.message : 'The server could not be reached.');
     } finally {

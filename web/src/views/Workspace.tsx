@@ -6,10 +6,14 @@ import type { CatAnswer, Entry, Project } from '../api/types.ts';
 import { FileTree } from '../tree/FileTree.tsx';
 import { moveInto } from '../tree/moveNode.ts';
 import { parentOf, TreeStore } from '../tree/treeStore.ts';
+import { ProjectHistoryPanel } from '../history/ProjectHistoryPanel.tsx';
+import { SettingsPanel } from '../settings/SettingsPanel.tsx';
 import { TrashPanel } from '../trash/TrashPanel.tsx';
 import { UploadButton } from '../upload/UploadButton.tsx';
 import { UploadList } from '../upload/uploadList.ts';
 import { UploadProgress } from '../upload/UploadProgress.tsx';
+import { LazyChat } from '../chat/LazyChat.tsx';
+import { SearchBox } from '../search/SearchBox.tsx';
 import { CreateForm } from './CreateForm.tsx';
 import { NodeView } from './NodeView.tsx';
 import { signOut } from './signOut.ts';
@@ -21,6 +25,9 @@ export function Workspace({ project, onLeave }: { project: Project; onLeave: () 
   const [liveTick, setLiveTick] = useState(0);
   const [live, setLive] = useState(false);
   const [showTrash, setShowTrash] = useState(false);
+  const [showSettings, setShowSettings] = useState(false);
+  const [showHistory, setShowHistory] = useState(false);
+  const [showChat, setShowChat] = useState(false);
   const [revision, setRevision] = useState(0);
   /** The outcome of the last drag-and-drop move (uploads report in their own list). */
   const [moveNote, setMoveNote] = useState<{ text: string; failed: boolean } | null>(null);
@@ -64,6 +71,12 @@ export function Workspace({ project, onLeave }: { project: Project; onLeave: () 
     store.refreshAround([entry.path]);
     setSelected(entry);
   };
+  /** Opens a node by its path (a search result, a version an agent wrote): revealed in the tree, shown in the main area. */
+  const openPath = async (path: string) => {
+    const entry = await api<Entry>('GET', `/content/${project.id}/stat${query({ path })}`);
+    setShowSettings(false);
+    created(entry);
+  };
 
   /** A folder's id for the upload route: its loaded row, else asked of the API (null is the root). */
   const folderId = async (path: string): Promise<string | null> =>
@@ -98,11 +111,15 @@ export function Workspace({ project, onLeave }: { project: Project; onLeave: () 
         <span class={`live ${live ? 'on' : ''}`} role="status" aria-label={live ? 'Live updates on' : 'Connecting to live updates'}>
           {live ? '● Live' : '○ Connecting'}
         </span>
+        <button type="button" aria-pressed={showHistory} onClick={() => setShowHistory(!showHistory)}>Project history</button>
+        <button type="button" aria-pressed={showChat} onClick={() => setShowChat(!showChat)}>Chat</button>
         <button type="button" aria-pressed={showTrash} onClick={() => setShowTrash(!showTrash)}>Trash</button>
+        <button type="button" aria-pressed={showSettings} onClick={() => setShowSettings(!showSettings)}>Settings</button>
         <span class="who">{sessionUser()?.email}</span>
         <button type="button" onClick={() => void signOut()}>Sign out</button>
       </header>
       <nav class="side" aria-label="Files">
+        <SearchBox projectId={project.id} onOpen={openPath} />
         <CreateForm projectId={project.id} folder={folder} onCreated={created} />
         <UploadButton folder={folder} onFiles={(files) => upload(null, files)} />
         <UploadProgress uploads={uploads} />
@@ -114,13 +131,24 @@ export function Workspace({ project, onLeave }: { project: Project; onLeave: () 
         <FileTree
           store={store}
           selected={selected?.path ?? null}
-          onSelect={setSelected}
+          onSelect={(entry) => {
+            setShowSettings(false);
+            setSelected(entry);
+          }}
           drag={{ currentFolder: folder, onFiles: upload, onMove: (path, target) => void moveByDrag(path, target) }}
         />
       </nav>
       <main class="main">
+        <LazyChat
+          open={showChat}
+          projectId={project.id}
+          onOpen={(path) => void openPath(path).catch((err: Error) => setMoveNote({ text: `Cannot open /${path}: ${err.message}`, failed: true }))}
+        />
+        {showHistory && <ProjectHistoryPanel projectId={project.id} revision={revision} />}
         {showTrash && <TrashPanel projectId={project.id} revision={revision} />}
-        {selected ? (
+        {showSettings ? (
+          <SettingsPanel projectId={project.id} />
+        ) : selected ? (
           <NodeView
             key={selected.id}
             projectId={project.id}
