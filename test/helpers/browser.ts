@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { TestFn } from 'ava';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ensureWebBuilt } from '../../scripts/build-web.ts';
 
 /** Debian's chromium (`apt-get install -y chromium`; .ci/run installs it when missing). */
@@ -17,5 +18,30 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+/** What each dashboard test gets: its own browser context and page, and the page's uncaught errors. */
+export interface PageContext {
+  page: Page;
+  context: BrowserContext;
+  errors: string[];
+}
+
+/**
+ * Gives each test of a file a fresh context and page (1280 × 900) in `browser()`, and fails the
+ * test when its page threw an uncaught error.
+ */
+export function freshPageEachTest(test: TestFn<PageContext>, browser: () => Browser, options: { permissions?: string[] } = {}): void {
+  test.beforeEach(async (t) => {
+    t.context.context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
+    if (options.permissions) await t.context.context.grantPermissions(options.permissions);
+    t.context.page = await t.context.context.newPage();
+    t.context.errors = [];
+    t.context.page.on('pageerror', (e) => t.context.errors.push(e.message));
+  });
+  test.afterEach.always(async (t) => {
+    await t.context.context?.close();
+    t.deepEqual(t.context.errors, [], 'no uncaught errors in the page');
   });
 }

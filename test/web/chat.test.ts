@@ -1,7 +1,7 @@
 import anyTest, { type TestFn } from 'ava';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startFakeOpenAi, type FakeProvider } from '../agents/fakeProviders.ts';
-import { launchBrowser } from '../helpers/browser.ts';
+import { freshPageEachTest, launchBrowser, type PageContext } from '../helpers/browser.ts';
 import { openNewProject } from '../helpers/dashboard.ts';
 import { defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * through `CNS_OPENAI_BASE_URL`; each test scripts the model's replies. The tests share that
  * fake, so they run one at a time.
  */
-const test = anyTest as TestFn<{ page: Page; context: BrowserContext; errors: string[] }>;
+const test = anyTest as TestFn<PageContext>;
 
 let server: TestServer;
 let browser: Browser;
@@ -35,16 +35,7 @@ test.after.always(async () => {
   await fake?.close();
 });
 
-test.beforeEach(async (t) => {
-  t.context.context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  t.context.page = await t.context.context.newPage();
-  t.context.errors = [];
-  t.context.page.on('pageerror', (e) => t.context.errors.push(e.message));
-});
-test.afterEach.always(async (t) => {
-  await t.context.context?.close();
-  t.deepEqual(t.context.errors, [], 'no uncaught errors in the page');
-});
+freshPageEachTest(test, () => browser);
 
 const write = (projectId: string, body: Record<string, unknown>) => server.api('POST', `/content/${projectId}/write`, { token: admin.token, body });
 const cat = async (projectId: string, path: string) =>

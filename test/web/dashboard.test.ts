@@ -1,6 +1,6 @@
 import anyTest, { type TestFn } from 'ava';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.ts';
+import type { Browser, Page } from 'playwright-core';
+import { freshPageEachTest, launchBrowser, type PageContext } from '../helpers/browser.ts';
 import { openNewProject as openProject, signIn as signInAs, treeItem } from '../helpers/dashboard.ts';
 import { cookiesOf, spoilAccessCookie, storedSession } from '../helpers/sessionCookie.ts';
 import { createKey, createProject, defaultProject } from '../helpers/project.ts';
@@ -11,7 +11,7 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from '.
  * UI as a user would (labels and roles, as a screen reader names them), and what the UI did is
  * checked through the public API.
  */
-const test = anyTest as TestFn<{ page: Page; context: BrowserContext; errors: string[] }>;
+const test = anyTest as TestFn<PageContext>;
 
 let server: TestServer;
 let browser: Browser;
@@ -28,16 +28,7 @@ test.after.always(async () => {
   await server?.stop();
 });
 
-test.beforeEach(async (t) => {
-  t.context.context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  t.context.page = await t.context.context.newPage();
-  t.context.errors = [];
-  t.context.page.on('pageerror', (e) => t.context.errors.push(e.message));
-});
-test.afterEach.always(async (t) => {
-  await t.context.context?.close();
-  t.deepEqual(t.context.errors, [], 'no uncaught errors in the page');
-});
+freshPageEachTest(test, () => browser);
 
 const signIn = (page: Page, email = ADMIN_EMAIL, password = ADMIN_PASSWORD) => signInAs(server, page, email, password);
 /** A fresh project (made through the API), opened in the dashboard with its live feed connected. */

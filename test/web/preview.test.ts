@@ -1,7 +1,7 @@
 import anyTest, { type TestFn } from 'ava';
 import { crc32, deflateSync } from 'node:zlib';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.ts';
+import type { Browser, Page } from 'playwright-core';
+import { freshPageEachTest, launchBrowser, type PageContext } from '../helpers/browser.ts';
 import { openNewProject, treeItem } from '../helpers/dashboard.ts';
 import { defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * What the dashboard shows of a node's content beyond the editors: files previewed where the
  * browser can (images, PDF, text) through the download address, and the JSON structured view.
  */
-const test = anyTest as TestFn<{ page: Page; context: BrowserContext; errors: string[] }>;
+const test = anyTest as TestFn<PageContext>;
 
 let server: TestServer;
 let browser: Browser;
@@ -27,16 +27,7 @@ test.after.always(async () => {
   await server?.stop();
 });
 
-test.beforeEach(async (t) => {
-  t.context.context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  t.context.page = await t.context.context.newPage();
-  t.context.errors = [];
-  t.context.page.on('pageerror', (e) => t.context.errors.push(e.message));
-});
-test.afterEach.always(async (t) => {
-  await t.context.context?.close();
-  t.deepEqual(t.context.errors, [], 'no uncaught errors in the page');
-});
+freshPageEachTest(test, () => browser);
 
 const open = (page: Page, name: string) => openNewProject(server, page, admin.token, orgId, name);
 const writeFile = (projectId: string, path: string, bytes: Buffer) =>

@@ -1,6 +1,6 @@
 import anyTest, { type TestFn } from 'ava';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.ts';
+import type { Browser, Page } from 'playwright-core';
+import { freshPageEachTest, launchBrowser, type PageContext } from '../helpers/browser.ts';
 import { openNewProject, signIn, treeItem } from '../helpers/dashboard.ts';
 import { createProject, defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * their marked words and heading path open their node in the tree; a project without a search
  * tool is offered one, whose index is followed until it is ready; a viewer's refusal is an alert.
  */
-const test = anyTest as TestFn<{ page: Page; context: BrowserContext; errors: string[] }>;
+const test = anyTest as TestFn<PageContext>;
 
 let server: TestServer;
 let browser: Browser;
@@ -27,16 +27,7 @@ test.after.always(async () => {
   await server?.stop();
 });
 
-test.beforeEach(async (t) => {
-  t.context.context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  t.context.page = await t.context.context.newPage();
-  t.context.errors = [];
-  t.context.page.on('pageerror', (e) => t.context.errors.push(e.message));
-});
-test.afterEach.always(async (t) => {
-  await t.context.context?.close();
-  t.deepEqual(t.context.errors, [], 'no uncaught errors in the page');
-});
+freshPageEachTest(test, () => browser);
 
 const write = (projectId: string, body: Record<string, unknown>) => server.api('POST', `/content/${projectId}/write`, { token: admin.token, body });
 

@@ -1,6 +1,6 @@
 import anyTest, { type TestFn } from 'ava';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.ts';
+import type { Browser, Page } from 'playwright-core';
+import { freshPageEachTest, launchBrowser, type PageContext } from '../helpers/browser.ts';
 import { signIn as signInAs } from '../helpers/dashboard.ts';
 import { cookiesOf, spoilAccessCookie, storedSession } from '../helpers/sessionCookie.ts';
 import { createProject, defaultProject } from '../helpers/project.ts';
@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * page cannot read, a reload keeps the session, sign-out ends it, and tabs sharing the cookies
  * never trip over each other's refresh.
  */
-const test = anyTest as TestFn<{ page: Page; context: BrowserContext; errors: string[] }>;
+const test = anyTest as TestFn<PageContext>;
 
 let server: TestServer;
 let browser: Browser;
@@ -24,16 +24,7 @@ test.after.always(async () => {
   await server?.stop();
 });
 
-test.beforeEach(async (t) => {
-  t.context.context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  t.context.page = await t.context.context.newPage();
-  t.context.errors = [];
-  t.context.page.on('pageerror', (e) => t.context.errors.push(e.message));
-});
-test.afterEach.always(async (t) => {
-  await t.context.context?.close();
-  t.deepEqual(t.context.errors, [], 'no uncaught errors in the page');
-});
+freshPageEachTest(test, () => browser);
 
 /** A user of each test's own, so their sessions and revocations cannot mix. */
 async function newUser(name: string): Promise<{ email: string; password: string; id: string }> {

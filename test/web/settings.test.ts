@@ -1,6 +1,6 @@
 import anyTest, { type TestFn } from 'ava';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.ts';
+import type { Browser, Page } from 'playwright-core';
+import { freshPageEachTest, launchBrowser, type PageContext } from '../helpers/browser.ts';
 import { openNewProject, signIn, treeItem } from '../helpers/dashboard.ts';
 import { createKey, createProject, defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * keys (the secret shown once), connections with an MCP endpoint's client configuration. What
  * the panel did is checked through the public API.
  */
-const test = anyTest as TestFn<{ page: Page; context: BrowserContext; errors: string[] }>;
+const test = anyTest as TestFn<PageContext>;
 
 let server: TestServer;
 let browser: Browser;
@@ -27,17 +27,7 @@ test.after.always(async () => {
   await server?.stop();
 });
 
-test.beforeEach(async (t) => {
-  t.context.context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await t.context.context.grantPermissions(['clipboard-read', 'clipboard-write']);
-  t.context.page = await t.context.context.newPage();
-  t.context.errors = [];
-  t.context.page.on('pageerror', (e) => t.context.errors.push(e.message));
-});
-test.afterEach.always(async (t) => {
-  await t.context.context?.close();
-  t.deepEqual(t.context.errors, [], 'no uncaught errors in the page');
-});
+freshPageEachTest(test, () => browser, { permissions: ['clipboard-read', 'clipboard-write'] });
 
 /** A fresh project opened in the dashboard, with its settings panel open. */
 async function openSettings(page: Page, name: string): Promise<string> {

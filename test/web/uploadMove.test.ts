@@ -1,7 +1,7 @@
 import anyTest, { type TestFn } from 'ava';
 import { randomBytes } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.ts';
+import type { Browser, Page } from 'playwright-core';
+import { freshPageEachTest, launchBrowser, type PageContext } from '../helpers/browser.ts';
 import { openNewProject, treeItem } from '../helpers/dashboard.ts';
 import { defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * Uploads (the Upload button, files dropped from the desktop) and moves (a row dragged onto a
  * folder, or "Move to…" from the keyboard) in the dashboard, checked through the public API.
  */
-const test = anyTest as TestFn<{ page: Page; context: BrowserContext; errors: string[] }>;
+const test = anyTest as TestFn<PageContext>;
 
 let server: TestServer;
 let browser: Browser;
@@ -27,16 +27,7 @@ test.after.always(async () => {
   await server?.stop();
 });
 
-test.beforeEach(async (t) => {
-  t.context.context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  t.context.page = await t.context.context.newPage();
-  t.context.errors = [];
-  t.context.page.on('pageerror', (e) => t.context.errors.push(e.message));
-});
-test.afterEach.always(async (t) => {
-  await t.context.context?.close();
-  t.deepEqual(t.context.errors, [], 'no uncaught errors in the page');
-});
+freshPageEachTest(test, () => browser);
 
 const open = (page: Page, name: string) => openNewProject(server, page, admin.token, orgId, name);
 const mkdir = (projectId: string, path: string) => server.api('POST', `/content/${projectId}/mkdir`, { token: admin.token, body: { path } });
