@@ -45,6 +45,10 @@ export const indexStateSchema = z.object({
   mode: z.enum(['lexical', 'hybrid']),
   embedding_model: z.string().nullable(),
   pending_embeddings: z.number().int(),
+  vector_index: z
+    .object({ cells: z.number().int().describe('0: every vector is scanned (exact); otherwise an IVF with this many cells'), rebuilding: z.boolean() })
+    .nullable()
+    .describe('hybrid only: the approximate vector index'),
   last_error: z.string().nullable(),
   updated_at: z.string(),
 });

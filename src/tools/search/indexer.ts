@@ -4,6 +4,9 @@ import type { Logger } from '../../logging/logger.ts';
 import type { Changelog } from '../../sync/changelog.ts';
 import { asText, chunkJson, chunkMarkdown, chunkText, MAX_INDEXED_BYTES, type Chunk } from './chunker.ts';
 import { EmbeddingsError, type EmbeddingsClient } from './embeddings.ts';
+import { trainCentroids } from './ivf.ts';
+import { QueryPool } from './queryPool.ts';
+import type { SearchQueries } from './searcher.ts';
 import { SearchIndex, type IndexedDoc, type IndexStatus } from './searchIndex.ts';
 
 export interface IndexerOptions {
@@ -26,6 +29,8 @@ export interface IndexerOptions {
   /** First wait before retrying a failing embedding provider; doubles up to maxRetryMs. */
   retryMs?: number;
   maxRetryMs?: number;
+  /** Query threads (default: one per core, at most 4). */
+  queryThreads?: number;
 }
 
 export interface IndexState {
@@ -38,6 +43,8 @@ export interface IndexState {
   mode: 'lexical' | 'hybrid';
   embedding_model: string | null;
   pending_embeddings: number;
+  /** Hybrid only: cells of the vector index (0: every vector is scanned) and whether new cells are being filled. */
+  vector_index: { cells: number; rebuilding: boolean } | null;
   last_error: string | null;
   updated_at: string;
 }
@@ -55,8 +62,12 @@ type Op = { kind: 'put'; doc: IndexedDoc; chunks: Chunk[] } | { kind: 'relocate'
 export class SearchIndexer {
   private readonly runners = new Map<string, ProjectRunner>();
   private closed = false;
+  /** Queries run in worker threads with their own read-only connections to the index files. */
+  private readonly pool: QueryPool;
 
-  constructor(readonly options: IndexerOptions) {}
+  constructor(readonly options: IndexerOptions) {
+    this.pool = new QueryPool(options.queryThreads, options.logger);
+  }
 
   get mode(): 'lexical' | 'hybrid' {
     return this.options.embeddings ? 'hybrid' : 'lexical';
@@ -86,6 +97,7 @@ export class SearchIndexer {
     const r = this.runners.get(projectId);
     this.runners.delete(projectId);
     if (r) await r.stop();
+    await this.pool.forget(this.fileOf(projectId));
     SearchIndex.destroy(this.fileOf(projectId));
   }
 
@@ -102,6 +114,20 @@ export class SearchIndexer {
     return this.runners.get(projectId)?.index ?? null;
   }
 
+  /** Queries on a project's index (null until it has a search tool), answered by the query threads. */
+  queries(projectId: string): SearchQueries | null {
+    const index = this.index(projectId);
+    if (!index) return null;
+    const file = this.fileOf(projectId);
+    const pool = this.pool;
+    return {
+      hasVectors: () => index.hasVectors(),
+      lexical: (...args) => pool.run(file, 'lexical', ...args),
+      nearest: (...args) => pool.run(file, 'nearest', ...args),
+      chunkTexts: (ids) => pool.run(file, 'texts', ids),
+    };
+  }
+
   state(projectId: string, prefix: string): IndexState | null {
     return this.runners.get(projectId)?.state(prefix, this.mode) ?? null;
   }
@@ -116,6 +142,7 @@ export class SearchIndexer {
     const all = [...this.runners.values()];
     this.runners.clear();
     await Promise.all(all.map((r) => r.stop()));
+    await this.pool.close();
   }
 }
 
@@ -128,9 +155,13 @@ class ProjectRunner {
   private indexError: string | null = null;
   private timer: NodeJS.Timeout | null = null;
   private firstPendingAt: number | null = null;
+  /** The soonest a commit notified during a run asked to be indexed (see `schedule`). */
+  private deferred: { quietMs: number; maxWaitMs: number } | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private retryDelay: number;
   private readonly waiters: { version: number; resolve: () => void }[] = [];
+  private training: Promise<void> | null = null;
+  private trainingFailed = false;
 
   constructor(
     readonly projectId: string,
@@ -148,9 +179,13 @@ class ProjectRunner {
   schedule(quietMs: number, maxWaitMs = quietMs): void {
     if (this.stopped) return;
     this.dirty = true;
-    if (this.running) return;
     const now = Date.now();
     this.firstPendingAt ??= now;
+    if (this.running) {
+      // Kept for when this run ends (it then schedules the next with them).
+      this.deferred = { quietMs: Math.min(this.deferred?.quietMs ?? quietMs, quietMs), maxWaitMs: Math.min(this.deferred?.maxWaitMs ?? maxWaitMs, maxWaitMs) };
+      return;
+    }
     const delay = Math.max(0, Math.min(quietMs, this.firstPendingAt + maxWaitMs - now));
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
@@ -180,21 +215,29 @@ class ProjectRunner {
       })
       .finally(() => {
         this.running = null;
-        if (this.dirty && !this.stopped) this.schedule(0);
+        const next = this.deferred ?? { quietMs: 0, maxWaitMs: 0 };
+        this.deferred = null;
+        if (this.dirty && !this.stopped) this.schedule(next.quietMs, next.maxWaitMs);
       });
   }
 
+  /**
+   * One run: catches up with the commits so far, then embeds and maintains the vector index until
+   * done or until new commits arrive. Those end the run, and the next one starts after the same
+   * quiet time as any commit (see `schedule`): under a steady stream of writes the index follows
+   * in batches instead of one transaction per commit, which would tax every write.
+   */
   private async loop(): Promise<void> {
     this.started = true;
-    while (!this.stopped) {
-      if (this.dirty) {
-        this.dirty = false;
-        await this.catchUp();
-        continue;
-      }
-      if (!this.o.embeddings || this.retryTimer) break;
-      const more = await this.embedBatch();
-      if (!more) break;
+    if (this.dirty) {
+      this.dirty = false;
+      await this.catchUp();
+    }
+    while (!this.stopped && !this.dirty && this.o.embeddings && !this.retryTimer) {
+      if (await this.embedBatch()) continue;
+      // Nothing left to embed: the vector index's cells are (re)learned and filled now, between commits.
+      await this.maintainVectors();
+      break;
     }
   }
 
@@ -386,6 +429,32 @@ class ProjectRunner {
     return true;
   }
 
+  /**
+   * Learns the vector index's cells when it has grown enough (k-means in a worker thread, while
+   * this loop goes on following commits), then copies the vectors into the new cells in small
+   * steps, each one transaction with the event loop free in between; a commit interrupts the copy.
+   */
+  private async maintainVectors(): Promise<void> {
+    const due = this.training || this.trainingFailed ? null : this.index.trainingDue();
+    if (due !== null) {
+      const plan = this.index.trainingPlan(due);
+      this.training = trainCentroids(plan.sample, plan.dims, plan.cells)
+        .then((centroids) => {
+          if (!this.stopped) this.index.beginRebuild(centroids, plan.dims, plan.vectors);
+        })
+        .catch((err: Error) => {
+          // Search stays exact (every vector scanned); tried again after a restart.
+          this.trainingFailed = true;
+          this.o.logger?.warn({ projectId: this.projectId, error: err.message }, 'learning the vector index cells failed');
+        })
+        .finally(() => {
+          this.training = null;
+          if (!this.stopped) this.schedule(0);
+        });
+    }
+    while (!this.stopped && !this.dirty && this.index.maintenanceStep()) await yieldTurn();
+  }
+
   // ---------------------------------------------------------------- state
 
   state(prefix: string, mode: 'lexical' | 'hybrid'): IndexState {
@@ -408,9 +477,16 @@ class ProjectRunner {
       mode,
       embedding_model: mode === 'hybrid' ? this.o.embeddings!.model : null,
       pending_embeddings: pendingEmbeddings,
+      vector_index: mode === 'hybrid' ? this.vectorIndexState() : null,
       last_error: lastError,
       updated_at: meta.updatedAt,
     };
+  }
+
+  private vectorIndexState(): { cells: number; rebuilding: boolean } {
+    const v = this.index.vectorIndex();
+    const due = !this.trainingFailed && !v.rebuilding && this.training === null && this.index.trainingDue() !== null;
+    return { cells: v.cells, rebuilding: v.rebuilding || this.training !== null || due };
   }
 
   waitFor(version: number): Promise<void> {

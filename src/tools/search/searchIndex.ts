@@ -3,6 +3,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import type { Chunk } from './chunker.ts';
+import { CellMap, IVF_MIN_VECTORS, IVF_RETRAIN_GROWTH, cellCountFor, trainingSampleSize } from './ivf.ts';
 
 /** A node as the search index holds it. */
 export interface IndexedDoc {
@@ -64,7 +65,26 @@ CREATE INDEX IF NOT EXISTS chunks_node ON chunks(node_id);
 CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(id) WHERE embedded = 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, heading_path, tokenize = 'porter unicode61');
 CREATE TABLE IF NOT EXISTS embed_cache (model TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS centroids (gen INTEGER PRIMARY KEY, vectors BLOB NOT NULL);
 `;
+
+/** One generation of the vector table (`vectors_<gen>`) as the indexer writes it: its cells (null: one cell, scanned whole). */
+interface VectorTable {
+  gen: number;
+  cells: CellMap | null;
+  /** Vectors in the index when its cells were learned (0 without cells). */
+  trainedAt: number;
+  insert: Database.Statement;
+  remove: Database.Statement;
+}
+
+/** What the vector index needs next: cells learned from a sample, or nothing. */
+export interface TrainingPlan {
+  cells: number;
+  vectors: number;
+  sample: Float32Array;
+  dims: number;
+}
 
 /**
  * The search index of one project: its own SQLite file under the data folder, so that indexing
@@ -75,7 +95,9 @@ CREATE TABLE IF NOT EXISTS embed_cache (model TEXT NOT NULL, hash TEXT NOT NULL,
 export class SearchIndex {
   private readonly db: Database.Database;
   private readonly st: Record<string, Database.Statement>;
-  private vectorStatements: { insert: Database.Statement; remove: Database.Statement; knn: Database.Statement } | null = null;
+  /** The table queries read, and the next generation while it is being filled (see `beginRebuild`). */
+  private current: VectorTable | null = null;
+  private next: VectorTable | null = null;
 
   constructor(readonly file: string) {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -87,8 +109,6 @@ export class SearchIndex {
     this.db.pragma('mmap_size = 2147483648');
     sqliteVec.load(this.db);
     this.db.exec(SCHEMA);
-    // BM25 with the heading trail weighted half of the text; stored in the table (FTS5 `rank` config).
-    this.db.prepare(`INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('rank', 'bm25(1.0, 0.5)')`).run();
     const p = (sql: string) => this.db.prepare(sql);
     this.st = {
       getMeta: p('SELECT key, value FROM meta'),
@@ -112,15 +132,12 @@ export class SearchIndex {
       markEmbedded: p('UPDATE chunks SET embedded = 1 WHERE id = ?'),
       cached: p('SELECT vector FROM embed_cache WHERE model = ? AND hash = ?'),
       cache: p('INSERT OR IGNORE INTO embed_cache (model, hash, vector) VALUES (?, ?, ?)'),
-      rankAll: p(`SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH @q ORDER BY rank LIMIT @k`),
-      rankUnder: p(`SELECT f.rowid AS id, f.rank AS rank FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN docs d ON d.node_id = c.node_id
-        WHERE chunks_fts MATCH @q AND (d.path = @p OR (d.path > @p || '/' AND d.path < @p || '0')) ORDER BY f.rank LIMIT @k`),
-      // CAST: FTS5 given MATCH together with `rowid = ?` bound to a JS number ignores the rowid (every matching row comes back, and
-      // the first one's snippet was shown for another chunk); compared as an integer expression the row is really narrowed.
-      snippet: p(`SELECT snippet(chunks_fts, 0, '**', '**', '…', 24) AS s FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = CAST(? AS INTEGER)`),
-      chunkRow: p(`SELECT c.id AS chunkId, c.node_id AS nodeId, d.path, d.type, d.version, c.chunk_index AS chunkIndex, c.heading_path AS headingPath, f.text AS text
-        FROM chunks c JOIN docs d ON d.node_id = c.node_id JOIN chunks_fts f ON f.rowid = c.id WHERE c.id = ?`),
+      isChunk: p('SELECT 1 FROM chunks WHERE id = ?'),
+      embeddedAfter: p(`SELECT c.id, e.vector FROM chunks c JOIN embed_cache e ON e.model = @model AND e.hash = c.hash
+        WHERE c.embedded = 1 AND c.id > @after ORDER BY c.id LIMIT @limit`),
+      sample: p(`SELECT e.vector FROM chunks c JOIN embed_cache e ON e.model = @model AND e.hash = c.hash WHERE c.embedded = 1 AND c.id % @step = 0 LIMIT @limit`),
     };
+    this.openVectors();
   }
 
   meta(): IndexMeta {
@@ -183,10 +200,10 @@ export class SearchIndex {
 
   private removeChunks(nodeId: string): void {
     const ids = this.st.chunkIds.all(nodeId) as { id: number }[];
-    const vec = this.vectors();
     for (const { id } of ids) {
       this.st.deleteFts.run(id);
-      vec?.remove.run(BigInt(id));
+      this.current?.remove.run(BigInt(id));
+      this.next?.remove.run(BigInt(id));
     }
     this.st.deleteChunks.run(nodeId);
   }
@@ -220,16 +237,17 @@ export class SearchIndex {
     const dims = items[0]!.vector.length;
     this.transaction(() => {
       const meta = this.meta();
-      if (meta.dimensions !== dims || meta.embeddingModel !== model) this.resetVectors(model, dims);
-      const vec = this.vectors()!;
+      if (meta.dimensions !== dims || meta.embeddingModel !== model || !this.current) this.resetVectors(model, dims);
+      const after = this.next ? Number(this.metaValue('vec_next_cursor') ?? 0) : 0;
       for (const it of items) {
         if (it.vector.length !== dims) throw new Error(`the provider answered vectors of ${it.vector.length} and ${dims} dimensions`);
         const blob = Buffer.from(it.vector.buffer, it.vector.byteOffset, it.vector.byteLength);
         this.st.cache.run(model, it.hash, blob);
         // The chunk may have been replaced while its vector was computed.
-        if (!this.st.chunkRow.get(it.id)) continue;
-        vec.remove.run(BigInt(it.id));
-        vec.insert.run(BigInt(it.id), blob);
+        if (!this.st.isChunk.get(it.id)) continue;
+        putVector(this.current!, it.id, it.vector, blob);
+        // The next generation copies chunks above its cursor itself; those below it are written here.
+        if (this.next && it.id <= after) putVector(this.next, it.id, it.vector, blob);
         this.st.markEmbedded.run(it.id);
       }
     });
@@ -237,70 +255,180 @@ export class SearchIndex {
 
   /** Another model or dimension: every vector is recomputed (cached vectors of that model are reused). */
   resetVectors(model: string, dims: number): void {
-    this.db.exec('DROP TABLE IF EXISTS vectors');
-    this.vectorStatements = null;
-    this.db.exec(`CREATE VIRTUAL TABLE vectors USING vec0(embedding float[${dims}] distance_metric=cosine)`);
-    this.db.exec('UPDATE chunks SET embedded = 0');
-    this.setMeta({ embeddingModel: model, dimensions: dims });
-  }
-
-  private vectors() {
-    if (this.vectorStatements) return this.vectorStatements;
-    const exists = this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'vectors'`).get();
-    if (!exists) return null;
-    this.vectorStatements = {
-      insert: this.db.prepare('INSERT INTO vectors (rowid, embedding) VALUES (?, ?)'),
-      remove: this.db.prepare('DELETE FROM vectors WHERE rowid = ?'),
-      knn: this.db.prepare('SELECT rowid AS id, distance FROM vectors WHERE embedding MATCH ? AND k = ? ORDER BY distance'),
-    };
-    return this.vectorStatements;
+    this.transaction(() => {
+      this.dropVectorTables();
+      this.current = this.createVectorTable(this.nextGen(), dims, null, 0);
+      this.setMetaValue('vec_gen', String(this.current.gen));
+      this.db.exec('UPDATE chunks SET embedded = 0');
+      this.setMeta({ embeddingModel: model, dimensions: dims });
+    });
   }
 
   hasVectors(): boolean {
-    return this.vectors() !== null;
+    return this.current !== null;
   }
 
-  // ------------------------------------------------------------ queries
+  /** Cells and whether the next generation is being filled (the index status shows them). */
+  vectorIndex(): { cells: number; rebuilding: boolean } {
+    return { cells: this.current?.cells?.count ?? 0, rebuilding: this.next !== null };
+  }
 
   /**
-   * BM25 over chunks beneath `prefix` ('' = everywhere), best first: chunks with every word
-   * (`all`); when none has them all, chunks with any (`any`). Ranking a common word costs a pass
-   * over every chunk that has it, so the broad query runs only when the precise one found nothing.
-   * Ranking selects row ids only; text, paths and snippets are read for the `k` kept.
+   * Whether the vectors should be grouped into (new) cells: once there are `IVF_MIN_VECTORS`, and
+   * again each time their number has grown `IVF_RETRAIN_GROWTH`-fold. Answers how many there are.
    */
-  lexical(all: string, any: string | null, prefix: string, k: number): ChunkHit[] {
-    const rank = (q: string) => (prefix === '' ? this.st.rankAll.all({ q, k }) : this.st.rankUnder.all({ q, p: prefix, k })) as { id: number; rank: number }[];
-    const rows = rank(all).map((r) => ({ ...r, q: all }));
-    if (rows.length === 0 && any !== null) rows.push(...rank(any).map((r) => ({ ...r, q: any })));
-    const out: ChunkHit[] = [];
-    for (const r of rows) {
-      const c = this.st.chunkRow.get(r.id) as (Omit<ChunkHit, 'score' | 'snippet'> & { text: string }) | undefined;
-      if (!c) continue;
-      const { text: _text, ...hit } = c;
-      void _text;
-      out.push({ ...hit, score: -r.rank, snippet: (this.st.snippet.get(r.q, r.id) as { s: string } | undefined)?.s ?? '' });
-    }
-    return out;
+  trainingDue(): number | null {
+    const meta = this.meta();
+    if (!this.current || this.next || this.metaValue('vec_drop_gen') || !meta.embeddingModel || !meta.dimensions || this.pendingCount() > 0) return null;
+    const vectors = this.countVectors();
+    if (vectors < IVF_MIN_VECTORS || (this.current.trainedAt > 0 && vectors < this.current.trainedAt * IVF_RETRAIN_GROWTH)) return null;
+    return vectors;
   }
 
-  /** Nearest chunks by cosine distance; `k` candidates before the prefix filter. */
-  nearest(vector: Float32Array, prefix: string, k: number, candidates: number): (ChunkHit & { text: string })[] {
-    const vec = this.vectors();
-    if (!vec) return [];
-    const rows = vec.knn.all(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), candidates) as { id: number; distance: number }[];
-    const out: (ChunkHit & { text: string })[] = [];
-    for (const r of rows) {
-      const c = this.st.chunkRow.get(r.id) as (Omit<ChunkHit, 'score' | 'snippet'> & { text: string }) | undefined;
-      if (!c) continue;
-      if (prefix !== '' && c.path !== prefix && !c.path.startsWith(prefix + '/')) continue;
-      out.push({ ...c, score: 1 - r.distance, snippet: '' });
-      if (out.length >= k) break;
-    }
-    return out;
+  /** The cells to learn for `vectors` vectors, and a sample of them spread over the index to learn them from. */
+  trainingPlan(vectors: number): TrainingPlan {
+    const { embeddingModel, dimensions } = this.meta();
+    const dims = dimensions!;
+    const cells = cellCountFor(vectors);
+    const want = trainingSampleSize(cells);
+    const rows = this.st.sample.all({ model: embeddingModel, step: Math.max(1, Math.floor(vectors / want)), limit: want }) as { vector: Buffer }[];
+    const sample = new Float32Array(rows.length * dims);
+    rows.forEach((r, i) => sample.set(new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength)), i * dims));
+    return { cells: Math.min(cells, rows.length), vectors, sample, dims };
   }
 
-  chunkText(chunkId: number): string | null {
-    return (this.st.chunkRow.get(chunkId) as { text: string } | undefined)?.text ?? null;
+  /**
+   * Starts the next generation of the vector table with the learned cells. Queries keep reading
+   * the current one until `maintenanceStep` has copied every vector (from the embedding cache) into
+   * the next, which then replaces it; the cursor is persisted, so a restart continues the copy.
+   */
+  beginRebuild(centroids: Float32Array, dims: number, trainedAt: number): void {
+    if (!this.current || this.next || this.metaValue('vec_drop_gen') || dims !== this.meta().dimensions) return;
+    this.transaction(() => {
+      const gen = this.nextGen();
+      this.db.prepare('INSERT OR REPLACE INTO centroids (gen, vectors) VALUES (?, ?)').run(gen, Buffer.from(centroids.buffer, centroids.byteOffset, centroids.byteLength));
+      this.next = this.createVectorTable(gen, dims, new CellMap(centroids, dims), trainedAt);
+      this.setMetaValue('vec_next_gen', String(gen));
+      this.setMetaValue('vec_next_cursor', '0');
+      this.setMetaValue('vec_next_trained', String(trainedAt));
+    });
+  }
+
+  /**
+   * One step of vector index maintenance, at most ~`budgetMs` of work in one transaction: copies
+   * vectors into the next generation (which replaces the current one once complete), then frees
+   * the replaced generation a few pages at a time (dropping 100,000 vectors at once holds the
+   * thread for ~0.2 s). False when nothing is left to do.
+   */
+  maintenanceStep(budgetMs = 8): boolean {
+    const started = performance.now();
+    if (this.next) return this.transaction(() => this.copyStep(this.next!, started + budgetMs));
+    const dropping = Number(this.metaValue('vec_drop_gen') ?? 0);
+    if (dropping) return this.transaction(() => this.dropStep(dropping, started + budgetMs));
+    return false;
+  }
+
+  private copyStep(next: VectorTable, until: number): true {
+    const model = this.meta().embeddingModel;
+    let after = Number(this.metaValue('vec_next_cursor') ?? 0);
+    for (;;) {
+      const rows = this.st.embeddedAfter.all({ model, after, limit: 32 }) as { id: number; vector: Buffer }[];
+      for (const r of rows) putVector(next, r.id, new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength)), r.vector);
+      if (rows.length > 0) after = rows[rows.length - 1]!.id;
+      if (rows.length < 32) break;
+      if (performance.now() > until) {
+        this.setMetaValue('vec_next_cursor', String(after));
+        return true;
+      }
+    }
+    // Complete (vectors stored meanwhile went into both): the next generation replaces the current one.
+    this.setMetaValue('vec_drop_gen', String(this.current!.gen));
+    this.db.prepare('DELETE FROM centroids WHERE gen = ?').run(this.current!.gen);
+    this.current = next;
+    this.next = null;
+    this.setMetaValue('vec_gen', String(next.gen));
+    this.setMetaValue('vec_trained', String(next.trainedAt));
+    this.db.prepare(`DELETE FROM meta WHERE key IN ('vec_next_gen', 'vec_next_cursor', 'vec_next_trained')`).run();
+    return true;
+  }
+
+  private dropStep(gen: number, until: number): boolean {
+    // The vector blobs (~1.5 MB each, 1,024 vectors) are what makes a drop slow: a few at a time,
+    // then the table itself. Its other shadow tables are small (and sqlite-vec guards some of them).
+    const blobs = (this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB ?`).all(`vectors_${gen}_vector_chunks*`) as { name: string }[]).map((r) => r.name);
+    for (const t of blobs) {
+      while (this.db.prepare(`DELETE FROM ${t} WHERE rowid IN (SELECT rowid FROM ${t} LIMIT 2)`).run().changes > 0) {
+        if (performance.now() > until) return true;
+      }
+    }
+    this.dropVectorTable(gen);
+    this.db.prepare(`DELETE FROM meta WHERE key = 'vec_drop_gen'`).run();
+    return false;
+  }
+
+  /** Opens the generations recorded in the meta table; an index of an earlier layout (one `vectors` table) is refilled. */
+  private openVectors(): void {
+    const dims = this.meta().dimensions;
+    const legacy = this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'vectors'`).get();
+    const gen = Number(this.metaValue('vec_gen') ?? 0);
+    if (legacy || !dims || !gen) {
+      if (legacy && dims) this.resetVectors(this.meta().embeddingModel ?? '', dims);
+      return;
+    }
+    const open = (g: number, trainedAt: number) => {
+      const row = this.db.prepare('SELECT vectors FROM centroids WHERE gen = ?').get(g) as { vectors: Buffer } | undefined;
+      const cells = row ? new CellMap(new Float32Array(row.vectors.buffer.slice(row.vectors.byteOffset, row.vectors.byteOffset + row.vectors.byteLength)), dims) : null;
+      return this.vectorTable(g, cells, trainedAt);
+    };
+    this.current = open(gen, Number(this.metaValue('vec_trained') ?? 0));
+    const nextGen = Number(this.metaValue('vec_next_gen') ?? 0);
+    if (nextGen) this.next = open(nextGen, Number(this.metaValue('vec_next_trained') ?? 0));
+  }
+
+  private countVectors(): number {
+    return (this.st.countAllChunks.get() as { n: number }).n - this.pendingCount();
+  }
+
+  private createVectorTable(gen: number, dims: number, cells: CellMap | null, trainedAt: number): VectorTable {
+    this.db.exec(`CREATE VIRTUAL TABLE vectors_${gen} USING vec0(cell integer partition key, embedding float[${dims}] distance_metric=cosine)`);
+    return this.vectorTable(gen, cells, trainedAt);
+  }
+
+  private vectorTable(gen: number, cells: CellMap | null, trainedAt: number): VectorTable {
+    const t = `vectors_${gen}`;
+    return {
+      gen,
+      cells,
+      trainedAt,
+      insert: this.db.prepare(`INSERT INTO ${t} (rowid, cell, embedding) VALUES (?, ?, ?)`),
+      remove: this.db.prepare(`DELETE FROM ${t} WHERE rowid = ?`),
+    };
+  }
+
+  private dropVectorTables(): void {
+    const tables = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND (name = 'vectors' OR name GLOB 'vectors_[0-9]*') AND sql LIKE 'CREATE VIRTUAL TABLE%'`).all() as { name: string }[];
+    for (const { name } of tables) this.db.exec(`DROP TABLE IF EXISTS ${name}`);
+    this.db.exec('DELETE FROM centroids');
+    this.db.prepare(`DELETE FROM meta WHERE key IN ('vec_gen', 'vec_trained', 'vec_next_gen', 'vec_next_cursor', 'vec_next_trained', 'vec_drop_gen')`).run();
+    this.current = null;
+    this.next = null;
+  }
+
+  private dropVectorTable(gen: number): void {
+    this.db.exec(`DROP TABLE IF EXISTS vectors_${gen}`);
+    this.db.prepare('DELETE FROM centroids WHERE gen = ?').run(gen);
+  }
+
+  private nextGen(): number {
+    return Math.max(Number(this.metaValue('vec_gen') ?? 0), Number(this.metaValue('vec_next_gen') ?? 0)) + 1;
+  }
+
+  private metaValue(key: string): string | undefined {
+    return (this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+  }
+
+  private setMetaValue(key: string, value: string): void {
+    this.st.setMeta.run(key, value);
   }
 
   close(): void {
@@ -311,4 +439,10 @@ export class SearchIndex {
   static destroy(file: string): void {
     for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
   }
+}
+
+/** Puts a chunk's vector into a generation of the vector table, in its cell. */
+function putVector(t: VectorTable, id: number, vector: Float32Array, blob: Buffer): void {
+  t.remove.run(BigInt(id));
+  t.insert.run(BigInt(id), BigInt(t.cells ? t.cells.nearest(vector) : 0), blob);
 }

@@ -1,6 +1,15 @@
 import type { EmbeddingsClient } from './embeddings.ts';
 import { ftsQueries, fuse, markSnippet, queryTerms } from './hybrid.ts';
-import type { ChunkHit, SearchIndex } from './searchIndex.ts';
+import type { ChunkHit } from './searchIndex.ts';
+import type { SearchReader } from './searchReader.ts';
+
+/** A project index's queries, as `SearchReader` answers them, from wherever they run (see `QueryPool`). */
+export interface SearchQueries {
+  hasVectors(): boolean;
+  lexical(...args: Parameters<SearchReader['lexical']>): Promise<ChunkHit[]>;
+  nearest(...args: Parameters<SearchReader['nearest']>): Promise<ChunkHit[]>;
+  chunkTexts(ids: number[]): Promise<(string | null)[]>;
+}
 
 export type SearchMode = 'lexical' | 'vector' | 'hybrid';
 
@@ -28,29 +37,32 @@ const queryCache = new Map<string, Float32Array>();
  * rank. Candidates are over-fetched so that the caller's filters (current state, rights) still
  * leave `topK` results.
  */
-export async function runSearch(index: SearchIndex, embeddings: EmbeddingsClient | null, req: SearchRequest, overFetch: number): Promise<SearchOutcome> {
+export async function runSearch(index: SearchQueries, embeddings: EmbeddingsClient | null, req: SearchRequest, overFetch: number): Promise<SearchOutcome> {
   const terms = queryTerms(req.query);
   const want = req.topK + overFetch;
   const fts = ftsQueries(terms);
-  const lexical = () => (terms.length ? index.lexical(fts.all, fts.any, req.prefix, req.mode === 'hybrid' ? Math.max(want, 30) : want) : []);
+  const lexical = async () => (terms.length ? index.lexical(fts.all, fts.any, req.prefix, req.mode === 'hybrid' ? Math.max(want, 30) : want) : []);
   if (req.mode === 'lexical' || !embeddings || !index.hasVectors()) {
     const warning = req.mode !== 'lexical' ? 'no embedding provider is configured (or no vectors yet): lexical results' : null;
-    return { hits: lexical(), mode: 'lexical', warning };
+    return { hits: await lexical(), mode: 'lexical', warning };
   }
-  // The provider computes the query's vector while the lexical list is ranked here.
-  const pending = queryVector(embeddings, req.query);
-  pending.catch(() => undefined);
-  const lexicalHits = req.mode === 'hybrid' ? lexical() : [];
+  // The lexical list is ranked (in a query thread) while the provider computes the query's vector.
+  const pendingLexical = req.mode === 'hybrid' ? lexical() : Promise.resolve([]);
+  pendingLexical.catch(() => undefined);
   let vector: Float32Array;
   try {
-    vector = await pending;
+    vector = await queryVector(embeddings, req.query);
   } catch (err) {
-    return { hits: req.mode === 'hybrid' ? lexicalHits : lexical(), mode: 'lexical', warning: `the embedding provider failed (${(err as Error).message}): lexical results` };
+    return { hits: req.mode === 'hybrid' ? await pendingLexical : await lexical(), mode: 'lexical', warning: `the embedding provider failed (${(err as Error).message}): lexical results` };
   }
   const candidates = req.prefix === '' ? Math.max(want * 2, 50) : Math.min(4096, Math.max(want * 20, 200));
-  const near = index.nearest(vector, req.prefix, req.mode === 'hybrid' ? Math.max(want, 50) : want, candidates).map(({ text, ...hit }) => ({ ...hit, snippet: markSnippet(text, terms) }));
-  if (req.mode === 'vector') return { hits: near, mode: 'vector', warning: null };
-  return { hits: fuse([lexicalHits, near], want), mode: 'hybrid', warning: null };
+  const [lexicalHits, near] = await Promise.all([pendingLexical, index.nearest(vector, req.prefix, req.mode === 'hybrid' ? Math.max(want, 50) : want, candidates)]);
+  const hits = req.mode === 'vector' ? near : fuse([lexicalHits, near], want);
+  // Chunks found by meaning only get their snippet now, for the few kept.
+  const bare = hits.filter((h) => !h.snippet);
+  const texts = bare.length ? await index.chunkTexts(bare.map((h) => h.chunkId)) : [];
+  bare.forEach((h, i) => (h.snippet = markSnippet(texts[i] ?? '', terms)));
+  return { hits, mode: req.mode, warning: null };
 }
 
 async function queryVector(embeddings: EmbeddingsClient, query: string): Promise<Float32Array> {

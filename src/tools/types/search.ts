@@ -31,7 +31,7 @@ export const searchTool = defineToolType({
   async run(call) {
     const g = call.grant('content:read');
     const { indexer, content } = call.env;
-    const index = indexer.index(g.projectId);
+    const index = indexer.queries(g.projectId);
     if (!index) throw new DomainError('CONFLICT', 'The search index of this project is not loaded yet; try again shortly.');
     // The narrowest of: the tool's node, the path prefix asked for, the caller's scope.
     let prefix = call.resolve(g, call.args.path_prefix, { listing: true, field: 'arguments.path_prefix' });

@@ -1,0 +1,150 @@
+import test from 'ava';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chunkHash } from '../../src/tools/search/chunker.ts';
+import { CellMap, IVF_MIN_VECTORS, cellCountFor, probeCount, trainCentroids } from '../../src/tools/search/ivf.ts';
+import { SearchIndex } from '../../src/tools/search/searchIndex.ts';
+import { SearchReader } from '../../src/tools/search/searchReader.ts';
+
+const DIMS = 8;
+const dirs: string[] = [];
+test.after.always(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+const tempFile = () => {
+  const d = mkdtempSync(join(tmpdir(), 'cns-ivf-'));
+  dirs.push(d);
+  return join(d, 'index.sqlite');
+};
+
+// Points around 12 well-separated directions: a k-means that works puts each group in one cell.
+let seed = 7;
+const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+const centre = (g: number) => Float32Array.from({ length: DIMS }, (_, i) => (i === g % DIMS ? (g < DIMS ? 1 : -1) : 0) + (i === (g + 3) % DIMS ? 0.5 : 0));
+const around = (g: number) => centre(g).map((x) => x + (rand() - 0.5) * 0.1);
+
+test('k-means in a worker learns unit centroids that keep each group of points in one cell', async (t) => {
+  const groups = 12;
+  const points = Array.from({ length: groups * 40 }, (_, i) => ({ g: i % groups, v: around(i % groups) }));
+  const sample = new Float32Array(points.length * DIMS);
+  points.forEach((p, i) => sample.set(p.v, i * DIMS));
+  const centroids = await trainCentroids(sample, DIMS, groups);
+  t.is(centroids.length, groups * DIMS);
+  const cells = new CellMap(centroids, DIMS);
+  for (let c = 0; c < groups; c++) {
+    const norm = Math.hypot(...centroids.subarray(c * DIMS, (c + 1) * DIMS));
+    t.true(Math.abs(norm - 1) < 1e-4, `centroid ${c} is a unit vector`);
+  }
+  const cellOf = new Map<number, Set<number>>();
+  for (const p of points) cellOf.set(p.g, (cellOf.get(p.g) ?? new Set()).add(cells.nearest(p.v)));
+  t.true([...cellOf.values()].every((s) => s.size === 1), 'every group lands in a single cell');
+  t.is(new Set([...cellOf.values()].map((s) => [...s][0])).size, groups, 'and no two groups share one');
+  // Probing lists the nearest cell first.
+  t.is(cells.probe(points[0]!.v, 3)[0], cells.nearest(points[0]!.v));
+  await t.throwsAsync(trainCentroids(new Float32Array(4 * DIMS), DIMS, 12), { message: /cannot train 12 cells/ });
+});
+
+test('cell and probe counts grow with the index and with the candidates asked for', (t) => {
+  t.is(cellCountFor(20_000), 35);
+  t.is(cellCountFor(100_000), 79);
+  t.is(cellCountFor(100_000_000), 256);
+  t.is(probeCount(79, 100_000, 50), 8);
+  t.is(probeCount(79, 100_000, 4096), 13, 'a path prefix asks for 4,096 candidates: cells holding 4x that');
+  t.is(probeCount(10, 100, 4096), 10, 'never more cells than there are');
+});
+
+function fill(index: SearchIndex, from: number, to: number): void {
+  index.transaction(() => {
+    for (let i = from; i < to; i++) {
+      const text = `chunk ${i}`;
+      index.putDoc({ nodeId: `n${i}`, path: `docs/d${i}.md`, type: 'markdown', version: 1, contentHash: null }, [{ index: 0, headingPath: '', text, hash: chunkHash(text) }]);
+    }
+  });
+  const pending = index.pendingEmbeddings(to - from);
+  index.storeVectors(
+    'm',
+    pending.map((p) => ({ id: p.id, hash: p.hash, vector: around(Number(p.text.split(' ')[1]) % 12) })),
+  );
+}
+
+const vectorTables = (file: string) => {
+  const db = new Database(file, { readonly: true });
+  const names = (db.prepare(`SELECT name FROM sqlite_master WHERE name GLOB 'vectors*'`).all() as { name: string }[]).map((r) => r.name);
+  db.close();
+  return names;
+};
+
+test.serial('the vector index learns cells at its threshold and swaps generations without losing a vector stored, removed or reopened meanwhile', async (t) => {
+  const file = tempFile();
+  let index = new SearchIndex(file);
+  fill(index, 0, IVF_MIN_VECTORS - 1);
+  t.is(index.trainingDue(), null, 'below the threshold every vector is scanned');
+  t.deepEqual(index.vectorIndex(), { cells: 0, rebuilding: false });
+  fill(index, IVF_MIN_VECTORS - 1, IVF_MIN_VECTORS + 100);
+  const due = index.trainingDue();
+  t.is(due, IVF_MIN_VECTORS + 100);
+  const plan = index.trainingPlan(due!);
+  t.is(plan.cells, cellCountFor(due!));
+  t.true(plan.sample.length / DIMS >= plan.cells * 30, 'a sample of ~32 vectors per cell');
+  index.beginRebuild(await trainCentroids(plan.sample, plan.dims, plan.cells), plan.dims, plan.vectors);
+  t.deepEqual(index.vectorIndex(), { cells: 0, rebuilding: true });
+  t.is(index.trainingDue(), null, 'no second training while one generation is filled');
+
+  t.true(index.maintenanceStep(1), 'a step does a bounded part of the copy');
+  // Meanwhile: a vector stored (above the cursor: copied later), one removed, and a restart.
+  fill(index, IVF_MIN_VECTORS + 100, IVF_MIN_VECTORS + 101);
+  index.deleteDoc('n5');
+  index.close();
+  index = new SearchIndex(file);
+  t.true(index.vectorIndex().rebuilding, 'the copy resumes after a restart');
+  let steps = 0;
+  while (index.maintenanceStep()) steps++;
+  t.true(steps > 1);
+  t.deepEqual(index.vectorIndex(), { cells: plan.cells, rebuilding: false });
+  const tables = vectorTables(file);
+  t.true(tables.every((n) => n.startsWith('vectors_2')), `only the new generation is left: ${tables.join(' ')}`);
+
+  // Every stored vector is found: a vector queried by itself is in its own cell, probed first.
+  const db = new Database(file, { readonly: true });
+  const rows = db.prepare('SELECT c.id, c.node_id AS nodeId, e.vector FROM chunks c JOIN embed_cache e ON e.hash = c.hash').all() as { id: number; nodeId: string; vector: Buffer }[];
+  db.close();
+  t.is(rows.length, IVF_MIN_VECTORS + 100);
+  const reader = new SearchReader(file);
+  for (const r of rows.filter((_, i) => i % 97 === 0).concat(rows.filter((r) => r.nodeId === `n${IVF_MIN_VECTORS + 100}`))) {
+    const v = new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength));
+    const hits = reader.nearest(v, '', 2000, 2000);
+    t.true(hits.some((h) => h.chunkId === r.id), `chunk ${r.id} is found`);
+    t.is(hits[0]!.score > 0.99, true);
+  }
+  const five = reader.nearest(around(5), '', 4096, 4096);
+  t.false(five.some((h) => h.nodeId === 'n5'), 'a removed chunk is not');
+  t.true(five.length > 0 && five.every((h) => h.path.startsWith('docs/')));
+  reader.close();
+  index.close();
+});
+
+test('an index of the earlier layout (one vectors table) is refilled into the new one from the cache', (t) => {
+  const file = tempFile();
+  let index = new SearchIndex(file);
+  fill(index, 0, 10);
+  index.close();
+  const db = new Database(file);
+  sqliteVec.load(db);
+  // What the previous layout looked like: one plain vec0 table named `vectors`, no generations.
+  for (const { name } of db.prepare(`SELECT name FROM sqlite_master WHERE name GLOB 'vectors_*' AND sql LIKE 'CREATE VIRTUAL%'`).all() as { name: string }[]) db.exec(`DROP TABLE ${name}`);
+  db.exec(`CREATE VIRTUAL TABLE vectors USING vec0(embedding float[${DIMS}] distance_metric=cosine); DELETE FROM meta WHERE key GLOB 'vec_*'`);
+  db.close();
+  index = new SearchIndex(file);
+  t.is(index.pendingCount(), 10, 'every chunk waits for its vector again');
+  t.false(vectorTables(file).includes('vectors'));
+  const pending = index.pendingEmbeddings(10);
+  t.true(pending.every((p) => index.cachedVector('m', p.hash) !== null), 'and finds it in the cache, no provider call');
+  index.storeVectors('m', pending.map((p) => ({ id: p.id, hash: p.hash, vector: index.cachedVector('m', p.hash)! })));
+  const reader = new SearchReader(file);
+  t.is(reader.nearest(around(3), '', 3, 10)[0]!.nodeId, 'n3');
+  reader.close();
+  index.close();
+});
