@@ -32,6 +32,8 @@ export interface Settings {
   fsync: boolean;
   repackEvery: number;
   urlFetchAllowPrivate: boolean;
+  /** Worker threads answering search queries (unset: one per core, at most 4). */
+  searchThreads: number | undefined;
   /** An OpenAI-compatible /v1/embeddings provider for hybrid search (unset: search is lexical). */
   embeddings: { baseUrl: string; model: string; apiKey: string | undefined; dimensions: number | undefined } | null;
   /** What runs sandboxed commands: bubblewrap, the in-process just-bash, or bubblewrap when it works. */
@@ -133,6 +135,7 @@ const envSchema = z.object({
   CNS_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   CNS_EMBEDDINGS_API_KEY: z.string().optional(),
   CNS_EMBEDDINGS_DIMENSIONS: int(1).max(4096).optional(),
+  CNS_SEARCH_THREADS: int(1).max(64).optional(),
   CNS_SANDBOX: z.enum(['auto', 'bwrap', 'just-bash']).default('auto'),
   CNS_SANDBOX_MAX_RUNS: int(1).max(256).default(16),
   CNS_SANDBOX_DIR: z.string().min(1).optional(),
@@ -213,6 +216,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     fsync: e.CNS_FSYNC,
     repackEvery: e.CNS_REPACK_EVERY,
     urlFetchAllowPrivate: e.CNS_URL_FETCH_ALLOW_PRIVATE,
+    searchThreads: e.CNS_SEARCH_THREADS,
     embeddings: e.CNS_EMBEDDINGS_BASE_URL
       ? { baseUrl: e.CNS_EMBEDDINGS_BASE_URL.replace(/\/+$/, ''), model: e.CNS_EMBEDDINGS_MODEL, apiKey: e.CNS_EMBEDDINGS_API_KEY, dimensions: e.CNS_EMBEDDINGS_DIMENSIONS }
       : null,

@@ -40,6 +40,7 @@ export function createTools(d: {
     dataDir: d.settings.dataDir,
     embeddings,
     logger: d.logger,
+    queryThreads: d.settings.searchThreads,
     // A deleted project takes its tools with it (foreign key): its index goes too.
     isWanted: (projectId) => store.searchToolCount(projectId) > 0,
     onUnwanted: (projectId) => void indexer.disable(projectId),
