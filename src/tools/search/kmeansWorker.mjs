@@ -23,30 +23,54 @@ function normalize(v, at) {
 }
 
 for (let p = 0; p < n; p++) normalize(sample, p * dims);
-// k-means++ seeding: each next centroid is a point drawn with a weight of its distance to the
-// nearest centroid so far, so the initial centroids spread over the groups instead of two
-// landing in one group (which plain Lloyd iterations rarely undo).
+// Greedy k-means++ seeding (as scikit-learn does): each next centroid is the best, by the total
+// distance left, of a few points drawn with a weight of their distance to the nearest centroid so
+// far. The centroids spread over the groups instead of two landing in one, which Lloyd
+// iterations rarely undo.
 const centroids = new Float32Array(cells * dims);
 const nearestSim = new Float32Array(n).fill(-Infinity);
-let pick = Math.floor(random() * n);
-for (let c = 0; c < cells; c++) {
-  centroids.set(sample.subarray(pick * dims, pick * dims + dims), c * dims);
-  let total = 0;
-  for (let p = 0; p < n; p++) {
-    let dot = 0;
-    for (let i = 0; i < dims; i++) dot += sample[p * dims + i] * centroids[c * dims + i];
-    if (dot > nearestSim[p]) nearestSim[p] = dot;
-    total += Math.max(0, 1 - nearestSim[p]);
+const trials = 2 + Math.floor(Math.log(cells));
+
+function dotWith(p, from, at) {
+  let dot = 0;
+  for (let i = 0; i < dims; i++) dot += sample[p * dims + i] * from[at + i];
+  return dot;
+}
+
+function place(c, p) {
+  centroids.set(sample.subarray(p * dims, p * dims + dims), c * dims);
+  for (let q = 0; q < n; q++) {
+    const dot = dotWith(q, centroids, c * dims);
+    if (dot > nearestSim[q]) nearestSim[q] = dot;
   }
+}
+
+function draw(total) {
   let r = random() * total;
-  pick = n - 1;
   for (let p = 0; p < n; p++) {
     r -= Math.max(0, 1 - nearestSim[p]);
-    if (r <= 0) {
-      pick = p;
-      break;
+    if (r <= 0) return p;
+  }
+  return n - 1;
+}
+
+place(0, Math.floor(random() * n));
+for (let c = 1; c < cells; c++) {
+  let total = 0;
+  for (let p = 0; p < n; p++) total += Math.max(0, 1 - nearestSim[p]);
+  let best = -1;
+  let bestLeft = Infinity;
+  for (let t = 0; t < trials; t++) {
+    const candidate = draw(total);
+    const at = candidate * dims;
+    let left = 0;
+    for (let q = 0; q < n; q++) left += Math.max(0, 1 - Math.max(nearestSim[q], dotWith(q, sample, at)));
+    if (left < bestLeft) {
+      bestLeft = left;
+      best = candidate;
     }
   }
+  place(c, best);
 }
 
 const assigned = new Int32Array(n);
