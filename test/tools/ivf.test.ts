@@ -100,7 +100,7 @@ test.serial('the vector index learns cells at its threshold and swaps generation
   const plan = index.trainingPlan(due!);
   t.is(plan.cells, cellCountFor(due!));
   t.true(plan.sample.length / DIMS >= plan.cells * 30, 'a sample of ~32 vectors per cell');
-  index.beginRebuild(await trainCentroids(plan.sample, plan.dims, plan.cells), plan.dims, plan.vectors);
+  index.beginRebuild(await trainCentroids(plan.sample, plan.dims, plan.cells), plan);
   t.deepEqual(index.vectorIndex(), { cells: 0, rebuilding: true });
   t.is(index.trainingDue(), null, 'no second training while one generation is filled');
 
@@ -181,7 +181,7 @@ test.serial('on clustered vectors (as embeddings of related texts are) the cells
     index.storeVectors('m', pending.map((p) => ({ id: p.id, hash: p.hash, vector: (vectors[from++] = near(from % clusters)) })));
   }
   const plan = index.trainingPlan(index.trainingDue()!);
-  index.beginRebuild(await trainCentroids(plan.sample, plan.dims, plan.cells), plan.dims, plan.vectors);
+  index.beginRebuild(await trainCentroids(plan.sample, plan.dims, plan.cells), plan);
   while (index.maintenanceStep(50));
   const cells = index.vectorIndex().cells;
   t.true(cells > 30);
@@ -201,5 +201,19 @@ test.serial('on clustered vectors (as embeddings of related texts are) the cells
   t.true(probeCount(cells, n, 50) / cells <= 0.15, 'reading at most ~a tenth of the cells');
   reader.close();
   exact.close();
+  index.close();
+});
+
+test('cells learned for another model or dimension are not used', (t) => {
+  const index = new SearchIndex(tempFile());
+  fill(index, 0, 10);
+  const centroids = new Float32Array(2 * DIMS).fill(0.5);
+  index.beginRebuild(centroids, { model: 'other', cells: 2, vectors: 10, sample: new Float32Array(0), dims: DIMS });
+  index.beginRebuild(new Float32Array(2 * 4), { model: 'm', cells: 2, vectors: 10, sample: new Float32Array(0), dims: 4 });
+  t.false(index.vectorIndex().rebuilding);
+  index.beginRebuild(centroids, { model: 'm', cells: 2, vectors: 10, sample: new Float32Array(0), dims: DIMS });
+  t.true(index.vectorIndex().rebuilding);
+  while (index.maintenanceStep());
+  t.deepEqual(index.vectorIndex(), { cells: 2, rebuilding: false });
   index.close();
 });

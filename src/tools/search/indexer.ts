@@ -275,7 +275,7 @@ class ProjectRunner {
         }
       }
       const ids = [...nodes];
-      const batch = this.o.batchNodes ?? 50;
+      const batch = this.o.batchNodes ?? BATCH_NODES;
       for (let i = 0; i < ids.length; i += batch) {
         if (this.stopped) return;
         const ops = await this.prepare(ids.slice(i, i + batch));
@@ -302,7 +302,7 @@ class ProjectRunner {
       const d = this.index.doc(n.id);
       return !d || d.contentHash !== n.contentHash || d.path !== n.path;
     });
-    const batch = this.o.batchNodes ?? 50;
+    const batch = this.o.batchNodes ?? BATCH_NODES;
     for (let i = 0; i < todo.length; i += batch) {
       if (this.stopped) return;
       const ops = await this.prepare(todo.slice(i, i + batch).map((n) => n.id));
@@ -440,7 +440,7 @@ class ProjectRunner {
       const plan = this.index.trainingPlan(due);
       this.training = trainCentroids(plan.sample, plan.dims, plan.cells)
         .then((centroids) => {
-          if (!this.stopped) this.index.beginRebuild(centroids, plan.dims, plan.vectors);
+          if (!this.stopped) this.index.beginRebuild(centroids, plan);
         })
         .catch((err: Error) => {
           // Search stays exact (every vector scanned); tried again after a restart.
@@ -522,4 +522,6 @@ function flatten(root: TreeNode): NodeInfo[] {
   return out;
 }
 
+/** Nodes indexed per transaction: ~4 ms of work, so a write arriving meanwhile waits no longer than that. */
+const BATCH_NODES = 20;
 const yieldTurn = () => new Promise<void>((r) => setImmediate(r));

@@ -80,6 +80,8 @@ interface VectorTable {
 
 /** What the vector index needs next: cells learned from a sample, or nothing. */
 export interface TrainingPlan {
+  /** The model whose vectors the sample holds: cells learned for another are not used. */
+  model: string;
   cells: number;
   vectors: number;
   sample: Float32Array;
@@ -112,6 +114,7 @@ export class SearchIndex {
     const p = (sql: string) => this.db.prepare(sql);
     this.st = {
       getMeta: p('SELECT key, value FROM meta'),
+      metaValue: p('SELECT value FROM meta WHERE key = ?'),
       setMeta: p('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
       doc: p('SELECT node_id AS nodeId, path, type, version, content_hash AS contentHash FROM docs WHERE node_id = ?'),
       upsertDoc: p(`INSERT INTO docs (node_id, path, type, version, content_hash) VALUES (@nodeId, @path, @type, @version, @contentHash)
@@ -294,7 +297,7 @@ export class SearchIndex {
     const rows = this.st.sample.all({ model: embeddingModel, step: Math.max(1, Math.floor(vectors / want)), limit: want }) as { vector: Buffer }[];
     const sample = new Float32Array(rows.length * dims);
     rows.forEach((r, i) => sample.set(new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength)), i * dims));
-    return { cells: Math.min(cells, rows.length), vectors, sample, dims };
+    return { model: embeddingModel!, cells: Math.min(cells, rows.length), vectors, sample, dims };
   }
 
   /**
@@ -302,8 +305,10 @@ export class SearchIndex {
    * the current one until `maintenanceStep` has copied every vector (from the embedding cache) into
    * the next, which then replaces it; the cursor is persisted, so a restart continues the copy.
    */
-  beginRebuild(centroids: Float32Array, dims: number, trainedAt: number): void {
-    if (!this.current || this.next || this.metaValue('vec_drop_gen') || dims !== this.meta().dimensions) return;
+  beginRebuild(centroids: Float32Array, plan: TrainingPlan): void {
+    const { dims, vectors: trainedAt } = plan;
+    const meta = this.meta();
+    if (!this.current || this.next || this.metaValue('vec_drop_gen') || dims !== meta.dimensions || plan.model !== meta.embeddingModel) return;
     this.transaction(() => {
       const gen = this.nextGen();
       this.db.prepare('INSERT OR REPLACE INTO centroids (gen, vectors) VALUES (?, ?)').run(gen, Buffer.from(centroids.buffer, centroids.byteOffset, centroids.byteLength));
@@ -424,7 +429,7 @@ export class SearchIndex {
   }
 
   private metaValue(key: string): string | undefined {
-    return (this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+    return (this.st.metaValue.get(key) as { value: string } | undefined)?.value;
   }
 
   private setMetaValue(key: string, value: string): void {
