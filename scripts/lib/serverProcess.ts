@@ -9,9 +9,12 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** Runs `cns serve` in its own process so the load generator does not share its event loop. */
-export async function startBenchServer(dataDir: string, env: Record<string, string> = {}): Promise<BenchServer> {
-  const child = spawn(process.execPath, [CNS_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+/**
+ * Runs `cns serve` in its own process so the load generator does not share its event loop.
+ * `nodeArgs` go to that node process only (e.g. `--inspect`), not to processes it starts.
+ */
+export async function startBenchServer(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchServer> {
+  const child = spawn(process.execPath, [...nodeArgs, CNS_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
     env: {
       ...process.env,
       CNS_LOG_LEVEL: 'warn',

@@ -75,13 +75,18 @@ export class Authenticator {
     const connection = this.sql("SELECT * FROM connections WHERE key_hash = ? AND status = 'active'")
       .get(hashAccessKey(key)) as ConnectionRecord | undefined;
     if (!connection) return null;
+    this.keyUsed(connection);
+    return { kind: 'key', id: connection.id, connection };
+  }
+
+  /** Records that a connection's key was used (last_used_at, at most once a minute); for gates that check a key themselves. */
+  keyUsed(connection: ConnectionRecord): void {
     const now = Date.now();
     if (!connection.last_used_at || now - Date.parse(connection.last_used_at) > LAST_USED_RESOLUTION_MS) {
       const stamp = new Date(now).toISOString();
       this.sql('UPDATE connections SET last_used_at = ? WHERE id = ?').run(stamp, connection.id);
       connection.last_used_at = stamp;
     }
-    return { kind: 'key', id: connection.id, connection };
   }
 }
 

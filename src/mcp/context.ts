@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
-import type { ContentStore } from '../content/contentStore.ts';
+import type { ContentStore, NodeInfo } from '../content/contentStore.ts';
 import { normalizePath } from '../content/paths.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Authorizer } from '../policies/authorize.ts';
@@ -28,6 +28,8 @@ export interface CallContext {
   endpoint: McpEndpoint;
   /** The project path of the endpoint's folder: nothing outside it is reachable. */
   root: string;
+  /** That folder as the gate found it for this request (the library's tools start from it instead of reading it again). */
+  rootNode: NodeInfo;
   principal: Principal;
 }
 

@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
+import type { NodeInfo } from '../content/contentStore.ts';
 import type { ConnectionMode, ConnectionRecord, ConnectionStatus } from '../domain/connections/connectionRecord.ts';
 import type { IssuedConnection } from '../domain/connections/connectionStore.ts';
 import { boundNodeId, NodeBoundConnections, type NodeBoundDeps } from '../domain/connections/nodeBound.ts';
@@ -97,9 +98,9 @@ export class McpEndpoints {
   }
 
   /** The endpoint with its folder as it is now; the key's scope follows moves (409 when the folder is gone). */
-  follow(endpoint: McpEndpoint): { endpoint: McpEndpoint; path: string } {
+  follow(endpoint: McpEndpoint): { endpoint: McpEndpoint; path: string; node: NodeInfo } {
     const { connection, node } = this.bound.follow(endpoint.connection);
-    return { endpoint: toEndpoint(connection), path: node.path };
+    return { endpoint: toEndpoint(connection), path: node.path, node };
   }
 
   /** The bound tools that still exist in the endpoint's project, in the order they were bound. */

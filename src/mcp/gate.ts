@@ -33,7 +33,8 @@ export async function admitCaller(d: { authenticator: Authenticator; authorizer:
   if (looksLikeAccessKey(token)) {
     if (!sameHash(hashAccessKey(token), connection.key_hash)) throw new AppError('UNAUTHORIZED', `The key is not ${words.key} (a regenerated key replaces the old one).`);
     requireActive(connection.status, words);
-    // The key is this connection's (the app's authentication, which runs next, records its use).
+    // The key is this connection's; the app's authentication does not run again after the gate.
+    d.authenticator.keyUsed(connection);
     return { kind: 'key', id: connection.id, connection };
   }
   const user = await d.authenticator.authenticate(token);
@@ -57,10 +58,10 @@ export async function admit(env: McpEnv, authenticator: Authenticator, endpointI
   const found = env.endpoints.find(endpointId);
   if (!found) throw new DomainError('NOT_FOUND', endpointWords.notFound);
   let principal = await admitCaller({ authenticator, authorizer: env.authorizer }, found.connection, token, endpointWords);
-  const { endpoint, path } = env.endpoints.follow(found);
+  const { endpoint, path, node } = env.endpoints.follow(found);
   // The key's scope follows the folder: the principal carries the connection as it is now.
   if (principal.kind === 'key') principal = { ...principal, connection: endpoint.connection };
-  return { env, endpoint, root: path, principal };
+  return { env, endpoint, root: path, rootNode: node, principal };
 }
 
 function requireActive(status: string, words: GateWords): void {

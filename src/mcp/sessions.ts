@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.ts';
 import type { Logger } from '../logging/logger.ts';
+import { SessionTransport } from './transport.ts';
 
 export interface SessionLimits {
   /** Open sessions at most; a new one evicts the least recently used (idle ones first). */
@@ -24,7 +24,7 @@ export type SessionKeyOf<C> = (c: C) => { serverId: string; principal: Principal
 interface Session {
   id: string;
   server: Server;
-  transport: StreamableHTTPServerTransport;
+  transport: SessionTransport;
   /** The connection whose server this is (an MCP endpoint or an agent). */
   serverId: string;
   /** Who opened it: only the same credential may use it. */
@@ -87,6 +87,13 @@ export class McpSessions<C> {
   get inFlight(): number {
     let n = 0;
     for (const s of this.sessions.values()) n += s.posts;
+    return n;
+  }
+
+  /** Calls whose answer the server has not given yet, all sessions together (a call outlives a client that went away). */
+  get unanswered(): number {
+    let n = 0;
+    for (const s of this.sessions.values()) n += s.transport.unanswered;
     return n;
   }
 
@@ -158,7 +165,7 @@ export class McpSessions<C> {
       ending: false,
       closed: false,
     };
-    session.transport = new StreamableHTTPServerTransport({
+    session.transport = new SessionTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: prefersJson(req.headers.accept),
       onsessioninitialized: (id) => {

@@ -148,9 +148,10 @@ export class Tools {
   /**
    * Runs a tool as `principal` with `args` (validated against the type's input schema: 422 naming
    * the field). The same function every surface calls. `options` run the tool over a view of the
-   * content and a sandbox of that view instead of the store itself (an agent's workspace).
+   * content and a sandbox of that view instead of the store itself (an agent's workspace);
+   * `root` is the tool's node when the caller has just read it for this request (not read twice).
    */
-  async call(principal: Principal, tool: ToolRecord, args: unknown, options: { content?: ToolContent; sandbox?: ToolSandbox } = {}): Promise<unknown> {
+  async call(principal: Principal, tool: ToolRecord, args: unknown, options: { content?: ToolContent; sandbox?: ToolSandbox; root?: NodeInfo } = {}): Promise<unknown> {
     const type = toolTypes.get(tool.type);
     if (!type) throw new DomainError('NOT_FOUND', `Tool type ${tool.type} is not available on this server.`);
     const parsed = type.input.safeParse(args ?? {});
@@ -163,7 +164,7 @@ export class Tools {
     }
     // The caller must at least see the project (404 otherwise) before anything about the tool's node is said.
     this.d.authorizer.requireProject(principal, tool.project_id, 'project:read');
-    const { node: rootNode, path: root } = this.rootOf(tool);
+    const { node: rootNode, path: root } = this.rootOf(tool, options.root);
     const { access } = this.d;
     const inTool = (path: string) => pathInScope(root, path);
     const invocation: ToolInvocation<unknown, unknown> = {
@@ -190,10 +191,13 @@ export class Tools {
     return type.run(invocation);
   }
 
-  /** The tool's node as it is now (it follows moves); a tool whose node is gone answers 404. */
-  private rootOf(tool: ToolRecord): { node: NodeInfo | null; path: string } {
+  /**
+   * The tool's node as it is now (it follows moves); a tool whose node is gone answers 404. `read`
+   * is that node as the caller already read it for this same request (an MCP endpoint's folder).
+   */
+  private rootOf(tool: ToolRecord, read?: NodeInfo): { node: NodeInfo | null; path: string } {
     if (!tool.node_id) return { node: null, path: '' };
-    const node = this.d.content.findById(tool.node_id);
+    const node = read?.id === tool.node_id ? read : this.d.content.findById(tool.node_id);
     if (!node || node.projectId !== tool.project_id || node.state !== 'active') throw new DomainError('NOT_FOUND', "The tool's node no longer exists (it was deleted or is in the trash).");
     return { node, path: node.path };
   }

@@ -2,6 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type { Services } from '../../app/services.ts';
 import { bearerToken } from '../../auth/authenticator.ts';
 import { looksLikeAccessKey } from '../../auth/accessKeys.ts';
+import { admitted } from '../../http/middleware/authenticate.ts';
 import { API_PREFIX } from '../../http/apiPrefix.ts';
 import { route, type RouteDeclaration, type RouteGroup } from '../../http/routes/declaration.ts';
 import type { McpContext } from '../../mcp/service.ts';
@@ -26,7 +27,7 @@ export function mcpGate(s: Services): Middleware {
       const id = decodeURIComponent(m[2]!);
       const c: McpContext = m[1] === 'a' ? await s.mcp.admitAgent(id, token) : await s.mcp.admit(id, token);
       ctx.state.mcp = c;
-      ctx.state.principal = c.principal;
+      admitted(ctx, c.principal);
     }
     await next();
   };

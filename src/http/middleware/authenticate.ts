@@ -18,6 +18,7 @@ import { authenticateCookie } from './cookieSession.ts';
  */
 export function authenticate(authenticator: Authenticator, isPublic: (ctx: Context) => boolean, csrf: CsrfTokens): Middleware {
   return async (ctx, next) => {
+    if (admittedRequests.has(ctx)) return next();
     const header = ctx.get('Authorization');
     const token = bearerToken(header || undefined) ?? accessKeyHeader(ctx);
     if (token) {
@@ -37,6 +38,18 @@ export function authenticate(authenticator: Authenticator, isPublic: (ctx: Conte
     }
     await next();
   };
+}
+
+const admittedRequests = new WeakSet<Context>();
+
+/**
+ * For a gate mounted before authentication that has itself checked the request's credential
+ * against the one resource it serves (the MCP servers' gate): its caller is the request's
+ * principal, and authentication does not check the same credential a second time.
+ */
+export function admitted(ctx: Context, principal: Principal): void {
+  ctx.state.principal = principal;
+  admittedRequests.add(ctx);
 }
 
 /** `X-Access-Key` carries only access keys, never user tokens: a JWT there is not looked at. */

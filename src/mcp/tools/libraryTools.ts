@@ -45,7 +45,7 @@ function libraryTool(spec: LibrarySpec): McpTool {
       if (spec.writes && translated.message === undefined && typeof args.path === 'string') {
         translated.message = generatedMessage(c, `write ${endpointPath(c, args.path, 'arguments.path')}`);
       }
-      const result = await c.env.tools.call(c.principal, asToolRecord(c, spec.type, spec.config?.(c) ?? {}), translated);
+      const result = await c.env.tools.call(c.principal, asToolRecord(c, spec.type, spec.config?.(c) ?? {}), translated, { root: c.rootNode });
       return result as Record<string, unknown>;
     },
   };
