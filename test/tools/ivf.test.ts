@@ -137,70 +137,24 @@ test.serial('the vector index learns cells at its threshold and swaps generation
   index.close();
 });
 
-test('an index of the earlier layout (one vectors table) is refilled into the new one from the cache', (t) => {
+test('an index file of an earlier layout is emptied for a rebuild from content, keeping the embedding cache', (t) => {
   const file = tempFile();
   let index = new SearchIndex(file);
   fill(index, 0, 10);
+  const hashes = index.pendingEmbeddings(10).map((p) => p.hash);
+  t.is(hashes.length, 0, 'every chunk has its vector');
   index.close();
   const db = new Database(file);
-  sqliteVec.load(db);
-  // What the previous layout looked like: one plain vec0 table named `vectors`, no generations.
-  for (const { name } of db.prepare(`SELECT name FROM sqlite_master WHERE name GLOB 'vectors_*' AND sql LIKE 'CREATE VIRTUAL%'`).all() as { name: string }[]) db.exec(`DROP TABLE ${name}`);
-  db.exec(`CREATE VIRTUAL TABLE vectors USING vec0(embedding float[${DIMS}] distance_metric=cosine); DELETE FROM meta WHERE key GLOB 'vec_*'`);
+  const cached = (db.prepare('SELECT hash FROM embed_cache').all() as { hash: string }[]).map((r) => r.hash);
+  db.pragma('user_version = 1');
   db.close();
   index = new SearchIndex(file);
-  t.is(index.pendingCount(), 10, 'every chunk waits for its vector again');
-  t.false(vectorTables(file).includes('vectors'));
-  const pending = index.pendingEmbeddings(10);
-  t.true(pending.every((p) => index.cachedVector('m', p.hash) !== null), 'and finds it in the cache, no provider call');
-  index.storeVectors('m', pending.map((p) => ({ id: p.id, hash: p.hash, vector: index.cachedVector('m', p.hash)! })));
-  const reader = new SearchReader(file);
-  t.is(reader.nearest(around(3), '', 3, 10)[0]!.nodeId, 'n3');
-  reader.close();
-  index.close();
-});
-
-test.serial('on clustered vectors (as embeddings of related texts are) the cells keep recall@10 above 0.9 while reading a fraction of the vectors', async (t) => {
-  const dims = 32;
-  const clusters = 300;
-  const n = IVF_MIN_VECTORS + 4000;
-  const centres = Array.from({ length: clusters }, () => Float32Array.from({ length: dims }, () => rand() - 0.5));
-  const near = (c: number) => centres[c]!.map((x) => x + (rand() - 0.5) * 0.15);
-  const file = tempFile();
-  const index = new SearchIndex(file);
-  const vectors: Float32Array[] = [];
-  index.transaction(() => {
-    for (let i = 0; i < n; i++) {
-      const text = `v ${i}`;
-      index.putDoc({ nodeId: `n${i}`, path: `v/${i}`, type: 'markdown', version: 1, contentHash: null }, [{ index: 0, headingPath: '', text, hash: chunkHash(text) }]);
-    }
-  });
-  for (let from = 0; ; ) {
-    const pending = index.pendingEmbeddings(5000);
-    if (pending.length === 0) break;
-    index.storeVectors('m', pending.map((p) => ({ id: p.id, hash: p.hash, vector: (vectors[from++] = near(from % clusters)) })));
-  }
-  const plan = index.trainingPlan(index.trainingDue()!);
-  index.beginRebuild(await trainCentroids(plan.sample, plan.dims, plan.cells), plan);
-  while (index.maintenanceStep(50));
-  const cells = index.vectorIndex().cells;
-  t.true(cells > 30);
-
-  const exact = new Database(file, { readonly: true });
-  sqliteVec.load(exact);
-  const gen = (exact.prepare(`SELECT value FROM meta WHERE key = 'vec_gen'`).get() as { value: string }).value;
-  const knn = exact.prepare(`SELECT rowid AS id FROM vectors_${gen} WHERE embedding MATCH ? AND k = 10`);
-  const reader = new SearchReader(file);
-  let kept = 0;
-  for (let q = 0; q < 100; q++) {
-    const v = near((q * 7) % clusters);
-    const truth = new Set((knn.all(Buffer.from(v.buffer)) as { id: number }[]).map((r) => r.id));
-    kept += reader.nearest(v, '', 10, 50).filter((h) => truth.has(h.chunkId)).length;
-  }
-  t.true(kept / 1000 > 0.9, `recall@10 ${kept / 1000}`);
-  t.true(probeCount(cells, n, 50) / cells <= 0.15, 'reading at most ~a tenth of the cells');
-  reader.close();
-  exact.close();
+  t.deepEqual(index.counts(''), { documents: 0, chunks: 0 }, 'the indexer sees an empty index and builds it from content');
+  t.is(index.meta().indexedVersion, 0);
+  t.false(index.hasVectors());
+  t.is(cached.length, 10);
+  t.true(cached.every((h) => index.cachedVector('m', h) !== null), 'vectors come back from the cache, no provider call');
+  t.deepEqual(vectorTables(file), []);
   index.close();
 });
 

@@ -38,19 +38,52 @@ export function ftsQueries(terms: string[]): { all: string; any: string | null }
   return { all: quoted.join(' '), any: quoted.length > 1 ? quoted.join(' OR ') : null };
 }
 
-/** A snippet for a chunk found by meaning only: the passage around the first query word, words marked. */
-export function markSnippet(text: string, terms: string[], width = 200): string {
-  const lower = text.toLowerCase();
-  let at = -1;
-  for (const t of terms) {
-    const i = lower.indexOf(t);
-    if (i >= 0 && (at < 0 || i < at)) at = i;
+/** Words of a snippet: FTS5's `unicode61` tokenizer splits at anything but letters and digits. */
+const WORD = /[\p{L}\p{N}]+/gu;
+const SNIPPET_WORDS = 24;
+
+/**
+ * Whether a word of the text matches a query term as FTS5's porter stemming would, closely enough
+ * to mark it: the same word, or one a prefix of the other sharing at least four letters and all
+ * but two of the shorter ("search" and "searching", "policy" and "policies", not "the" and "them").
+ */
+export function matchesTerm(word: string, term: string): boolean {
+  if (word === term) return true;
+  const [short, long] = word.length <= term.length ? [word, term] : [term, word];
+  return short.length >= 4 && long.startsWith(short.slice(0, Math.max(4, short.length - 2)));
+}
+
+/**
+ * The passage of a chunk to show for a query: the window of 24 words with the most distinct query
+ * terms (then the most matches, then the most context around them), the matching words marked `**like this**`,
+ * `…` where the chunk goes on. A chunk found by meaning alone shows its beginning.
+ */
+export function bestSnippet(text: string, terms: string[]): string {
+  const words = [...text.matchAll(WORD)].map((m) => ({ at: m.index!, end: m.index! + m[0].length, term: terms.findIndex((t) => matchesTerm(m[0].toLowerCase(), t)) }));
+  if (words.length === 0) return text;
+  let best = 0;
+  let bestScore = -1;
+  for (let start = 0; start < Math.max(1, words.length - SNIPPET_WORDS + 1); start++) {
+    const window = words.slice(start, start + SNIPPET_WORDS);
+    const hits = window.flatMap((w, i) => (w.term >= 0 ? [i] : []));
+    // Distinct terms first, then matches, then matches away from the window's edges (context on both sides).
+    const margin = hits.length ? Math.min(10, hits[0]!, window.length - 1 - hits[hits.length - 1]!) : 0;
+    const score = new Set(hits.map((i) => window[i]!.term)).size * 10_000 + hits.length * 100 + margin;
+    if (score > bestScore) {
+      bestScore = score;
+      best = start;
+    }
   }
-  const start = at < 0 ? 0 : Math.max(0, at - width / 4);
-  let s = text.slice(start, start + width);
-  if (start > 0) s = '…' + s;
-  if (start + width < text.length) s += '…';
-  if (terms.length === 0) return s;
-  const re = new RegExp(`(${terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`, 'giu');
-  return s.replace(re, '**$1**');
+  const shown = words.slice(best, best + SNIPPET_WORDS);
+  // From the chunk's start (or to its end) when the window reaches it, so leading and trailing punctuation stays.
+  const from = best === 0 ? 0 : shown[0]!.at;
+  const to = best + SNIPPET_WORDS >= words.length ? text.length : shown[shown.length - 1]!.end;
+  let out = from > 0 ? '…' : '';
+  let at = from;
+  for (const w of shown) {
+    if (w.term < 0) continue;
+    out += text.slice(at, w.at) + '**' + text.slice(w.at, w.end) + '**';
+    at = w.end;
+  }
+  return out + text.slice(at, to) + (to < text.length ? '…' : '');
 }

@@ -43,6 +43,9 @@ export interface IndexMeta {
   updatedAt: string;
 }
 
+/** The layout of the index file (SQLite `user_version`); see `migrate`. */
+const LAYOUT = 2;
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS docs (
@@ -59,11 +62,12 @@ CREATE TABLE IF NOT EXISTS chunks (
   chunk_index INTEGER NOT NULL,
   heading_path TEXT NOT NULL,
   hash TEXT NOT NULL,
+  text TEXT NOT NULL,
   embedded INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS chunks_node ON chunks(node_id);
 CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(id) WHERE embedded = 0;
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, heading_path, tokenize = 'porter unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, heading_path, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
 CREATE TABLE IF NOT EXISTS embed_cache (model TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS centroids (gen INTEGER PRIMARY KEY, vectors BLOB NOT NULL);
 `;
@@ -110,6 +114,7 @@ export class SearchIndex {
     // Vector KNN reads every vector: through mmap instead of the page cache it is ~3x faster.
     this.db.pragma('mmap_size = 2147483648');
     sqliteVec.load(this.db);
+    this.migrate();
     this.db.exec(SCHEMA);
     const p = (sql: string) => this.db.prepare(sql);
     this.st = {
@@ -123,14 +128,14 @@ export class SearchIndex {
       chunkIds: p('SELECT id FROM chunks WHERE node_id = ?'),
       deleteChunks: p('DELETE FROM chunks WHERE node_id = ?'),
       deleteFts: p('DELETE FROM chunks_fts WHERE rowid = ?'),
-      insertChunk: p('INSERT INTO chunks (node_id, chunk_index, heading_path, hash) VALUES (?, ?, ?, ?)'),
+      insertChunk: p('INSERT INTO chunks (node_id, chunk_index, heading_path, hash, text) VALUES (?, ?, ?, ?, ?)'),
       insertFts: p('INSERT INTO chunks_fts (rowid, text, heading_path) VALUES (?, ?, ?)'),
       docsUnder: p(`SELECT node_id AS nodeId, path, type, version, content_hash AS contentHash FROM docs WHERE path = @p OR (path > @p || '/' AND path < @p || '0')`),
       countAllDocs: p('SELECT COUNT(*) AS n FROM docs'),
       countAllChunks: p('SELECT COUNT(*) AS n FROM chunks'),
       countDocs: p(`SELECT COUNT(*) AS n FROM docs WHERE path = @p OR (path > @p || '/' AND path < @p || '0')`),
       countChunks: p(`SELECT COUNT(*) AS n FROM chunks c JOIN docs d ON d.node_id = c.node_id WHERE d.path = @p OR (d.path > @p || '/' AND d.path < @p || '0')`),
-      pending: p(`SELECT c.id, c.hash, f.text FROM chunks c JOIN chunks_fts f ON f.rowid = c.id WHERE c.embedded = 0 ORDER BY c.id LIMIT ?`),
+      pending: p('SELECT id, hash, text FROM chunks WHERE embedded = 0 ORDER BY id LIMIT ?'),
       pendingCount: p('SELECT COUNT(*) AS n FROM chunks WHERE embedded = 0'),
       markEmbedded: p('UPDATE chunks SET embedded = 1 WHERE id = ?'),
       cached: p('SELECT vector FROM embed_cache WHERE model = ? AND hash = ?'),
@@ -141,6 +146,24 @@ export class SearchIndex {
       sample: p(`SELECT e.vector FROM chunks c JOIN embed_cache e ON e.model = @model AND e.hash = c.hash WHERE c.embedded = 1 AND c.id % @step = 0 LIMIT @limit`),
     };
     this.openVectors();
+  }
+
+  /**
+   * An index of an earlier layout is emptied, all but the embedding cache, and rebuilt from
+   * content by the indexer (in batches, as a first index is; vectors come back from the cache).
+   * Layout 2 keeps the chunks' text in `chunks` and the full-text index contentless, so that
+   * replacing a chunk deletes its postings without reading and tokenizing its old text again.
+   */
+  private migrate(): void {
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    if (version === LAYOUT) return;
+    const tables = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'embed_cache' AND name NOT LIKE 'sqlite_%' AND sql LIKE 'CREATE VIRTUAL TABLE%'`).all() as { name: string }[];
+    this.db.transaction(() => {
+      for (const { name } of tables) this.db.exec(`DROP TABLE IF EXISTS "${name}"`);
+      const rest = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'embed_cache' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[];
+      for (const { name } of rest) this.db.exec(`DROP TABLE IF EXISTS "${name}"`);
+      this.db.pragma(`user_version = ${LAYOUT}`);
+    })();
   }
 
   meta(): IndexMeta {
@@ -186,7 +209,7 @@ export class SearchIndex {
     this.removeChunks(doc.nodeId);
     this.st.upsertDoc.run(doc);
     for (const c of chunks) {
-      const id = this.st.insertChunk.run(doc.nodeId, c.index, c.headingPath, c.hash).lastInsertRowid;
+      const id = this.st.insertChunk.run(doc.nodeId, c.index, c.headingPath, c.hash, c.text).lastInsertRowid;
       this.st.insertFts.run(id, c.text, c.headingPath);
     }
   }
@@ -371,15 +394,11 @@ export class SearchIndex {
     return false;
   }
 
-  /** Opens the generations recorded in the meta table; an index of an earlier layout (one `vectors` table) is refilled. */
+  /** Opens the generations of the vector table recorded in the meta table. */
   private openVectors(): void {
     const dims = this.meta().dimensions;
-    const legacy = this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'vectors'`).get();
     const gen = Number(this.metaValue('vec_gen') ?? 0);
-    if (legacy || !dims || !gen) {
-      if (legacy && dims) this.resetVectors(this.meta().embeddingModel ?? '', dims);
-      return;
-    }
+    if (!dims || !gen) return;
     const open = (g: number, trainedAt: number) => {
       const row = this.db.prepare('SELECT vectors FROM centroids WHERE gen = ?').get(g) as { vectors: Buffer } | undefined;
       const cells = row ? new CellMap(new Float32Array(row.vectors.buffer.slice(row.vectors.byteOffset, row.vectors.byteOffset + row.vectors.byteLength)), dims) : null;

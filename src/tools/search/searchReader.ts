@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
+import { bestSnippet } from './hybrid.ts';
 import { CellMap, probeCount } from './ivf.ts';
 import type { ChunkHit } from './searchIndex.ts';
 
@@ -37,12 +38,9 @@ export class SearchReader {
       rankAll: p(`SELECT rowid AS id, bm25(chunks_fts, 1.0, 0.5) AS rank FROM chunks_fts WHERE chunks_fts MATCH @q ORDER BY rank LIMIT @k`),
       rankUnder: p(`SELECT f.rowid AS id, bm25(chunks_fts, 1.0, 0.5) AS rank FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN docs d ON d.node_id = c.node_id
         WHERE chunks_fts MATCH @q AND (d.path = @p OR (d.path > @p || '/' AND d.path < @p || '0')) ORDER BY rank LIMIT @k`),
-      // CAST: FTS5 given MATCH together with `rowid = ?` bound to a JS number ignores the rowid (every matching row comes back, and
-      // the first one's snippet was shown for another chunk); compared as an integer expression the row is really narrowed.
-      snippet: p(`SELECT snippet(chunks_fts, 0, '**', '**', '…', 24) AS s FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = CAST(? AS INTEGER)`),
       hit: p(`SELECT c.id AS chunkId, c.node_id AS nodeId, d.path, d.type, d.version, c.chunk_index AS chunkIndex, c.heading_path AS headingPath
         FROM chunks c JOIN docs d ON d.node_id = c.node_id WHERE c.id = ?`),
-      text: p('SELECT text FROM chunks_fts WHERE rowid = CAST(? AS INTEGER)'),
+      text: p('SELECT text FROM chunks WHERE id = ?'),
       vectorMeta: p(`SELECT key, value FROM meta WHERE key IN ('vec_gen', 'vec_trained')`),
       centroids: p('SELECT vectors FROM centroids WHERE gen = ?'),
     };
@@ -52,21 +50,21 @@ export class SearchReader {
    * BM25 over chunks beneath `prefix` ('' = everywhere), best first: chunks with every word
    * (`all`); when none has them all, chunks with any (`any`). Ranking a common word costs a pass
    * over every chunk that has it, so the broad query runs only when the precise one found nothing.
-   * Ranking selects row ids only; paths and snippets are read for the `k` kept.
+   * Ranking selects row ids only; paths, text and snippets (the query's `terms` marked) are read
+   * for the `k` kept.
    */
-  lexical(all: string, any: string | null, prefix: string, k: number): ChunkHit[] {
-    return this.snapshot(() => this.rankLexical(all, any, prefix, k));
+  lexical(all: string, any: string | null, prefix: string, k: number, terms: string[]): ChunkHit[] {
+    return this.snapshot(() => this.rankLexical(all, any, prefix, k, terms));
   }
 
-  private rankLexical(all: string, any: string | null, prefix: string, k: number): ChunkHit[] {
+  private rankLexical(all: string, any: string | null, prefix: string, k: number, terms: string[]): ChunkHit[] {
     const rank = (q: string) => (prefix === '' ? this.st.rankAll.all({ q, k }) : this.st.rankUnder.all({ q, p: prefix, k })) as { id: number; rank: number }[];
-    let q = all;
     let rows = rank(all);
-    if (rows.length === 0 && any !== null) rows = rank((q = any));
+    if (rows.length === 0 && any !== null) rows = rank(any);
     const out: ChunkHit[] = [];
     for (const r of rows) {
       const hit = this.st.hit.get(r.id) as HitRow | undefined;
-      if (hit) out.push({ ...hit, score: -r.rank, snippet: (this.st.snippet.get(q, r.id) as { s: string } | undefined)?.s ?? '' });
+      if (hit) out.push({ ...hit, score: -r.rank, snippet: bestSnippet((this.st.text.get(r.id) as { text: string }).text, terms) });
     }
     return out;
   }

@@ -1,5 +1,5 @@
 import type { EmbeddingsClient } from './embeddings.ts';
-import { ftsQueries, fuse, markSnippet, queryTerms } from './hybrid.ts';
+import { bestSnippet, ftsQueries, fuse, queryTerms } from './hybrid.ts';
 import type { ChunkHit } from './searchIndex.ts';
 import type { SearchReader } from './searchReader.ts';
 
@@ -41,7 +41,7 @@ export async function runSearch(index: SearchQueries, embeddings: EmbeddingsClie
   const terms = queryTerms(req.query);
   const want = req.topK + overFetch;
   const fts = ftsQueries(terms);
-  const lexical = async () => (terms.length ? index.lexical(fts.all, fts.any, req.prefix, req.mode === 'hybrid' ? Math.max(want, 30) : want) : []);
+  const lexical = async () => (terms.length ? index.lexical(fts.all, fts.any, req.prefix, req.mode === 'hybrid' ? Math.max(want, 30) : want, terms) : []);
   if (req.mode === 'lexical' || !embeddings || !index.hasVectors()) {
     const warning = req.mode !== 'lexical' ? 'no embedding provider is configured (or no vectors yet): lexical results' : null;
     return { hits: await lexical(), mode: 'lexical', warning };
@@ -61,7 +61,7 @@ export async function runSearch(index: SearchQueries, embeddings: EmbeddingsClie
   // Chunks found by meaning only get their snippet now, for the few kept.
   const bare = hits.filter((h) => !h.snippet);
   const texts = bare.length ? await index.chunkTexts(bare.map((h) => h.chunkId)) : [];
-  bare.forEach((h, i) => (h.snippet = markSnippet(texts[i] ?? '', terms)));
+  bare.forEach((h, i) => (h.snippet = bestSnippet(texts[i] ?? '', terms)));
   return { hits, mode: req.mode, warning: null };
 }
 

@@ -1,0 +1,25 @@
+import test from 'ava';
+import { bestSnippet, matchesTerm } from '../../src/tools/search/hybrid.ts';
+
+test('a word matches a query term as stemming would, closely enough to mark it', (t) => {
+  t.true(matchesTerm('searching', 'search'));
+  t.true(matchesTerm('policies', 'policy'));
+  t.true(matchesTerm('zebra', 'zebra'));
+  t.false(matchesTerm('them', 'the'), 'short words only match themselves');
+  t.false(matchesTerm('sea', 'search'));
+  t.false(matchesTerm('river', 'road'));
+});
+
+test('the snippet is the 24-word window with the most distinct query terms, marked, with … where the chunk goes on', (t) => {
+  const filler = (n: number, w: string) => Array.from({ length: n }, () => w).join(' ');
+  const text = `${filler(30, 'alpha')} zebra ${filler(30, 'beta')} zebra giraffe here ${filler(30, 'gamma')}.`;
+  const s = bestSnippet(text, ['zebra', 'giraffe']);
+  t.regex(s, /^….*\*\*zebra\*\* \*\*giraffe\*\* here.*…$/);
+  t.is(s.match(/\*\*/g)!.length, 4, 'the lone zebra 31 words earlier is outside the window');
+  t.is(s.split(/\s+/).length, 24);
+  // Punctuation at the chunk's edges stays when the window reaches them.
+  t.is(bestSnippet('/server/codename: quetzal', ['quetzal']), '/server/codename: **quetzal**');
+  t.is(bestSnippet('Welcome to the **team handbook**.', ['handbook']), 'Welcome to the **team **handbook****.');
+  t.is(bestSnippet('No match in here at all.', ['zebra']), 'No match in here at all.', 'found by meaning only: the beginning');
+  t.is(bestSnippet('', ['x']), '');
+});
