@@ -352,7 +352,7 @@ async function writeCostFigure(server: BenchServer): Promise<void> {
   });
   const results = { plain: [] as { p50: number; rps: number }[], indexed: [] as { p50: number; rps: number }[] };
   // Interleaved rounds, so that drift of the shared machine hits both alike.
-  for (let round = 0; round < 4; round++) {
+  for (let round = 0; round < 8; round++) {
     for (const [name, p] of [['plain', plain], ['indexed', indexed]] as const) {
       const seq = await runLoad(server.url, 1, 300, spec(p));
       const par = await runLoad(server.url, 8, 600, spec(p));

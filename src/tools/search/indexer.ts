@@ -522,6 +522,6 @@ function flatten(root: TreeNode): NodeInfo[] {
   return out;
 }
 
-/** Nodes indexed per transaction: ~4 ms of work, so a write arriving meanwhile waits no longer than that. */
-const BATCH_NODES = 20;
+/** Nodes indexed per transaction, the event loop free in between: ~1-2 ms of work, which is all a write arriving meanwhile waits. */
+const BATCH_NODES = 5;
 const yieldTurn = () => new Promise<void>((r) => setImmediate(r));
