@@ -430,7 +430,7 @@ export class SearchIndex {
   }
 
   private dropVectorTables(): void {
-    const tables = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND (name = 'vectors' OR name GLOB 'vectors_[0-9]*') AND sql LIKE 'CREATE VIRTUAL TABLE%'`).all() as { name: string }[];
+    const tables = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'vectors_[0-9]*' AND sql LIKE 'CREATE VIRTUAL TABLE%'`).all() as { name: string }[];
     for (const { name } of tables) this.db.exec(`DROP TABLE IF EXISTS ${name}`);
     this.db.exec('DELETE FROM centroids');
     this.db.prepare(`DELETE FROM meta WHERE key IN ('vec_gen', 'vec_trained', 'vec_next_gen', 'vec_next_cursor', 'vec_next_trained', 'vec_drop_gen')`).run();
