@@ -32,6 +32,14 @@ async function session(endpoint: Endpoint): Promise<Record<string, string>> {
   return headers;
 }
 
+/** An endpoint with one shell tool, `slow`, over `docs`, and an initialized session on it: for calls still running. */
+async function slowSession(name: string): Promise<{ ep: Endpoint; headers: Record<string, string> }> {
+  const folder = server.services.content.findByPath(projectId, 'docs')!.id;
+  const sh = await server.api('POST', '/tools', { token, body: { project_id: projectId, node_id: folder, name: 'slow', type: 'shell' } });
+  const ep = await createEndpoint(server, token, projectId, 'docs', { name, tool_ids: [sh.body.data.id] });
+  return { ep, headers: await session(ep) };
+}
+
 const catCall = (id: number | string, path = 'docs/a.md') => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'cat', arguments: { path } } });
 
 test('a call is answered as the SDK answers in JSON: 200, application/json, the session id, the request id; errors keep their ids', async (t) => {
@@ -83,10 +91,7 @@ test('a session that prefers text/event-stream gets its answers as events', asyn
 });
 
 test('a client that goes away before its answer leaves the session working; the answer goes nowhere', async (t) => {
-  const folder = server.services.content.findByPath(projectId, 'docs')!.id;
-  const sh = await server.api('POST', '/tools', { token, body: { project_id: projectId, node_id: folder, name: 'slow', type: 'shell' } });
-  const ep = await createEndpoint(server, token, projectId, 'docs', { name: 'slow', tool_ids: [sh.body.data.id] });
-  const headers = await session(ep);
+  const { ep, headers } = await slowSession('slow');
   const sessions = server.services.mcp.sessions;
   const gone = new AbortController();
   const slow = fetch(ep.url, {
@@ -105,10 +110,7 @@ test('a client that goes away before its answer leaves the session working; the 
 });
 
 test('a call still running when its session ends (DELETE) is answered with a closed-connection error, not left hanging', async (t) => {
-  const folder = server.services.content.findByPath(projectId, 'docs')!.id;
-  const sh = await server.api('POST', '/tools', { token, body: { project_id: projectId, node_id: folder, name: 'slow', type: 'shell' } });
-  const ep = await createEndpoint(server, token, projectId, 'docs', { name: 'ended', tool_ids: [sh.body.data.id] });
-  const headers = await session(ep);
+  const { ep, headers } = await slowSession('ended');
   const sessions = server.services.mcp.sessions;
   const running = rawPost(ep.url, headers, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { command: 'sleep 0.5' } } });
   await until('the call to be in flight', () => sessions.inFlight === 1);
