@@ -1,6 +1,35 @@
-import type { Page } from 'playwright-core';
-import { createProject } from './project.ts';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestServer } from './server.ts';
+import type { TestFn } from 'ava';
+import type { Browser, Page } from 'playwright-core';
+import { freshPageEachTest, launchBrowser, type PageContext } from './browser.ts';
+import { createProject, defaultProject } from './project.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from './server.ts';
+
+/** What a dashboard test file works with: a real server, its administrator and default organization. */
+export interface DashboardSuite {
+  server: TestServer;
+  admin: { token: string };
+  orgId: string;
+}
+
+/**
+ * The hooks every dashboard test file registers: a server and chromium started together before
+ * its tests (the administrator signed in through the API), both stopped after, and a fresh page
+ * per test (see `freshPageEachTest`). `ready` receives the suite once it is up.
+ */
+export function dashboardSuite(test: TestFn<PageContext>, ready: (suite: DashboardSuite) => void, options: { permissions?: string[] } = {}): void {
+  let server: TestServer | undefined;
+  let browser: Browser | undefined;
+  test.before(async () => {
+    [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+    const admin = await server.login();
+    ready({ server, admin, orgId: (await defaultProject(server, admin.token)).orgId });
+  });
+  test.after.always(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+  freshPageEachTest(test, () => browser!, options);
+}
 
 /** Steps the dashboard's browser tests share: each goes through the UI as a user would. */
 export async function signIn(server: TestServer, page: Page, email = ADMIN_EMAIL, password = ADMIN_PASSWORD): Promise<void> {

@@ -1,10 +1,10 @@
 import anyTest, { type TestFn } from 'ava';
-import type { Browser, Page } from 'playwright-core';
-import { freshPageEachTest, launchBrowser, type PageContext } from '../helpers/browser.ts';
-import { openNewProject as openProject, signIn as signInAs, treeItem } from '../helpers/dashboard.ts';
+import type { Page } from 'playwright-core';
+import type { PageContext } from '../helpers/browser.ts';
+import { dashboardSuite, openNewProject as openProject, signIn as signInAs, treeItem } from '../helpers/dashboard.ts';
 import { cookiesOf, spoilAccessCookie, storedSession } from '../helpers/sessionCookie.ts';
-import { createKey, createProject, defaultProject } from '../helpers/project.ts';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.ts';
+import { createKey, createProject } from '../helpers/project.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
 
 /**
  * The web dashboard in headless chromium against a real server: every step goes through the
@@ -14,21 +14,9 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from '.
 const test = anyTest as TestFn<PageContext>;
 
 let server: TestServer;
-let browser: Browser;
 let admin: { token: string };
 let orgId: string;
-
-test.before(async () => {
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  admin = await server.login();
-  orgId = (await defaultProject(server, admin.token)).orgId;
-});
-test.after.always(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-freshPageEachTest(test, () => browser);
+dashboardSuite(test, (suite) => ({ server, admin, orgId } = suite));
 
 const signIn = (page: Page, email = ADMIN_EMAIL, password = ADMIN_PASSWORD) => signInAs(server, page, email, password);
 /** A fresh project (made through the API), opened in the dashboard with its live feed connected. */

@@ -1,9 +1,9 @@
 import anyTest, { type TestFn } from 'ava';
-import type { Browser, Page } from 'playwright-core';
-import { freshPageEachTest, launchBrowser, type PageContext } from '../helpers/browser.ts';
-import { openNewProject, treeItem } from '../helpers/dashboard.ts';
-import { createKey, defaultProject } from '../helpers/project.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { Page } from 'playwright-core';
+import type { PageContext } from '../helpers/browser.ts';
+import { dashboardSuite, openNewProject, treeItem } from '../helpers/dashboard.ts';
+import { createKey } from '../helpers/project.ts';
+import type { TestServer } from '../helpers/server.ts';
 
 /**
  * Saving against a concurrent change (the conflict dialog and its three-way merge), the diff
@@ -13,21 +13,9 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 const test = anyTest as TestFn<PageContext>;
 
 let server: TestServer;
-let browser: Browser;
 let admin: { token: string };
 let orgId: string;
-
-test.before(async () => {
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  admin = await server.login();
-  orgId = (await defaultProject(server, admin.token)).orgId;
-});
-test.after.always(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-freshPageEachTest(test, () => browser);
+dashboardSuite(test, (suite) => ({ server, admin, orgId } = suite));
 
 const open = (page: Page, name: string) => openNewProject(server, page, admin.token, orgId, name);
 const write = (projectId: string, body: Record<string, unknown>, token = admin.token) =>

@@ -1,9 +1,9 @@
 import anyTest, { type TestFn } from 'ava';
-import type { Browser, Page } from 'playwright-core';
-import { freshPageEachTest, launchBrowser, type PageContext } from '../helpers/browser.ts';
-import { openNewProject, signIn, treeItem } from '../helpers/dashboard.ts';
-import { createKey, createProject, defaultProject } from '../helpers/project.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { Page } from 'playwright-core';
+import type { PageContext } from '../helpers/browser.ts';
+import { dashboardSuite, openNewProject, signIn, treeItem } from '../helpers/dashboard.ts';
+import { createKey, createProject } from '../helpers/project.ts';
+import type { TestServer } from '../helpers/server.ts';
 
 /**
  * The project settings panel (issue 19) in headless chromium: members and invitations, access
@@ -13,21 +13,9 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 const test = anyTest as TestFn<PageContext>;
 
 let server: TestServer;
-let browser: Browser;
 let admin: { token: string };
 let orgId: string;
-
-test.before(async () => {
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  admin = await server.login();
-  orgId = (await defaultProject(server, admin.token)).orgId;
-});
-test.after.always(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-freshPageEachTest(test, () => browser, { permissions: ['clipboard-read', 'clipboard-write'] });
+dashboardSuite(test, (suite) => ({ server, admin, orgId } = suite), { permissions: ['clipboard-read', 'clipboard-write'] });
 
 /** A fresh project opened in the dashboard, with its settings panel open. */
 async function openSettings(page: Page, name: string): Promise<string> {

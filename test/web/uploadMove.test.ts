@@ -1,10 +1,9 @@
 import anyTest, { type TestFn } from 'ava';
 import { randomBytes } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
-import { freshPageEachTest, launchBrowser, type PageContext } from '../helpers/browser.ts';
-import { openNewProject, treeItem } from '../helpers/dashboard.ts';
-import { defaultProject } from '../helpers/project.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { Page } from 'playwright-core';
+import type { PageContext } from '../helpers/browser.ts';
+import { dashboardSuite, openNewProject, treeItem } from '../helpers/dashboard.ts';
+import type { TestServer } from '../helpers/server.ts';
 
 /**
  * Uploads (the Upload button, files dropped from the desktop) and moves (a row dragged onto a
@@ -13,21 +12,9 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 const test = anyTest as TestFn<PageContext>;
 
 let server: TestServer;
-let browser: Browser;
 let admin: { token: string };
 let orgId: string;
-
-test.before(async () => {
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  admin = await server.login();
-  orgId = (await defaultProject(server, admin.token)).orgId;
-});
-test.after.always(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-freshPageEachTest(test, () => browser);
+dashboardSuite(test, (suite) => ({ server, admin, orgId } = suite));
 
 const open = (page: Page, name: string) => openNewProject(server, page, admin.token, orgId, name);
 const mkdir = (projectId: string, path: string) => server.api('POST', `/content/${projectId}/mkdir`, { token: admin.token, body: { path } });

@@ -37,30 +37,24 @@ export class QueryPool {
         return Promise.reject(err as Error);
       }
     }
-    const thread = this.pick();
-    return new Promise<Ops[K]['result']>((resolve, reject) => {
-      thread.pending.set(request.id, {
-        resolve: resolve as (v: unknown) => void,
-        // A thread that could not start hands its requests back, to be answered on the event loop.
-        reject: (err) => (err instanceof RetryInline ? this.run(file, op, ...args).then(resolve, reject) : reject(err)),
-      });
-      thread.worker.postMessage(request);
-    });
+    // A thread that could not start hands its requests back, to be answered on the event loop.
+    return this.send(this.pick(), request).catch((err: Error) => (err instanceof RetryInline ? this.run(file, op, ...args) : Promise.reject(err))) as Promise<Ops[K]['result']>;
   }
 
   /** Closes every thread's connection to an index file (its tool was deleted, or it is rebuilt). */
   async forget(file: string): Promise<void> {
     this.inline?.forget(file);
     await Promise.all(
-      this.threads.map(async (t) => {
-        await t.ready.catch(() => undefined);
-        const id = this.nextId++;
-        await new Promise((resolve) => {
-          t.pending.set(id, { resolve, reject: resolve });
-          t.worker.postMessage({ id, file, op: 'forget', args: [] } as QueryRequest);
-        });
-      }),
+      // A thread that stops meanwhile has nothing left open.
+      this.threads.map((t) => this.send(t, { id: this.nextId++, file, op: 'forget', args: [] }).catch(() => undefined)),
     );
+  }
+
+  private send(thread: Thread, request: QueryRequest): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      thread.pending.set(request.id, { resolve, reject });
+      thread.worker.postMessage(request);
+    });
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@ import { when } from './format.ts';
 import { orgRoles, type CreatedInvitation, type Invitation, type OrganizationWithRole, type OrgRole, type Page } from './types.ts';
 import { useAction } from './useAction.ts';
 import { useLoad } from './useLoad.ts';
+import { RoleSelect } from './RoleSelect.tsx';
 
 /**
  * Invitations to the project's organization (for its owners and admins): invite an address with
@@ -44,13 +45,7 @@ export function Invitations({ org }: { org: OrganizationWithRole }) {
         </label>
         <label>
           Organization role
-          <select aria-label="Organization role" value={role} onChange={(e) => setRole(e.currentTarget.value as OrgRole)}>
-            {assignable.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
+          <RoleSelect label="Organization role" value={role} roles={assignable} onChange={setRole} />
         </label>
         <button type="submit">Invite</button>
       </form>

@@ -7,6 +7,7 @@ import { RoleForm } from './RoleForm.tsx';
 import { projectRoles, type Page, type ProjectMember, type ProjectRole } from './types.ts';
 import { useAction } from './useAction.ts';
 import { useLoad } from './useLoad.ts';
+import { RoleSelect } from './RoleSelect.tsx';
 
 interface Props {
   projectId: string;
@@ -105,13 +106,7 @@ function AddMember({ onAdd }: { onAdd: (email: string, role: ProjectRole) => Pro
       </label>
       <label>
         Project role
-        <select aria-label="Project role" value={role} onChange={(e) => setRole(e.currentTarget.value as ProjectRole)}>
-          {projectRoles.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </select>
+        <RoleSelect label="Project role" value={role} roles={projectRoles} onChange={setRole} />
       </label>
       <button type="submit">Add member</button>
     </form>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { RoleSelect } from './RoleSelect.tsx';
 
 interface Props<R extends string> {
   /** The select's accessible name, e.g. "Project role of ada@example.com". */
@@ -28,18 +29,13 @@ export function RoleForm<R extends string>({ label, current, roles, onSave }: Pr
   };
   return (
     <form class="role-form" onSubmit={(e) => void submit(e)}>
-      <select aria-label={label} value={role} onChange={(e) => setRole(e.currentTarget.value as R)}>
+      <RoleSelect label={label} value={role} roles={roles} onChange={setRole}>
         {current === null && (
           <option value="" disabled>
             none
           </option>
         )}
-        {roles.map((r) => (
-          <option key={r} value={r}>
-            {r}
-          </option>
-        ))}
-      </select>
+      </RoleSelect>
       {role && role !== current && (
         <button type="submit" disabled={busy} aria-label={`Save: ${label} becomes ${role}`}>
           Save

@@ -1,5 +1,5 @@
 import { api } from '../api/client.ts';
-import { ErrorAlert } from './ErrorAlert.tsx';
+import { ConnectionList } from './ConnectionList.tsx';
 import { modeLabel, scopeLabel, when } from './format.ts';
 import { StatusBadge } from './StatusBadge.tsx';
 import type { Page, SandboxEndpoint } from './types.ts';
@@ -13,38 +13,28 @@ export function Sandboxes({ projectId }: { projectId: string }) {
   );
   const list = sandboxes.data?.sandbox_endpoints;
   return (
-    <section aria-labelledby="settings-sandboxes">
-      <h4 id="settings-sandboxes">Sandbox endpoints</h4>
-      <ErrorAlert message={sandboxes.error} />
-      {!list ? (
-        !sandboxes.error && <p aria-busy="true">Loading…</p>
-      ) : list.length === 0 ? (
-        <p class="muted">No sandbox endpoints.</p>
-      ) : (
-        <ul class="connection-list" aria-label="Sandbox endpoints">
-          {list.map((e) => (
-            <li key={e.id}>
-              <p class="connection-title">
-                <strong>{e.name}</strong> <StatusBadge status={e.status} />
-              </p>
-              <dl>
-                <dt>Folder</dt>
-                <dd>{scopeLabel(e.path)}</dd>
-                <dt>Access</dt>
-                <dd>{modeLabel(e.mode)}</dd>
-                <dt>Runtime</dt>
-                <dd>{e.runtime}</dd>
-                <dt>Key</dt>
-                <dd>
-                  <code>{e.key_prefix}…</code>
-                </dd>
-                <dt>Last used</dt>
-                <dd>{when(e.last_used_at)}</dd>
-              </dl>
-            </li>
-          ))}
-        </ul>
+    <ConnectionList id="settings-sandboxes" title="Sandbox endpoints" error={sandboxes.error} items={list} empty="No sandbox endpoints.">
+      {(e) => (
+        <>
+          <p class="connection-title">
+            <strong>{e.name}</strong> <StatusBadge status={e.status} />
+          </p>
+          <dl>
+            <dt>Folder</dt>
+            <dd>{scopeLabel(e.path)}</dd>
+            <dt>Access</dt>
+            <dd>{modeLabel(e.mode)}</dd>
+            <dt>Runtime</dt>
+            <dd>{e.runtime}</dd>
+            <dt>Key</dt>
+            <dd>
+              <code>{e.key_prefix}…</code>
+            </dd>
+            <dt>Last used</dt>
+            <dd>{when(e.last_used_at)}</dd>
+          </dl>
+        </>
       )}
-    </section>
+    </ConnectionList>
   );
 }

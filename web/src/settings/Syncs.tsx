@@ -1,5 +1,5 @@
 import { api } from '../api/client.ts';
-import { ErrorAlert } from './ErrorAlert.tsx';
+import { ConnectionList } from './ConnectionList.tsx';
 import { when } from './format.ts';
 import { StatusBadge } from './StatusBadge.tsx';
 import type { SyncStatus } from './types.ts';
@@ -10,49 +10,45 @@ export function Syncs({ projectId }: { projectId: string }) {
   const status = useLoad(() => api<SyncStatus>('GET', `/sync/status?project_id=${encodeURIComponent(projectId)}`), [projectId]);
   const list = status.data?.items;
   return (
-    <section aria-labelledby="settings-syncs">
-      <h4 id="settings-syncs">Syncs</h4>
-      <ErrorAlert message={status.error} />
-      {!list ? (
-        !status.error && <p aria-busy="true">Loading…</p>
-      ) : list.length === 0 ? (
-        <p class="muted">No syncs.</p>
-      ) : (
+    <ConnectionList
+      id="settings-syncs"
+      title="Syncs"
+      error={status.error}
+      items={list}
+      empty="No syncs."
+      intro={
+        <p>
+          {status.data?.active} active, {status.data?.paused} paused.
+        </p>
+      }
+    >
+      {(x) => (
         <>
-          <p>
-            {status.data!.active} active, {status.data!.paused} paused.
+          <p class="connection-title">
+            <strong>{x.name}</strong> <StatusBadge status={x.status} detail={x.pause_reason} />
           </p>
-          <ul class="connection-list" aria-label="Syncs">
-            {list.map((x) => (
-              <li key={x.id}>
-                <p class="connection-title">
-                  <strong>{x.name}</strong> <StatusBadge status={x.status} detail={x.pause_reason} />
-                </p>
-                <dl>
-                  <dt>Source</dt>
-                  <dd>{x.provider}</dd>
-                  <dt>Runs</dt>
-                  <dd>
-                    {x.trigger_mode}
-                    {x.next_run_at && `, next ${when(x.next_run_at)}`}
-                  </dd>
-                  <dt>Last run</dt>
-                  <dd>
-                    {x.last_run ? (
-                      <>
-                        <StatusBadge status={x.last_run.status} /> {when(x.last_run.finished_at ?? x.last_run.started_at)}
-                        {x.last_run.errors.length > 0 && `: ${x.last_run.errors[0]}`}
-                      </>
-                    ) : (
-                      'none yet'
-                    )}
-                  </dd>
-                </dl>
-              </li>
-            ))}
-          </ul>
+          <dl>
+            <dt>Source</dt>
+            <dd>{x.provider}</dd>
+            <dt>Runs</dt>
+            <dd>
+              {x.trigger_mode}
+              {x.next_run_at && `, next ${when(x.next_run_at)}`}
+            </dd>
+            <dt>Last run</dt>
+            <dd>
+              {x.last_run ? (
+                <>
+                  <StatusBadge status={x.last_run.status} /> {when(x.last_run.finished_at ?? x.last_run.started_at)}
+                  {x.last_run.errors.length > 0 && `: ${x.last_run.errors[0]}`}
+                </>
+              ) : (
+                'none yet'
+              )}
+            </dd>
+          </dl>
         </>
       )}
-    </section>
+    </ConnectionList>
   );
 }
