@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OpenAiProvider } from '../src/agents/providers/openaiProvider.ts';
+import { OpenAiProvider } from '../src/llm/openaiProvider.ts';
 import { chat, type ChatEvent } from '../test/agents/chatClient.ts';
 import { startFakeOpenAi, type FakeReply } from '../test/agents/fakeProviders.ts';
 import type { TestServer } from '../test/helpers/server.ts';

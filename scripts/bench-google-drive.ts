@@ -1,7 +1,7 @@
 /**
  * Google Drive connector figures (issue 17), against `cns serve` in its own process pulling from a
  * fake Drive v3 over real HTTP (node:http on 127.0.0.1; the model of
- * test/sync/connectors/fixtures/googleDrive/driveModel.ts: files.list with pageToken, files.get
+ * test/platform/connectors/fixtures/googleDrive/driveModel.ts: files.list with pageToken, files.get
  * with alt=media, files.export, changes.getStartPageToken, changes.list), reached through
  * `CNS_GOOGLE_DRIVE_API_URL`:
  *   1. a first pull of a folder of BENCH_FILES files (default 5,000; in 50 subfolders, mostly
@@ -32,7 +32,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { DOC, DriveModel, FOLDER, SHEET } from '../test/sync/connectors/fixtures/googleDrive/driveModel.ts';
+import { DOC, DriveModel, FOLDER, SHEET } from '../test/platform/connectors/fixtures/googleDrive/driveModel.ts';
 import { api, benchProject, startBenchServer, type BenchServer } from './lib/serverProcess.ts';
 
 const num = (name: string, fallback: number) => {

@@ -19,8 +19,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
-import { chunkMarkdown } from '../src/tools/search/chunker.ts';
-import { SearchReader } from '../src/tools/search/searchReader.ts';
+import { chunkMarkdown } from '../src/search/chunker.ts';
+import { SearchReader } from '../src/search/searchReader.ts';
 import { fmt, runLoad } from './lib/load.ts';
 import { api, benchProject, startBenchServer, type BenchServer } from './lib/serverProcess.ts';
 

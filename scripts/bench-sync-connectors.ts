@@ -328,7 +328,7 @@ async function manySyncs(b: Bench): Promise<void> {
 
   // Overlap: a run of a sync starting before the previous one of the same sync finished.
   let overlaps = 0;
-  // Missed: with runs due every interval ± 5% (src/sync/runtime/schedule.ts), a sync's interval
+  // Missed: with runs due every interval ± 5% (src/platform/runtime/schedule.ts), a sync's interval
   // runs started since its switch must begin within 1.5 intervals of the switch, follow each
   // other within 1.5 intervals, and the last must start within 1.5 intervals of the window's
   // end; a skipped due time shows as a gap of about two intervals.

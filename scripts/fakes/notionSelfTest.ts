@@ -8,9 +8,9 @@
  *   node --import=tsx scripts/fakes/notionSelfTest.ts [pages=200]
  */
 import assert from 'node:assert/strict';
-import { notionConnector } from '../../src/sync/connectors/notion.ts';
-import type { KnownItem, KnownItems, SourceChange } from '../../src/sync/runtime/connector.ts';
-import { createSourceHttp } from '../../src/sync/runtime/sourceHttp.ts';
+import { notionConnector } from '../../src/platform/connectors/notion.ts';
+import type { KnownItem, KnownItems, SourceChange } from '../../src/platform/runtime/connector.ts';
+import { createSourceHttp } from '../../src/platform/runtime/sourceHttp.ts';
 import { NOTION_VERSION, startNotionServer } from './notionServer.ts';
 import { convert } from '../../src/ingest/converters/index.ts';
 

@@ -4,8 +4,8 @@
  * it reaches api.notion.com, so a run pays for real sockets, real JSON and real pagination.
  *
  * It answers, in Notion's wire format (API version 2022-06-28, `Authorization: Bearer`,
- * `Notion-Version`), what the Notion connector pulls with (src/sync/connectors/notion/api.ts) and
- * what connecting a token checks (src/sync/oauth/providers/notion.ts):
+ * `Notion-Version`), what the Notion connector pulls with (src/platform/connectors/notion/api.ts) and
+ * what connecting a token checks (src/platform/oauth/providers/notion.ts):
  *   POST /v1/search                      filter {property:'object', value}, sort, page_size, start_cursor, query
  *   GET  /v1/pages/{id}                  404 object_not_found when unknown
  *   GET  /v1/blocks/{id}                 a block, or the child_page block of a page

@@ -1,10 +1,10 @@
 import type { ContentStore } from '../content/contentStore.ts';
 import type { Db } from '../db/database.ts';
-import type { ConnectionStore } from '../domain/connections/connectionStore.ts';
+import type { AccessConnectionStore } from '../domain/connections/accessConnectionStore.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Authorizer } from '../policies/authorize.ts';
 import type { SandboxExecutor } from '../sandbox/executor.ts';
-import type { SearchIndexer } from '../tools/search/indexer.ts';
+import type { SearchIndexer } from '../search/indexer.ts';
 import type { Tools } from '../tools/tools.ts';
 import type { ContentAccess } from '../policies/contentAccess.ts';
 import { AgentAccesses } from './config/accesses.ts';
@@ -16,8 +16,8 @@ import { ExecutionStore } from './executions/executionStore.ts';
 import { AgentToolBindings } from './bindings/toolBindings.ts';
 import { AgentChat } from './chat/agentChat.ts';
 import { AgentWorkspaces } from './workspaces/agentWorkspaces.ts';
-import { parseModelRef } from './providers/modelRef.ts';
-import { ChatProviders, type LlmSettings } from './providers/providers.ts';
+import { parseModelRef } from '../llm/modelRef.ts';
+import { ChatProviders, type LlmSettings } from '../llm/providers.ts';
 import { ChatSessions } from './sessions/chatSessions.ts';
 import { MessageStore } from './sessions/messageStore.ts';
 import { SessionStore } from './sessions/sessionStore.ts';
@@ -50,7 +50,7 @@ export interface AgentsService {
 export function createAgents(d: {
   db: Db;
   logger: Logger;
-  connections: ConnectionStore;
+  connections: AccessConnectionStore;
   content: ContentStore;
   access: ContentAccess;
   authorizer: Authorizer;

@@ -1,6 +1,6 @@
 import type { ContentStore } from '../content/contentStore.ts';
 import type { Db } from '../db/database.ts';
-import type { ConnectionStore } from '../domain/connections/connectionStore.ts';
+import type { AccessConnectionStore } from '../domain/connections/accessConnectionStore.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Authorizer } from '../policies/authorize.ts';
 import type { ContentAccess } from '../policies/contentAccess.ts';
@@ -25,7 +25,7 @@ export interface AnalyticsDeps {
   content: ContentStore;
   access: ContentAccess;
   authorizer: Authorizer;
-  connections: ConnectionStore;
+  connections: AccessConnectionStore;
   publishes: ReportDeps['publishes'];
 }
 

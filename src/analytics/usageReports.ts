@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal.ts';
 import type { NodeInfo } from '../content/types.ts';
 import type { ConnectionRecord } from '../domain/connections/connectionRecord.ts';
-import { DomainError, invalidField } from '../domain/errors.ts';
+import { DomainError, invalidField } from '../errors/domainError.ts';
 import type { Authorizer } from '../policies/authorize.ts';
 import type { ContentAccess, ContentGrant } from '../policies/contentAccess.ts';
 import type { AnalyticsStore, CountFilter } from './analyticsStore.ts';

@@ -9,7 +9,7 @@ import type { Settings } from '../config/settings.ts';
 import { ContentStore } from '../content/contentStore.ts';
 import { Checkpointer } from '../db/checkpointer.ts';
 import { openDatabase, type Db } from '../db/database.ts';
-import { ConnectionStore } from '../domain/connections/connectionStore.ts';
+import { AccessConnectionStore } from '../domain/connections/accessConnectionStore.ts';
 import { InvitationStore } from '../domain/invitations/invitationStore.ts';
 import { OrganizationStore } from '../domain/organizations/organizationStore.ts';
 import { OrgMembers } from '../domain/organizations/orgMembers.ts';
@@ -22,7 +22,7 @@ import type { Logger } from '../logging/logger.ts';
 import { Authorizer } from '../policies/authorize.ts';
 import { ContentAccess } from '../policies/contentAccess.ts';
 import { ChangeFeed } from '../events/changeFeed.ts';
-import { Changelog } from '../sync/changelog.ts';
+import { Changelog } from '../events/changelog.ts';
 import { SyncService } from '../sync/syncService.ts';
 import { SyncStore } from '../sync/syncStore.ts';
 import { createSandbox, type SandboxService } from '../sandbox/service.ts';
@@ -37,9 +37,9 @@ import type { DbConnectors } from '../data/dbConnectors/connectors.ts';
 import { createIngest, type IngestService } from '../ingest/service.ts';
 import { createPublishing, type PublishingService } from '../publish/service.ts';
 import { createAnalytics, type AnalyticsService } from '../analytics/service.ts';
-import { createOAuth, type OAuth } from '../sync/oauth/service.ts';
-import { SyncRuntime } from '../sync/runtime/syncRuntime.ts';
-import { platformConnectors } from '../sync/connectors/index.ts';
+import { createOAuth, type OAuth } from '../platform/oauth/service.ts';
+import { SyncRuntime } from '../platform/runtime/syncRuntime.ts';
+import { platformConnectors } from '../platform/connectors/index.ts';
 import { SecretBox } from '../auth/secretBox.ts';
 import { serviceVersion } from './version.ts';
 
@@ -71,7 +71,7 @@ export interface Services {
   invitations: InvitationStore;
   projects: ProjectStore;
   projectMembers: ProjectMembers;
-  connections: ConnectionStore;
+  connections: AccessConnectionStore;
   userInitializer: UserInitializer;
   /** Every change of a project after a commit number, read from the content index. */
   changelog: Changelog;
@@ -101,7 +101,7 @@ export interface Services {
   analytics: AnalyticsService;
   /** OAuth and token connections per project (spec 4.10): the routes' service, and the credentials syncs use. */
   oauth: OAuth;
-  /** Runs and schedules platform syncs (github, notion, linear, airtable): src/sync/runtime/. */
+  /** Runs and schedules platform syncs (github, notion, linear, airtable): src/platform/runtime/. */
   syncRuntime: SyncRuntime;
 }
 
@@ -126,7 +126,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const orgMembers = new OrgMembers(db);
   const projectMembers = new ProjectMembers(db);
   const authorizer = new Authorizer({ organizations, orgMembers, projects, projectMembers });
-  const connections = new ConnectionStore(db);
+  const connections = new AccessConnectionStore(db);
   const changelog = new Changelog(content);
   const syncStore = new SyncStore(db);
   const feed = new ChangeFeed(changelog, { maxStreamsPerHolder: settings.maxEventStreams });

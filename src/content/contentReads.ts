@@ -5,7 +5,7 @@ import { clampLimit } from '../util/limits.ts';
 import { BlobCache } from './blobCache.ts';
 import { ChildrenCache } from './childrenCache.ts';
 import { decodeContent } from './encoding.ts';
-import { NotFoundError, ValidationError } from './errors.ts';
+import { NotFoundError, ValidationError } from '../errors/contentErrors.ts';
 import { FolderSnapshots, type SnapshotPage } from './folderSnapshots.ts';
 import { openLooseBlob, type BlobSource } from './git/blobReader.ts';
 import { exportTree, type ExportedEntry, type Owner } from './git/exportTree.ts';

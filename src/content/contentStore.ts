@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import { ContentReads, type ContentStoreOptions } from './contentReads.ts';
 import { assertWritableType } from './encoding.ts';
-import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from './errors.ts';
+import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../errors/contentErrors.ts';
 import { assertName, checkPlan, expectAbsent, expectInPlace, planMutations, planNodes, renamedPath, type NewNode, type NodePlan, type SeenNode } from './nodeOperations.ts';
 import { assertProjectId, isSameOrInside, joinPath, normalizePath, normalizeTargetPath } from './paths.ts';
 import type { PreparedMutation } from './mutations.ts';
@@ -35,7 +35,7 @@ import type {
 export type * from './types.ts';
 export type { FolderSnapshot, SnapshotPage } from './folderSnapshots.ts';
 export type { TreePage, TreePageOptions } from './treePages.ts';
-export { ContentError, NotFoundError, ConflictError, ValidationError, PayloadTooLargeError } from './errors.ts';
+export { ContentError, NotFoundError, ConflictError, ValidationError, PayloadTooLargeError } from '../errors/contentErrors.ts';
 export { decodeContent } from './encoding.ts';
 export { PLACEHOLDER, TRASH_DIR } from './paths.ts';
 export { newNodeId } from './mutations.ts';

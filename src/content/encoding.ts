@@ -1,5 +1,5 @@
 import { EncodedJson } from './encodedJson.ts';
-import { ValidationError } from './errors.ts';
+import { ValidationError } from '../errors/contentErrors.ts';
 import type { NodeType, WritableNodeType } from './types.ts';
 
 const WRITABLE: readonly string[] = ['json', 'markdown', 'file'];

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { ConflictError, NotFoundError, ValidationError } from './errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors/contentErrors.ts';
 import type { NodeRow, VersionRow } from './indexStore.ts';
 import { trashName, type MutationContext } from './mutations.ts';
 import { baseName, isSameOrInside, isTrashPath, joinPath, TRASH_DIR } from './paths.ts';

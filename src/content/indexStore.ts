@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/database.ts';
-import { NotFoundError, ValidationError } from './errors.ts';
+import { NotFoundError, ValidationError } from '../errors/contentErrors.ts';
 import { TRASH_DIR } from './paths.ts';
 import type {
   AuditAction,

@@ -1,4 +1,4 @@
-import { ConflictError } from './errors.ts';
+import { ConflictError } from '../errors/contentErrors.ts';
 import type { IndexStore } from './indexStore.ts';
 import { newNodeId, type PreparedMutation } from './mutations.ts';
 import type { PackBuilder } from './git/packWriter.ts';

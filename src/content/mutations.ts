@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import type { CommitApplier } from './commitApplier.ts';
-import { ConflictError, NotFoundError, ValidationError } from './errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors/contentErrors.ts';
 import type { IndexStore, NodeRow } from './indexStore.ts';
 import { baseName, isSameOrInside, joinPath, parentPath, TRASH_DIR } from './paths.ts';
 import { BlobEntry, Tree, type WorkTree } from './tree.ts';

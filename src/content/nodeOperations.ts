@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError } from './errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors/contentErrors.ts';
 import type { IndexStore } from './indexStore.ts';
 import { joinPath, parentPath } from './paths.ts';
 import type { Mutation, NodeType, WritableNodeType } from './types.ts';

@@ -1,4 +1,4 @@
-import { ValidationError } from './errors.ts';
+import { ValidationError } from '../errors/contentErrors.ts';
 import type { NodeType } from './types.ts';
 
 /** Top-level folder holding soft-deleted nodes. It is a plain git tree, not an indexed node. */

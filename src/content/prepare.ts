@@ -1,5 +1,5 @@
 import { assertWritableType, encodeContent } from './encoding.ts';
-import { PayloadTooLargeError, ValidationError } from './errors.ts';
+import { PayloadTooLargeError, ValidationError } from '../errors/contentErrors.ts';
 import { looseObjectExists } from './git/blobStream.ts';
 import { hashObject } from './git/objects.ts';
 import type { PreparedMutation } from './mutations.ts';

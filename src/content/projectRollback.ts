@@ -1,4 +1,4 @@
-import { NotFoundError } from './errors.ts';
+import { NotFoundError } from '../errors/contentErrors.ts';
 import type { NodeRow, VersionRow } from './indexStore.ts';
 import { trashName, type MutationContext } from './mutations.ts';
 import { baseName, isTrashPath, joinPath, TRASH_DIR } from './paths.ts';

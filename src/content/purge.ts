@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConflictError, NotFoundError, ValidationError } from './errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors/contentErrors.ts';
 import { parseCatFileBatch, runGitCli } from './git/gitCli.ts';
 import { NOTES_REF, serializeTree, type NotesDraft, Notes } from './git/notes.ts';
 import { casRef, readRef } from './git/refs.ts';

@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from './errors.ts';
+import { NotFoundError, ValidationError } from '../errors/contentErrors.ts';
 import { virtualFolder, type IndexStore } from './indexStore.ts';
 import { TRASH_DIR } from './paths.ts';
 import { TimeSlice } from './timeSlice.ts';

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Changelog } from '../sync/changelog.ts';
+import type { Changelog } from './changelog.ts';
 import { FeedClient, type AccessCheck } from './feedClient.ts';
 
 export interface ChangeFeedOptions {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { CommitChanges } from '../sync/changelog.ts';
-import { scopedCommit } from '../sync/scopedChanges.ts';
+import type { CommitChanges } from './changelog.ts';
+import { scopedCommit } from './scopedChanges.ts';
 
 /** How often a fan-out re-checks a subscriber's access at most (forced checks ignore it). */
 const RECHECK_INTERVAL_MS = 1_000;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { actorOf, type Principal } from '../auth/principal.ts';
 import type { ContentStore } from '../content/contentStore.ts';
 import { isTrashPath, normalizePath, TRASH_DIR } from '../content/paths.ts';
-import { DomainError, invalidField } from '../domain/errors.ts';
+import { DomainError, invalidField } from '../errors/domainError.ts';
 import type { Page, Paged } from '../domain/pagination.ts';
 import { redactUrl } from '../logging/redact.ts';
 import { checkDestination, isRefusal } from '../net/outboundGuard.ts';

@@ -1,4 +1,4 @@
-import type { ChatProviders } from '../agents/providers/providers.ts';
+import type { ChatProviders } from '../llm/providers.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Settings } from '../config/settings.ts';
 import type { ContentStore } from '../content/contentStore.ts';

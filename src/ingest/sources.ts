@@ -1,5 +1,5 @@
-import { invalidField } from '../domain/errors.ts';
-import { connectorFor } from '../sync/connectors/spec.ts';
+import { invalidField } from '../errors/domainError.ts';
+import { connectorFor } from '../platform/connectors/spec.ts';
 
 /** The `source.type`s a saas submission accepts. */
 export const SUPPORTED_SOURCES = ['url'] as const;

@@ -1,11 +1,11 @@
 import type { Principal } from '../auth/principal.ts';
 import type { ContentStore, NodeInfo } from '../content/contentStore.ts';
 import { normalizePath } from '../content/paths.ts';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError } from '../errors/domainError.ts';
 import type { Authorizer } from '../policies/authorize.ts';
 import type { ContentAccess, ContentAction, ContentGrant } from '../policies/contentAccess.ts';
 import { pathInScope } from '../policies/scope.ts';
-import type { Changelog } from '../sync/changelog.ts';
+import type { Changelog } from '../events/changelog.ts';
 import type { Tools } from '../tools/tools.ts';
 import type { McpEndpoint, McpEndpoints } from './endpoints.ts';
 

@@ -1,9 +1,9 @@
 import type { Principal } from '../auth/principal.ts';
 import type { NodeInfo } from '../content/contentStore.ts';
 import type { ConnectionMode, ConnectionRecord, ConnectionStatus } from '../domain/connections/connectionRecord.ts';
-import type { IssuedConnection } from '../domain/connections/connectionStore.ts';
+import type { IssuedConnection } from '../domain/connections/accessConnectionStore.ts';
 import { boundNodeId, NodeBoundConnections, type NodeBoundDeps } from '../domain/connections/nodeBound.ts';
-import { invalidField } from '../domain/errors.ts';
+import { invalidField } from '../errors/domainError.ts';
 import type { Page, Paged } from '../domain/pagination.ts';
 import type { ToolRecord } from '../tools/toolStore.ts';
 import type { Tools } from '../tools/tools.ts';

@@ -3,7 +3,7 @@ import { hashAccessKey, looksLikeAccessKey } from '../auth/accessKeys.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ConnectionRecord } from '../domain/connections/connectionRecord.ts';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError } from '../errors/domainError.ts';
 import { AppError } from '../http/errors.ts';
 import type { Authorizer } from '../policies/authorize.ts';
 import type { CallContext, McpEnv } from './context.ts';

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError } from '../errors/domainError.ts';
 import type { OrganizationStore } from '../domain/organizations/organizationStore.ts';
 import type { OrgMembers } from '../domain/organizations/orgMembers.ts';
 import type { ProjectMembers } from '../domain/projects/projectMembers.ts';

@@ -1,6 +1,6 @@
 import { actorOf, type Principal } from '../auth/principal.ts';
 import type { NodeInfo, TrashItem } from '../content/types.ts';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError } from '../errors/domainError.ts';
 import type { ProjectRole } from '../domain/roles.ts';
 import { pathAboveScope, pathInScope } from './scope.ts';
 

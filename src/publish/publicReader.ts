@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { ContentStore, NodeInfo, TreeNode } from '../content/contentStore.ts';
 import { Lru } from '../content/lru.ts';
-import { invalidField } from '../domain/errors.ts';
+import { invalidField } from '../errors/domainError.ts';
 import { resolvePointer } from '../util/jsonPointer.ts';
 import { FILE_CSP, htmlPage, indexPage, PAGE_CSP } from './htmlPage.ts';
 import { markdownRenderer } from './markdownRenderer.ts';

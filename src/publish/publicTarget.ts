@@ -1,5 +1,5 @@
 import type { ContentStore, NodeInfo, VersionInfo } from '../content/contentStore.ts';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError } from '../errors/domainError.ts';
 import { Lru } from '../content/lru.ts';
 import type { PublishRecord, PublishStore } from './publishStore.ts';
 

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/database.ts';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError } from '../errors/domainError.ts';
 import { newId, nowIso } from '../util/ids.ts';
 
 /** A published node (migration 018). `version` null: always the latest version. */

@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import type { ContentStore, NodeInfo } from '../content/contentStore.ts';
-import { DomainError, invalidField } from '../domain/errors.ts';
+import { DomainError, invalidField } from '../errors/domainError.ts';
 import type { ContentAccess, ContentGrant } from '../policies/contentAccess.ts';
 import { newPublishKey } from './publishKey.ts';
 import type { PublishChanges, PublishRecord, PublishStore } from './publishStore.ts';

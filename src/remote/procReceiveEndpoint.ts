@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ContentStore } from '../content/contentStore.ts';
-import { isContentError } from '../content/errors.ts';
+import { isContentError } from '../errors/contentErrors.ts';
 import type { Logger } from '../logging/logger.ts';
 import { MergeRefused, planPushMerge } from './pushMerge.ts';
 import { FOR_MAIN_REF } from './pushRules.ts';

@@ -1,5 +1,5 @@
 import type { ContentStore } from '../content/contentStore.ts';
-import { DomainError, invalidField } from '../domain/errors.ts';
+import { DomainError, invalidField } from '../errors/domainError.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ContentAccess, ContentGrant } from '../policies/contentAccess.ts';
 import { runLimits, type EndpointLimits } from './limits.ts';

@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.ts';
+import { DomainError } from '../errors/domainError.ts';
 
 /**
  * At most `limit` holders at once, the rest wait in order; past `maxWaiting` waiters a new one is

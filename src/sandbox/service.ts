@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { Settings } from '../config/settings.ts';
 import type { ContentStore } from '../content/contentStore.ts';
-import type { ConnectionStore } from '../domain/connections/connectionStore.ts';
+import type { AccessConnectionStore } from '../domain/connections/accessConnectionStore.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Authorizer } from '../policies/authorize.ts';
 import type { ContentAccess } from '../policies/contentAccess.ts';
@@ -24,7 +24,7 @@ export function createSandbox(d: {
   settings: Settings;
   logger: Logger;
   content: ContentStore;
-  connections: ConnectionStore;
+  connections: AccessConnectionStore;
   access: ContentAccess;
   authorizer: Authorizer;
 }): SandboxService {

@@ -1,6 +1,6 @@
 import type { ContentStore, NodeInfo, TreeNode } from '../content/contentStore.ts';
 import { pathInScope } from '../policies/scope.ts';
-import type { Changelog } from './changelog.ts';
+import type { Changelog } from '../events/changelog.ts';
 
 /** One file the client must bring in line: write it (`upsert`) or remove its local copy (`delete`). */
 export interface PullEntry {

@@ -2,8 +2,8 @@ import type { Statement } from 'better-sqlite3';
 import type { ProjectStats } from '../content/types.ts';
 import type { Db } from '../db/database.ts';
 import { normalizeScope, pathInScope } from '../policies/scope.ts';
-import type { Changelog } from './changelog.ts';
-import { scopedCommit } from './scopedChanges.ts';
+import type { Changelog } from '../events/changelog.ts';
+import { scopedCommit } from '../events/scopedChanges.ts';
 
 /**
  * Dashboard figures as seen from a subtree (an access key's scope), following the changelog's

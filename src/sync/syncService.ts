@@ -1,14 +1,14 @@
 import type { ContentStore } from '../content/contentStore.ts';
 import type { ConnectionRecord } from '../domain/connections/connectionRecord.ts';
-import type { ConnectionStore, IssuedConnection } from '../domain/connections/connectionStore.ts';
-import { DomainError, invalidField } from '../domain/errors.ts';
-import type { Changelog } from './changelog.ts';
+import type { AccessConnectionStore, IssuedConnection } from '../domain/connections/accessConnectionStore.ts';
+import { DomainError, invalidField } from '../errors/domainError.ts';
+import type { Changelog } from '../events/changelog.ts';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { SecretBox } from '../auth/secretBox.ts';
-import { checkConfigFields } from './connectors/configFields.ts';
-import { connectors, type ConnectorSpec } from './connectors/spec.ts';
-import { syncFolder } from './runtime/itemPaths.ts';
-import type { RunHandle, SyncRuntime } from './runtime/syncRuntime.ts';
+import { checkConfigFields } from '../platform/connectors/configFields.ts';
+import { connectors, type ConnectorSpec } from '../platform/connectors/spec.ts';
+import { syncFolder } from '../platform/runtime/itemPaths.ts';
+import type { RunHandle, SyncRuntime } from '../platform/runtime/syncRuntime.ts';
 import { currentEntries, pullSet, type PullEntry } from './pullSet.ts';
 import { mutationsFor, storedContent, type PushOp } from './pushOps.ts';
 import type { SyncRunRecord, SyncStateRecord } from './syncRecords.ts';
@@ -47,7 +47,7 @@ export class SyncService {
   constructor(
     private readonly deps: {
       store: SyncStore;
-      connections: ConnectionStore;
+      connections: AccessConnectionStore;
       content: ContentStore;
       changelog: Changelog;
       maxContentBytes: number;

@@ -1,6 +1,6 @@
 import { newId, nowIso } from '../util/ids.ts';
 import type { Db } from '../db/database.ts';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError } from '../errors/domainError.ts';
 import type { RunStatus, SyncRunRecord, SyncStateRecord, SyncStatus } from './syncRecords.ts';
 
 export interface RunSummary {
@@ -10,7 +10,7 @@ export interface RunSummary {
   cursorTo?: number;
 }
 
-/** What a platform run did (src/sync/runtime/). */
+/** What a platform run did (src/platform/runtime/). */
 export interface PlatformRunSummary {
   created: number;
   updated: number;
@@ -32,7 +32,7 @@ export interface PlatformRunSummary {
 /** Run records kept per sync: a watching client records a run per cycle, so old ones are dropped. */
 const KEEP_RUNS = 500;
 
-/** Sync states and run records (the connection itself lives in the ConnectionStore). */
+/** Sync states and run records (the connection itself lives in the AccessConnectionStore). */
 export class SyncStore {
   constructor(private readonly db: Db) {}
 
@@ -147,7 +147,7 @@ export class SyncStore {
     return run;
   }
 
-  // ------------------------------------------------------------ platform runs (src/sync/runtime/)
+  // ------------------------------------------------------------ platform runs (src/platform/runtime/)
 
   /** A platform run asked for: `queued` until a slot under the concurrency cap frees. */
   queueRun(sync: SyncStateRecord, trigger: string): SyncRunRecord {

@@ -5,9 +5,9 @@ import type { Logger } from '../logging/logger.ts';
 import type { Authorizer } from '../policies/authorize.ts';
 import type { ContentAccess } from '../policies/contentAccess.ts';
 import type { SandboxExecutor } from '../sandbox/executor.ts';
-import type { Changelog } from '../sync/changelog.ts';
-import { EmbeddingsClient } from './search/embeddings.ts';
-import { SearchIndexer, type IndexerOptions } from './search/indexer.ts';
+import type { Changelog } from '../events/changelog.ts';
+import { EmbeddingsClient } from '../search/embeddings.ts';
+import { SearchIndexer, type IndexerOptions } from '../search/indexer.ts';
 import { ToolStore } from './toolStore.ts';
 import { Tools } from './tools.ts';
 

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { ContentStore, NodeInfo } from '../content/contentStore.ts';
 import type { ContentAccess, ContentAction, ContentGrant } from '../policies/contentAccess.ts';
 import type { ExecRequest, ExecResult } from '../sandbox/executor.ts';
-import type { SearchIndexer } from './search/indexer.ts';
+import type { SearchIndexer } from '../search/indexer.ts';
 import type { ToolRecord } from './toolStore.ts';
 
 /**

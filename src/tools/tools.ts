@@ -1,12 +1,12 @@
 import type { Principal } from '../auth/principal.ts';
 import type { ContentStore, NodeInfo } from '../content/contentStore.ts';
 import { joinPath, normalizePath } from '../content/paths.ts';
-import { DomainError, invalidField } from '../domain/errors.ts';
+import { DomainError, invalidField } from '../errors/domainError.ts';
 import type { Authorizer } from '../policies/authorize.ts';
 import type { ContentAction } from '../policies/contentAccess.ts';
 import { pathInScope } from '../policies/scope.ts';
 import { toolTypes } from './registry.ts';
-import type { IndexState } from './search/indexer.ts';
+import type { IndexState } from '../search/indexer.ts';
 import type { ToolContent, ToolEnv, ToolInvocation, ToolSandbox } from './toolType.ts';
 import type { ToolRecord, ToolStore } from './toolStore.ts';
 

@@ -1,9 +1,9 @@
 import test, { type ExecutionContext } from 'ava';
-import { AnthropicProvider } from '../../src/agents/providers/anthropicProvider.ts';
-import { parseModelRef } from '../../src/agents/providers/modelRef.ts';
-import { OpenAiProvider } from '../../src/agents/providers/openaiProvider.ts';
-import { ProviderError, type ChatMessage, type ChatProvider, type ChatRequest, type StreamEvent, type ToolDefinition } from '../../src/agents/providers/provider.ts';
-import { ChatProviders, InvalidModelRef, ProviderNotConfigured, type LlmSettings } from '../../src/agents/providers/providers.ts';
+import { AnthropicProvider } from '../../src/llm/anthropicProvider.ts';
+import { parseModelRef } from '../../src/llm/modelRef.ts';
+import { OpenAiProvider } from '../../src/llm/openaiProvider.ts';
+import { ProviderError, type ChatMessage, type ChatProvider, type ChatRequest, type StreamEvent, type ToolDefinition } from '../../src/llm/provider.ts';
+import { ChatProviders, InvalidModelRef, ProviderNotConfigured, type LlmSettings } from '../../src/llm/providers.ts';
 import { startFakeAnthropic, startFakeOpenAi, type FakeProvider } from './fakeProviders.ts';
 
 const KEY = 'sk-test-0123456789abcdef';

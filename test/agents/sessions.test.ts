@@ -1,5 +1,5 @@
 import test from 'ava';
-import type { ChatMessage } from '../../src/agents/providers/provider.ts';
+import type { ChatMessage } from '../../src/llm/provider.ts';
 import { UNANSWERED_CALL } from '../../src/agents/sessions/conversation.ts';
 import { createProject, defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

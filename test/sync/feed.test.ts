@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { ChangeFeed } from '../../src/events/changeFeed.ts';
-import type { Changelog, CommitChanges } from '../../src/sync/changelog.ts';
+import type { Changelog, CommitChanges } from '../../src/events/changelog.ts';
 import { GitClient, remoteUrl } from '../git/gitFixture.ts';
 import { createKey } from '../helpers/project.ts';
 import { startTestServer } from '../helpers/server.ts';

@@ -4,10 +4,10 @@ import * as sqliteVec from 'sqlite-vec';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chunkHash } from '../../src/tools/search/chunker.ts';
-import { CellMap, IVF_MIN_VECTORS, cellCountFor, probeCount, trainCentroids } from '../../src/tools/search/ivf.ts';
-import { SearchIndex } from '../../src/tools/search/searchIndex.ts';
-import { SearchReader } from '../../src/tools/search/searchReader.ts';
+import { chunkHash } from '../../src/search/chunker.ts';
+import { CellMap, IVF_MIN_VECTORS, cellCountFor, probeCount, trainCentroids } from '../../src/search/ivf.ts';
+import { SearchIndex } from '../../src/search/searchIndex.ts';
+import { SearchReader } from '../../src/search/searchReader.ts';
 
 const DIMS = 8;
 const dirs: string[] = [];

@@ -2,9 +2,9 @@ import test from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chunkMarkdown } from '../../src/tools/search/chunker.ts';
-import { QueryPool } from '../../src/tools/search/queryPool.ts';
-import { SearchIndex } from '../../src/tools/search/searchIndex.ts';
+import { chunkMarkdown } from '../../src/search/chunker.ts';
+import { QueryPool } from '../../src/search/queryPool.ts';
+import { SearchIndex } from '../../src/search/searchIndex.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cns-query-pool-'));
 const pool = new QueryPool(2);

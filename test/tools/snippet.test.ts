@@ -1,5 +1,5 @@
 import test from 'ava';
-import { bestSnippet, matchesTerm } from '../../src/tools/search/hybrid.ts';
+import { bestSnippet, matchesTerm } from '../../src/search/hybrid.ts';
 
 test('a word matches a query term as stemming would, closely enough to mark it', (t) => {
   t.true(matchesTerm('searching', 'search'));

@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { Db } from '../../db/database.ts';
-import { DomainError, invalidField } from '../../domain/errors.ts';
+import { DomainError, invalidField } from '../../errors/domainError.ts';
 import { toolTypes } from '../../tools/registry.ts';
 import type { ToolRecord } from '../../tools/toolStore.ts';
 import type { Tools } from '../../tools/tools.ts';

@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal.ts';
-import { DomainError, invalidField } from '../../domain/errors.ts';
+import { DomainError, invalidField } from '../../errors/domainError.ts';
 import { AppError } from '../../http/errors.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
@@ -8,7 +8,7 @@ import type { Agent } from '../config/agentRecord.ts';
 import type { AgentAccesses } from '../config/accesses.ts';
 import type { AgentBashTools } from '../config/bashTools.ts';
 import type { ExecutionStore } from '../executions/executionStore.ts';
-import { InvalidModelRef, ProviderNotConfigured, type ChatProviders } from '../providers/providers.ts';
+import { InvalidModelRef, ProviderNotConfigured, type ChatProviders } from '../../llm/providers.ts';
 import type { ChatSessions } from '../sessions/chatSessions.ts';
 import type { MessageStore } from '../sessions/messageStore.ts';
 import type { SessionStore } from '../sessions/sessionStore.ts';

@@ -1,4 +1,4 @@
-import { ProviderError, type ChatMessage, type ChatProvider, type ToolCallRequest } from '../providers/provider.ts';
+import { ProviderError, type ChatMessage, type ChatProvider, type ToolCallRequest } from '../../llm/provider.ts';
 import type { AgentToolset } from '../tools/agentToolset.ts';
 import { abbreviated, forModel } from './toolResultText.ts';
 

@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { ConnectionMode } from '../../domain/connections/connectionRecord.ts';
-import { DomainError, invalidField } from '../../domain/errors.ts';
+import { DomainError, invalidField } from '../../errors/domainError.ts';
 import type { AccessInput, AccessStore } from './accessStore.ts';
 import { accessToolNames, defaultAccessTools, type AccessToolName, type Agent, type AgentAccess, type Located } from './agentRecord.ts';
 import type { Agents } from './agents.ts';

@@ -2,9 +2,9 @@ import type { Principal } from '../../auth/principal.ts';
 import { inTransaction, type Db } from '../../db/database.ts';
 import { statementCache } from '../../db/statements.ts';
 import type { ConnectionStatus } from '../../domain/connections/connectionRecord.ts';
-import type { ConnectionStore } from '../../domain/connections/connectionStore.ts';
+import type { AccessConnectionStore } from '../../domain/connections/accessConnectionStore.ts';
 import { defined } from '../../domain/defined.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../../domain/pagination.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
 import type { AccessStore } from './accessStore.ts';
@@ -14,7 +14,7 @@ import { checkSettings } from './settingsRules.ts';
 
 export interface AgentsDeps {
   db: Db;
-  connections: ConnectionStore;
+  connections: AccessConnectionStore;
   accesses: AccessStore;
   authorizer: Authorizer;
   /** `provider:model` of agents created without one (CNS_DEFAULT_MODEL). */

@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { ConnectionMode } from '../../domain/connections/connectionRecord.ts';
-import { DomainError, invalidField } from '../../domain/errors.ts';
+import { DomainError, invalidField } from '../../errors/domainError.ts';
 import { endpointLimitsSchema, type EndpointLimits } from '../../sandbox/limits.ts';
 import { bashNamePattern, DEFAULT_BASH_NAME, type Agent, type AgentBashTool, type Located } from './agentRecord.ts';
 import type { Agents } from './agents.ts';

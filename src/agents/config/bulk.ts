@@ -1,4 +1,4 @@
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 
 const MAX_DETAILS = 20;
 

@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
-import { DomainError, invalidField } from '../../domain/errors.ts';
+import { DomainError, invalidField } from '../../errors/domainError.ts';
 import type { ContentAccess } from '../../policies/contentAccess.ts';
 
 export interface ReachDeps {

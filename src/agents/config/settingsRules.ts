@@ -1,5 +1,5 @@
-import { invalidField } from '../../domain/errors.ts';
-import { parseModelRef } from '../providers/modelRef.ts';
+import { invalidField } from '../../errors/domainError.ts';
+import { parseModelRef } from '../../llm/modelRef.ts';
 import type { AgentSettings } from './agentRecord.ts';
 
 export const MAX_TOOL_ROUNDS = 100;

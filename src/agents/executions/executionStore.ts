@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { statementCache } from '../../db/statements.ts';
-import { invalidField } from '../../domain/errors.ts';
+import { invalidField } from '../../errors/domainError.ts';
 import { newId, nowIso } from '../../util/ids.ts';
 
 export type ExecutionStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';

@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../../domain/pagination.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
 import type { Agents } from '../config/agents.ts';

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCallRequest } from '../providers/provider.ts';
+import type { ChatMessage, ToolCallRequest } from '../../llm/provider.ts';
 
 export type MessageRole = 'user' | 'assistant' | 'tool_call' | 'tool_result';
 

@@ -1,8 +1,8 @@
 import { inTransaction, type Db } from '../../db/database.ts';
 import { statementCache } from '../../db/statements.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import { newId, nowIso } from '../../util/ids.ts';
-import type { ChatMessage } from '../providers/provider.ts';
+import type { ChatMessage } from '../../llm/provider.ts';
 import { toConversation, toRows, type MessageRole } from './conversation.ts';
 import type { SessionStore } from './sessionStore.ts';
 

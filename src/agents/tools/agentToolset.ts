@@ -2,16 +2,16 @@ import type { ContentStore } from '../../content/contentStore.ts';
 import type { Logger } from '../../logging/logger.ts';
 import { normalizePath } from '../../content/paths.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import { pathInScope } from '../../policies/scope.ts';
 import type { EndpointLimits } from '../../sandbox/limits.ts';
 import { toolSchemas } from '../../tools/registry.ts';
-import type { SearchIndexer } from '../../tools/search/indexer.ts';
+import type { SearchIndexer } from '../../search/indexer.ts';
 import type { ToolRecord } from '../../tools/toolStore.ts';
 import type { Tools } from '../../tools/tools.ts';
 import type { ToolContent, ToolSandbox } from '../../tools/toolType.ts';
 import { unstoredTool } from '../../tools/unstoredTool.ts';
-import type { ToolCallRequest, ToolDefinition } from '../providers/provider.ts';
+import type { ToolCallRequest, ToolDefinition } from '../../llm/provider.ts';
 import { accessFor, actingThrough, boundToolReach, relativeTo, toolWrites, type AccessReach } from './reach.ts';
 
 /** A bash tool of an agent as a turn sees it: a shell over its node's subtree ('' = the project). */

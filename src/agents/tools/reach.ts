@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import { pathInScope } from '../../policies/scope.ts';
 
 /** One access of an agent as a turn sees it: its node where it is now ('' = the whole project). */

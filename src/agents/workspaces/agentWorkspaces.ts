@@ -2,8 +2,8 @@ import type { Principal } from '../../auth/principal.ts';
 import type { ContentStore } from '../../content/contentStore.ts';
 import type { Db } from '../../db/database.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
-import type { ConnectionStore } from '../../domain/connections/connectionStore.ts';
-import { DomainError } from '../../domain/errors.ts';
+import type { AccessConnectionStore } from '../../domain/connections/accessConnectionStore.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
 import type { ContentAccess, ContentGrant } from '../../policies/contentAccess.ts';
 import { pathInScope } from '../../policies/scope.ts';
@@ -22,7 +22,7 @@ export interface AgentWorkspacesDeps {
   content: ContentStore;
   access: ContentAccess;
   authorizer: Authorizer;
-  connections: Pick<ConnectionStore, 'find'>;
+  connections: Pick<AccessConnectionStore, 'find'>;
   sandbox: SandboxExecutor;
 }
 

@@ -3,7 +3,7 @@ import { ConflictError, decodeContent, NotFoundError, ValidationError } from '..
 import type { PreparedMutation } from '../../content/mutations.ts';
 import { baseName, isTrashPath, joinPath, mimeTypeFor, normalizePath, parentPath, TRASH_DIR } from '../../content/paths.ts';
 import { prepareMutation } from '../../content/prepare.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import { pathInScope } from '../../policies/scope.ts';
 import type { ExecRequest, ExecResult, SandboxExecutor } from '../../sandbox/executor.ts';
 import type { ToolContent } from '../../tools/toolType.ts';

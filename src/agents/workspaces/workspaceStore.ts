@@ -1,7 +1,7 @@
 import { inTransaction, type Db } from '../../db/database.ts';
 import { statementCache } from '../../db/statements.ts';
 import type { WritableNodeType } from '../../content/types.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import { nowIso } from '../../util/ids.ts';
 
 /** An agent's workspace: which project, at which version it was opened, over which folders. */

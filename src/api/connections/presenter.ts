@@ -1,5 +1,5 @@
 import { redactUrlsIn } from '../../logging/redact.ts';
-import { redactedConfig } from '../../sync/connectors/spec.ts';
+import { redactedConfig } from '../../platform/connectors/spec.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
 
 /** A connection without its key hash; `key_prefix` lets a person tell keys apart. */

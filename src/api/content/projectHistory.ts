@@ -1,7 +1,7 @@
 import type { Actor, ContentStore } from '../../content/contentStore.ts';
-import { NotFoundError, ValidationError } from '../../content/errors.ts';
-import type { ChangeEntry, Changelog, CommitChanges } from '../../sync/changelog.ts';
-import { scopedCommit, scopedEntry } from '../../sync/scopedChanges.ts';
+import { NotFoundError, ValidationError } from '../../errors/contentErrors.ts';
+import type { ChangeEntry, Changelog, CommitChanges } from '../../events/changelog.ts';
+import { scopedCommit, scopedEntry } from '../../events/scopedChanges.ts';
 import { nodePresenter } from '../shared/idPaths.ts';
 import { rollbackNodeTo } from '../shared/history.ts';
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { DbConnectionRecord } from '../../data/dbConnectors/connectionStore.ts';
+import type { DbConnectionRecord } from '../../data/dbConnectors/dbConnectionStore.ts';
 import type { SaveResult } from '../../data/dbConnectors/connectors.ts';
 import type { Preview } from '../../data/dbConnectors/engine.ts';
 import type { SaveFormat } from '../../data/dbConnectors/rowFormats.ts';

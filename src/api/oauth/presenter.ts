@@ -1,4 +1,4 @@
-import type { ConnectionInfo, DisconnectOutcome } from '../../sync/oauth/oauthService.ts';
+import type { ConnectionInfo, DisconnectOutcome } from '../../platform/oauth/oauthService.ts';
 
 /** A connection's status: never its tokens (the service does not hand them out). */
 export function presentConnection(i: ConnectionInfo) {

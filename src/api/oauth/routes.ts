@@ -4,7 +4,7 @@ import { ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { registerPublicRoute } from '../../http/publicRoutes.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
-import { CallbackFailed, type ConnectionInfo } from '../../sync/oauth/oauthService.ts';
+import { CallbackFailed, type ConnectionInfo } from '../../platform/oauth/oauthService.ts';
 import { sendCallbackPage } from './callbackPage.ts';
 import { presentConnection, presentDisconnect } from './presenter.ts';
 import * as schema from './schemas.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { oauthProviderIds } from '../../sync/oauth/providers/index.ts';
+import { oauthProviderIds } from '../../platform/oauth/providers/index.ts';
 
 const id = z.string().min(1).max(100);
 /** Printable ASCII without spaces: what tokens and codes are, and what an HTTP header may carry. */

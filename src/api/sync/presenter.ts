@@ -1,8 +1,8 @@
 import { redactUrlsIn } from '../../logging/redact.ts';
 import { API_PREFIX } from '../../http/apiPrefix.ts';
-import { redactedConfig } from '../../sync/connectors/spec.ts';
+import { redactedConfig } from '../../platform/connectors/spec.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
-import type { ChangeEntry } from '../../sync/changelog.ts';
+import type { ChangeEntry } from '../../events/changelog.ts';
 import type { PullEntry } from '../../sync/pullSet.ts';
 import type { SyncRunRecord, SyncStateRecord } from '../../sync/syncRecords.ts';
 

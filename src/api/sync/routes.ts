@@ -7,7 +7,7 @@ import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import type { ContentAction, ContentGrant } from '../../policies/contentAccess.ts';
-import { scopedEntry } from '../../sync/scopedChanges.ts';
+import { scopedEntry } from '../../events/scopedChanges.ts';
 import { RefreshFailed, type Sync } from '../../sync/syncService.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
 import { presentChange, presentPullEntry, presentRun, presentSync } from './presenter.ts';
@@ -16,7 +16,7 @@ import { registerPublicRoute } from '../../http/publicRoutes.ts';
 import { registerRawBodyRoute } from '../../http/middleware/bodyParser.ts';
 import type { SyncRunRecord, SyncStateRecord } from '../../sync/syncRecords.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
-import type { RunHandle } from '../../sync/runtime/syncRuntime.ts';
+import type { RunHandle } from '../../platform/runtime/syncRuntime.ts';
 
 // Platforms post webhooks without our credentials: the signature over the raw body is the check.
 registerPublicRoute('POST', /^\/api\/v1\/sync\/webhooks\/[^/]+$/);

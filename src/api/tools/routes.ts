@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Principal } from '../../auth/principal.ts';
 import type { Services } from '../../app/services.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import { ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';

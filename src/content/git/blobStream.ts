@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createDeflate } from 'node:zlib';
-import { PayloadTooLargeError, ValidationError } from '../errors.ts';
+import { PayloadTooLargeError, ValidationError } from '../../errors/contentErrors.ts';
 import { fsyncDirs } from './objects.ts';
 
 let tmpCounter = 0;

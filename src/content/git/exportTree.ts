@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { chown, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { NotFoundError } from '../errors.ts';
+import { NotFoundError } from '../../errors/contentErrors.ts';
 import { PLACEHOLDER, TRASH_DIR } from '../paths.ts';
 import type { Repo } from './repo.ts';
 import { TarFilter, type ExportedEntry, type TarEntry } from './tarFilter.ts';

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { CommitApplier } from '../commitApplier.ts';
-import { isContentError } from '../errors.ts';
+import { isContentError } from '../../errors/contentErrors.ts';
 import { rollbackFolder } from '../folderRollback.ts';
 import { serializeCommit, type CommitData } from '../git/commitObject.ts';
 import type { ObjectType } from '../git/objects.ts';

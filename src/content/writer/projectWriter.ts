@@ -4,7 +4,7 @@ import { rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors/contentErrors.ts';
 import type { Repo, RepoRegistry } from '../git/repo.ts';
 import { rebuildIndex, reconcile, type ReconcileDeps } from '../history/reconcile.ts';
 import type { IndexStore } from '../indexStore.ts';

@@ -1,7 +1,7 @@
 import { unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CommitApplier } from '../commitApplier.ts';
-import { isContentError } from '../errors.ts';
+import { isContentError } from '../../errors/contentErrors.ts';
 import { serializeCommit } from '../git/commitObject.ts';
 import type { ObjectType } from '../git/objects.ts';
 import { PackBuilder } from '../git/packWriter.ts';

@@ -3,7 +3,7 @@ import type { ContentStore } from '../../content/contentStore.ts';
 import type { Db } from '../../db/database.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
 import type { ContentAccess } from '../../policies/contentAccess.ts';
-import { DbConnectionStore } from './connectionStore.ts';
+import { DbConnectionStore } from './dbConnectionStore.ts';
 import { DbConnectors } from './connectors.ts';
 import type { ConnectorSettings } from './engines.ts';
 

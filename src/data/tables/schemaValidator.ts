@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Lru } from '../../content/lru.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 
 /** Schema errors reported in one answer: a 5 MiB table can violate a schema 100,000 times. */
 const MAX_REPORTED_ERRORS = 50;

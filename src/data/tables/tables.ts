@@ -4,7 +4,7 @@ import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
 import { EncodedJson } from '../../content/encodedJson.ts';
 import { Lru } from '../../content/lru.ts';
 import { normalizeTargetPath } from '../../content/paths.ts';
-import { DomainError, invalidField } from '../../domain/errors.ts';
+import { DomainError, invalidField } from '../../errors/domainError.ts';
 import type { ProjectRecord } from '../../domain/projects/projectRecord.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
 import type { ContentAccess, ContentAction, ContentGrant } from '../../policies/contentAccess.ts';

@@ -2,13 +2,13 @@ import type { Principal } from '../../auth/principal.ts';
 import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
 import type { ContentAccess } from '../../policies/contentAccess.ts';
-import { DomainError, invalidField } from '../errors.ts';
+import { DomainError, invalidField } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../pagination.ts';
 import type { ConnectionKind, ConnectionMode, ConnectionRecord, ConnectionStatus } from './connectionRecord.ts';
-import type { ConnectionStore, IssuedConnection } from './connectionStore.ts';
+import type { AccessConnectionStore, IssuedConnection } from './accessConnectionStore.ts';
 
 export interface NodeBoundDeps {
-  connections: ConnectionStore;
+  connections: AccessConnectionStore;
   content: ContentStore;
   access: ContentAccess;
   authorizer: Authorizer;

@@ -1,4 +1,4 @@
-import { invalidField } from '../errors.ts';
+import { invalidField } from '../../errors/domainError.ts';
 
 const MAX_SCOPE_LENGTH = 1024;
 

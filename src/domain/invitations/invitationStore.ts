@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { newId, nowIso } from '../../util/ids.ts';
 import { inTransaction, type Db } from '../../db/database.ts';
 import type { OrgRole } from '../roles.ts';
-import { DomainError } from '../errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../pagination.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;

@@ -1,7 +1,7 @@
 import { inTransaction, type Db } from '../../db/database.ts';
 import { statementCache } from '../../db/statements.ts';
 import type { OrgRole } from '../roles.ts';
-import { DomainError } from '../errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../pagination.ts';
 import type { OrgMemberView } from './organizationRecord.ts';
 

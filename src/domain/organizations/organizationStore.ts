@@ -1,6 +1,6 @@
 import { newId, nowIso } from '../../util/ids.ts';
 import { inTransaction, type Db } from '../../db/database.ts';
-import { DomainError } from '../errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import { defined } from '../defined.ts';
 import type { Page, Paged } from '../pagination.ts';
 import type { MemberOrganization, OrganizationRecord } from './organizationRecord.ts';

@@ -2,7 +2,7 @@ import { nowIso } from '../../util/ids.ts';
 import type { Db } from '../../db/database.ts';
 import { statementCache } from '../../db/statements.ts';
 import { effectiveProjectRole, type OrgRole, type ProjectRole } from '../roles.ts';
-import { DomainError } from '../errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../pagination.ts';
 import type { ProjectRecord } from './projectRecord.ts';
 import type { ProjectMemberView } from './projectView.ts';

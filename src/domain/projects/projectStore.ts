@@ -3,7 +3,7 @@ import { newId, nowIso } from '../../util/ids.ts';
 import type { Db } from '../../db/database.ts';
 import { effectiveProjectRole, type OrgRole, type ProjectRole } from '../roles.ts';
 import { defined } from '../defined.ts';
-import { DomainError } from '../errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../pagination.ts';
 import type { ProjectRecord } from './projectRecord.ts';
 import type { ProjectRepositories } from './projectRepository.ts';

@@ -1,4 +1,4 @@
-import type { ChatProviders } from '../../agents/providers/providers.ts';
+import type { ChatProviders } from '../../llm/providers.ts';
 import type { ConversionLimits, ConvertOutput, IngestMode, Progress } from '../converters/converter.ts';
 import { outputName } from '../converters/names.ts';
 import type { ConversionPool } from '../worker/conversionPool.ts';

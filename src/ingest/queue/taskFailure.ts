@@ -1,4 +1,4 @@
-import { ProviderError } from '../../agents/providers/provider.ts';
+import { ProviderError } from '../../llm/provider.ts';
 import { ConversionError } from '../converters/converter.ts';
 import type { TaskError } from './taskTypes.ts';
 

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import type { ChatMessage, ChatProvider, ToolCallRequest } from '../../agents/providers/provider.ts';
+import type { ChatMessage, ChatProvider, ToolCallRequest } from '../../llm/provider.ts';
 import { TaskFailure } from '../queue/taskFailure.ts';
 import { describeViolations, violations, type SchemaViolation } from './schemaCheck.ts';
 

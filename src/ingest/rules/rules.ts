@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { Principal } from '../../auth/principal.ts';
-import { InvalidModelRef, ProviderNotConfigured, type ChatProviders } from '../../agents/providers/providers.ts';
-import { DomainError, invalidField } from '../../domain/errors.ts';
+import { InvalidModelRef, ProviderNotConfigured, type ChatProviders } from '../../llm/providers.ts';
+import { DomainError, invalidField } from '../../errors/domainError.ts';
 import type { ContentAccess } from '../../policies/contentAccess.ts';
 import { extensionOf } from '../converters/names.ts';
 import { RuleStore, type RuleMatch, type RuleRecord } from './ruleStore.ts';

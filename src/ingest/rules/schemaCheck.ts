@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { invalidField } from '../../domain/errors.ts';
+import { invalidField } from '../../errors/domainError.ts';
 
 /** Errors listed for one invalid answer (what the model is told, and what a failed task reports). */
 const MAX_ERRORS = 20;

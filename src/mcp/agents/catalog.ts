@@ -1,6 +1,6 @@
 import type { BoundTool } from '../../agents/bindings/toolBindings.ts';
 import { actingThrough, boundToolReach, toolWrites } from '../../agents/tools/reach.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import { typeInputSchema, type Lookup, type McpTool } from '../tools/mcpTool.ts';
 import { mayWrite, type AgentCallContext } from './context.ts';
 

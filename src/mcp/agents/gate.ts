@@ -1,5 +1,5 @@
 import type { Authenticator } from '../../auth/authenticator.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import { admitCaller, type GateWords } from '../gate.ts';
 import type { AgentCallContext, AgentMcpEnv } from './context.ts';
 

@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal.ts';
-import { DomainError, invalidField } from '../../domain/errors.ts';
+import { DomainError, invalidField } from '../../errors/domainError.ts';
 import { checkDestination, isRefusal } from '../../net/outboundGuard.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
 import type { ProjectAction } from '../../policies/permissions.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { nodePresenter } from '../../api/shared/idPaths.ts';
-import { invalidField } from '../../domain/errors.ts';
+import { invalidField } from '../../errors/domainError.ts';
 import { endpointPath, grantIn, projectOf, type CallContext } from '../context.ts';
 import { generatedMessage } from './libraryTools.ts';
 import { jsonInput, parseArgs, withPaths, type McpTool } from './mcpTool.ts';

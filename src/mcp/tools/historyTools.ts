@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { projectCommitsOf, projectDiffOf, rollbackPathTo } from '../../api/content/projectHistory.ts';
 import { rollbackNodeTo, versionDiffOf, versionListOf, versionWithContent } from '../../api/shared/history.ts';
 import { nodePresenter } from '../../api/shared/idPaths.ts';
-import { invalidField } from '../../domain/errors.ts';
+import { invalidField } from '../../errors/domainError.ts';
 import { endpointPath, grantIn, projectOf, type CallContext } from '../context.ts';
 import { generatedMessage } from './libraryTools.ts';
 import { jsonInput, parseArgs, withPaths, type McpTool } from './mcpTool.ts';

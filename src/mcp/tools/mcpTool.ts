@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import { toolSchemas } from '../../tools/registry.ts';
 import type { CallContext } from '../context.ts';
 

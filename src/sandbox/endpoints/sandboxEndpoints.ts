@@ -1,9 +1,9 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { ContentStore } from '../../content/contentStore.ts';
 import type { ConnectionMode, ConnectionRecord, ConnectionStatus } from '../../domain/connections/connectionRecord.ts';
-import type { ConnectionStore, IssuedConnection } from '../../domain/connections/connectionStore.ts';
+import type { AccessConnectionStore, IssuedConnection } from '../../domain/connections/accessConnectionStore.ts';
 import { NodeBoundConnections } from '../../domain/connections/nodeBound.ts';
-import { DomainError, invalidField } from '../../domain/errors.ts';
+import { DomainError, invalidField } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../../domain/pagination.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
 import type { ContentAccess } from '../../policies/contentAccess.ts';
@@ -42,7 +42,7 @@ export interface ExecInput {
 }
 
 export interface SandboxEndpointDeps {
-  connections: ConnectionStore;
+  connections: AccessConnectionStore;
   content: ContentStore;
   access: ContentAccess;
   authorizer: Authorizer;

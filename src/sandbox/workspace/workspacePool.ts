@@ -1,7 +1,7 @@
 import { rmdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ContentReads } from '../../content/contentReads.ts';
-import { ValidationError } from '../../content/errors.ts';
+import { ValidationError } from '../../errors/contentErrors.ts';
 import { normalizePath } from '../../content/paths.ts';
 import type { Logger } from '../../logging/logger.ts';
 import { exportPristine, makeCopyFolder, makeOverlayFolder, needsChown, removeFolder, removeTree, type Owner } from './materialize.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { asText } from '../search/chunker.ts';
+import { asText } from '../../search/chunker.ts';
 import { defineToolType } from '../toolType.ts';
 
 export const catTool = defineToolType({

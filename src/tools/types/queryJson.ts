@@ -1,6 +1,6 @@
 import jmespath from 'jmespath';
 import { z } from 'zod';
-import { invalidField } from '../../domain/errors.ts';
+import { invalidField } from '../../errors/domainError.ts';
 import { resolvePointer } from '../../util/jsonPointer.ts';
 import { defineToolType } from '../toolType.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DomainError } from '../../domain/errors.ts';
-import { runSearch } from '../search/searcher.ts';
+import { DomainError } from '../../errors/domainError.ts';
+import { runSearch } from '../../search/searcher.ts';
 import { defineToolType } from '../toolType.ts';
 import { pathInScope } from '../../policies/scope.ts';
 

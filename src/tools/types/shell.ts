@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { effectiveLimits, endpointLimitsSchema, MAX_COMMAND_BYTES, MAX_STDIN_BYTES } from '../../sandbox/limits.ts';
-import { invalidField } from '../../domain/errors.ts';
+import { invalidField } from '../../errors/domainError.ts';
 import { defineToolType } from '../toolType.ts';
 
 /**

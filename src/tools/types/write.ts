@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { invalidField } from '../../domain/errors.ts';
+import { invalidField } from '../../errors/domainError.ts';
 import { defineToolType } from '../toolType.ts';
 
 const writable = z.enum(['markdown', 'json', 'file']);

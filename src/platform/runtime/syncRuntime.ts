@@ -1,0 +1,254 @@
+import type { ContentStore } from '../../content/contentStore.ts';
+import type { Db } from '../../db/database.ts';
+import type { AccessConnectionStore } from '../../domain/connections/accessConnectionStore.ts';
+import type { Logger } from '../../logging/logger.ts';
+import type { Changelog } from '../../events/changelog.ts';
+import type { SyncRunRecord, SyncStateRecord } from '../../sync/syncRecords.ts';
+import type { SyncStore } from '../../sync/syncStore.ts';
+import type { PlatformConnector } from './connector.ts';
+import type { CredentialSource } from './credentials.ts';
+import type { ConvertInput, ConvertOutput } from '../../ingest/converters/converter.ts';
+import { ItemStore } from './itemStore.ts';
+import { runSync } from './runSync.ts';
+import { firstRunAt, nextRunAt } from './schedule.ts';
+
+export interface SyncRuntimeDeps {
+  db: Db;
+  store: SyncStore;
+  connections: AccessConnectionStore;
+  content: ContentStore;
+  changelog: Changelog;
+  credentials: CredentialSource;
+  logger: Logger;
+  connectors: PlatformConnector[];
+  /** The ingestion converters, in their own processes (a Drive sync's `convert`). */
+  convert: (input: ConvertInput, signal?: AbortSignal) => Promise<ConvertOutput>;
+  /** Read at each use: `sync.maxConcurrentRuns`, `sync.apiBase`, `urlFetchAllowPrivate`, `maxContentBytes`. */
+  settings: () => { sync: { maxConcurrentRuns: number; apiBase: Record<string, string> }; urlFetchAllowPrivate: boolean; maxContentBytes: number };
+  /** Waits of rate limits and backoff (tests make them instant). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  now?: () => number;
+}
+
+/** A run asked for: its record now, and the record once it has finished. */
+export interface RunHandle {
+  run: SyncRunRecord;
+  done: Promise<SyncRunRecord>;
+}
+
+interface Active {
+  runId: string;
+  controller: AbortController;
+  done: Promise<SyncRunRecord>;
+  resolve: (r: SyncRunRecord) => void;
+  started: boolean;
+}
+
+/** Longest the scheduler sleeps between looks at the schedule (a changed clock, a missed wake-up). */
+const MAX_TIMER_MS = 30_000;
+
+/**
+ * The platform sync runtime (issue 16): the scheduler of interval syncs (the next run time in
+ * SQLite, so the schedule survives restarts), a queue under a global cap on runs at once, at
+ * most one run per sync at a time, and the runs themselves (runSync). A failing sync fails its
+ * own run only.
+ */
+export class SyncRuntime {
+  readonly items: ItemStore;
+  private readonly byProvider = new Map<string, PlatformConnector>();
+  private readonly active = new Map<string, Active>();
+  private readonly queue: string[] = [];
+  private running = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = true;
+  private readonly now: () => number;
+
+  constructor(private readonly d: SyncRuntimeDeps) {
+    this.items = new ItemStore(d.db);
+    this.now = d.now ?? Date.now;
+    for (const c of d.connectors) this.register(c);
+  }
+
+  /** Adds a connector (tests add fakes); a provider registered twice keeps the last. */
+  register(connector: PlatformConnector): void {
+    this.byProvider.set(connector.spec.provider, connector);
+  }
+
+  connector(provider: string): PlatformConnector | undefined {
+    return this.byProvider.get(provider);
+  }
+
+  get connectors(): PlatformConnector[] {
+    return [...this.byProvider.values()];
+  }
+
+  /** Starts scheduling; runs a stopped process left behind are recorded as interrupted. */
+  start(): void {
+    const n = this.d.store.interruptLeftovers('the service stopped during the run');
+    if (n > 0) this.d.logger.warn({ runs: n }, 'sync runs interrupted by a restart');
+    this.stopped = false;
+    this.arm();
+  }
+
+  /** Stops scheduling, aborts the runs going on and waits for them to record themselves. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const pending = [...this.active.values()];
+    for (const a of pending) a.controller.abort();
+    await Promise.all(pending.filter((a) => a.started).map((a) => a.done));
+  }
+
+  /**
+   * A run of the sync now (`manual` or `webhook`), or the one already queued or running: a sync
+   * never runs twice at once.
+   */
+  runNow(syncId: string, trigger: string): RunHandle {
+    const going = this.active.get(syncId);
+    if (going) return { run: this.d.store.findRun(going.runId)!, done: going.done };
+    const state = this.d.store.require(syncId);
+    const run = this.d.store.queueRun(state, trigger);
+    let resolve!: (r: SyncRunRecord) => void;
+    const done = new Promise<SyncRunRecord>((r) => (resolve = r));
+    this.active.set(syncId, { runId: run.id, controller: new AbortController(), done, resolve, started: false });
+    this.queue.push(syncId);
+    this.pump();
+    return { run, done };
+  }
+
+  /** The run of the sync queued or going on, if any. */
+  activeRun(syncId: string): RunHandle | null {
+    const a = this.active.get(syncId);
+    return a ? { run: this.d.store.findRun(a.runId)!, done: a.done } : null;
+  }
+
+  /** Sets the trigger mode; an interval sync gets its first run time, spread over one interval. */
+  schedule(syncId: string, mode: string, intervalS: number | null, webhookSecret: string | null): SyncStateRecord {
+    const nextRunAt = mode === 'interval' && intervalS ? firstRunAt(this.now(), intervalS) : null;
+    const state = this.d.store.setTrigger(syncId, { mode, intervalS: mode === 'interval' ? intervalS : null, nextRunAt, webhookSecret });
+    this.arm();
+    return state;
+  }
+
+  /** Pauses (a run going on is stopped, recorded as interrupted) or resumes a sync. */
+  async setPaused(syncId: string, paused: boolean, reason: string | null = paused ? 'user' : null): Promise<SyncStateRecord> {
+    const state = this.d.store.setStatus(syncId, paused ? 'paused' : 'active', reason);
+    if (paused) await this.cancel(syncId);
+    else this.arm();
+    return state;
+  }
+
+  /** Pauses every sync of a project using `provider` (its connection was disconnected or lost its grant). */
+  async pauseProvider(projectId: string, provider: string, reason: string): Promise<void> {
+    const syncs = this.d.store.listByProvider(projectId, provider).filter((s) => s.status === 'active');
+    for (const s of syncs) this.d.store.setStatus(s.sync_id, 'paused', reason);
+    if (syncs.length > 0) this.d.logger.warn({ project_id: projectId, provider, reason, syncs: syncs.length }, 'syncs paused');
+    await Promise.all(syncs.map((s) => this.cancel(s.sync_id)));
+  }
+
+  /** Before a sync is deleted: its run is stopped and its item map dropped (the content stays). */
+  async forget(syncId: string): Promise<void> {
+    await this.cancel(syncId);
+    this.items.forget(syncId);
+  }
+
+  private async cancel(syncId: string): Promise<void> {
+    const a = this.active.get(syncId);
+    if (!a) return;
+    a.controller.abort();
+    if (!a.started) {
+      // Still queued: it never starts.
+      const i = this.queue.indexOf(syncId);
+      if (i >= 0) this.queue.splice(i, 1);
+      this.active.delete(syncId);
+      a.resolve(this.d.store.finishPlatformRun(a.runId, emptySummary(this.d.changelog.latest(this.d.store.require(syncId).project_id), true)));
+      return;
+    }
+    await a.done;
+  }
+
+  /** Starts queued runs while slots are free. */
+  private pump(): void {
+    while (this.running < this.d.settings().sync.maxConcurrentRuns && this.queue.length > 0) {
+      const syncId = this.queue.shift()!;
+      const a = this.active.get(syncId);
+      if (!a) continue;
+      a.started = true;
+      this.running++;
+      void this.execute(syncId, a).finally(() => {
+        this.running--;
+        this.active.delete(syncId);
+        this.pump();
+      });
+    }
+  }
+
+  private async execute(syncId: string, a: Active): Promise<void> {
+    let record: SyncRunRecord;
+    try {
+      const state = this.d.store.require(syncId);
+      const connection = this.d.connections.find(syncId);
+      const connector = this.byProvider.get(state.provider);
+      if (!connection || !connector) throw new Error(`no ${state.provider} connector runs here`);
+      const s = this.d.settings();
+      const summary = await runSync(
+        {
+          db: this.d.db,
+          store: this.d.store,
+          items: this.items,
+          content: this.d.content,
+          changelog: this.d.changelog,
+          credentials: this.d.credentials,
+          apiBase: (p) => s.sync.apiBase[p] ?? '',
+          allowPrivate: () => this.d.settings().urlFetchAllowPrivate,
+          maxContentBytes: () => this.d.settings().maxContentBytes,
+          convert: this.d.convert,
+          sleep: this.d.sleep,
+        },
+        { runId: a.runId, state, connection, connector, signal: a.controller.signal },
+      );
+      record = this.d.store.finishPlatformRun(a.runId, summary);
+      // Not awaited: pausing waits for this very run to be done.
+      if (summary.needsReauth) void this.pauseProvider(state.project_id, state.provider, 'needs_reauth');
+      if (summary.error) this.d.logger.warn({ sync_id: syncId, run_id: a.runId, provider: state.provider, err: summary.error }, 'sync run failed');
+    } catch (err) {
+      // A bug or a vanished sync: the run is still recorded, and nothing else is held up.
+      this.d.logger.error({ err, sync_id: syncId, run_id: a.runId }, 'sync run crashed');
+      const state = this.d.store.find(syncId);
+      record = this.d.store.finishPlatformRun(a.runId, { ...emptySummary(state ? this.d.changelog.latest(state.project_id) : 0, false), error: (err as Error).message });
+    }
+    a.resolve(record);
+  }
+
+  /** Sets the timer for the next due interval sync. */
+  private arm(): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    const next = this.d.store.nextDue();
+    const wait = next === null ? MAX_TIMER_MS : Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(next) - this.now()));
+    this.timer = setTimeout(() => this.tick(), wait);
+    this.timer.unref();
+  }
+
+  /** Queues a run of every due interval sync that is not running, and moves its next run time on. */
+  private tick(): void {
+    this.timer = null;
+    if (this.stopped) return;
+    try {
+      const now = this.now();
+      for (const state of this.d.store.due(new Date(now).toISOString(), 1000)) {
+        this.d.store.setNextRunAt(state.sync_id, nextRunAt(Date.parse(state.next_run_at!), now, state.interval_s ?? 60));
+        // A run still going on when the next is due: that one is skipped (never two at once).
+        if (!this.active.has(state.sync_id)) this.runNow(state.sync_id, 'interval');
+      }
+    } catch (err) {
+      this.d.logger.error({ err }, 'sync scheduler failed');
+    }
+    this.arm();
+  }
+}
+
+function emptySummary(projectVersion: number, interrupted: boolean) {
+  return { created: 0, updated: 0, deleted: 0, pushed: 0, conflicts: [], warnings: [], error: null, interrupted, cursorAfter: null, projectVersion, httpCalls: 0, rateLimitedMs: 0 };
+}
