@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import { fileURLToPath } from 'node:url';
 import { feedAccessWatch } from '../api/events/routes.ts';
-import { API_PREFIX, apiRouter } from '../api/router.ts';
+import { API_PREFIX, apiRouter, routeGuards } from './routes.ts';
 import { referencePage } from '../http/routes/referencePage.ts';
 import { mountGroup } from '../http/routes/mount.ts';
 import { gitRemote } from '../remote/gitRemote.ts';
@@ -14,7 +14,7 @@ import { callerKey, rateLimit } from '../http/middleware/rateLimit.ts';
 import { requestId } from '../http/middleware/requestId.ts';
 import { requestLogger } from '../http/middleware/requestLogger.ts';
 import { webAssets } from '../http/middleware/webAssets.ts';
-import { isPublicRoute } from '../http/publicRoutes.ts';
+import { publicRoutes } from '../http/publicRoutes.ts';
 import { mcpGate } from '../api/mcp/serverRoutes.ts';
 import { countAccess } from '../api/analytics/countAccess.ts';
 import { publicPublishing } from '../api/publishes/publicRoutes.ts';
@@ -27,8 +27,10 @@ import type { Services } from './services.ts';
 export function createApp(s: Services): Koa {
   const app = new Koa();
   app.silent = true; // the error handler logs; Koa's default printer would duplicate it
-  const health = mountGroup(healthRoutes(s));
-  const api = apiRouter(s);
+  const health = mountGroup(healthRoutes(s), routeGuards(s));
+  // The API's declarations (/healthz included) say which routes are public.
+  const { router: api, isPublic } = apiRouter(s);
+  const isPublicRoute = publicRoutes(isPublic);
   const reference = referencePage(`${API_PREFIX}/openapi.json`);
   app
     .use(requestId())

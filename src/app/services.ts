@@ -41,7 +41,7 @@ import { createOAuth, type OAuth } from '../platform/oauth/service.ts';
 import { SyncRuntime } from '../platform/runtime/syncRuntime.ts';
 import { platformConnectors } from '../platform/connectors/index.ts';
 import { SecretBox } from '../auth/secretBox.ts';
-import { serviceVersion } from './version.ts';
+import { serviceVersion } from '../config/version.ts';
 
 /** Everything a request handler may need, built once per process and passed down explicitly. */
 export interface Services {

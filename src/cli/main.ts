@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { serviceVersion } from '../app/version.ts';
+import { serviceVersion } from '../config/version.ts';
 import { ExitCode } from './client/exitCodes.ts';
 import { clientHelp } from './client/helpText.ts';
 import { registerBrowseCommands } from './commands/browse.ts';

@@ -1,22 +1,21 @@
 import type { Context } from 'koa';
 
 /**
- * The only routes reachable without a credential. Everything else requires one, so a route
- * added later is private unless it is listed here.
+ * The paths reachable without a credential that no route declaration describes: the API
+ * description and what middleware outside the declared routes serves (the dashboard's files).
+ * Declared routes say `authorize: { public }` themselves. Everything else requires a credential,
+ * so a route added later is private unless it says so.
  */
-const publicRoutes: { method: string; pattern: RegExp }[] = [
-  { method: 'GET', pattern: /^\/healthz$/ },
-  { method: 'GET', pattern: /^\/api\/v1\/openapi\.json$/ },
-  { method: 'GET', pattern: /^\/api\/v1\/auth\/config$/ },
-  { method: 'POST', pattern: /^\/api\/v1\/auth\/(login|refresh|signup|logout)$/ },
-  { method: 'GET', pattern: /^\/api\/v1\/p\/[^/]+/ },
-];
+const undeclared: { method: string; pattern: RegExp }[] = [{ method: 'GET', pattern: /^\/api\/v1\/openapi\.json$/ }];
 
 export function registerPublicRoute(method: string, pattern: RegExp): void {
-  publicRoutes.push({ method, pattern });
+  undeclared.push({ method, pattern });
 }
 
-export function isPublicRoute(ctx: Context): boolean {
-  const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
-  return publicRoutes.some((r) => r.method === method && r.pattern.test(ctx.path));
+/** Whether a request needs no credential: a declared public route, or one of the undeclared paths above. */
+export function publicRoutes(declared: (method: string, path: string) => boolean): (ctx: Context) => boolean {
+  return (ctx) => {
+    const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
+    return declared(method, ctx.path) || undeclared.some((r) => r.method === method && r.pattern.test(ctx.path));
+  };
 }

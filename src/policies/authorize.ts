@@ -18,6 +18,8 @@ import { outsideScope } from './contentAccess.ts';
 import { pathInScope } from './scope.ts';
 
 export interface ProjectAccess {
+  /** Who was let in. */
+  principal: Principal;
   project: ProjectRecord;
   /** The user's effective role; null for access keys. */
   role: ProjectRole | null;
@@ -94,12 +96,12 @@ export class Authorizer {
         throw forbidden(c.mode === 'read' ? 'This access key is read-only.' : `Access keys cannot perform ${action}.`);
       }
       if (path !== undefined && !pathInScope(c.scope_path, path)) throw outsideScope(c.scope_path);
-      return { project, role: null, scope: c.scope_path };
+      return { principal, project, role: null, scope: c.scope_path };
     }
     const role = project ? this.projectRole(principal.id, project) : null;
     if (!project || !role) throw notFound('Project');
     if (!projectRoleAllows(role, action)) throw forbidden(`Your role (${role}) on this project does not allow ${action}.`);
-    return { project, role, scope: '' };
+    return { principal, project, role, scope: '' };
   }
 
   /** Requires a signed-in user (not an access key). */

@@ -2,9 +2,10 @@ import { actorOf, type Principal } from '../auth/principal.ts';
 import type { NodeInfo, TrashItem } from '../content/types.ts';
 import { DomainError } from '../errors/domainError.ts';
 import type { ProjectRole } from '../domain/roles.ts';
+import type { ContentAction } from './permissions.ts';
 import { pathAboveScope, pathInScope } from './scope.ts';
 
-export type ContentAction = 'content:read' | 'content:write';
+export type { ContentAction };
 
 /**
  * What a principal holds on one project's content: the subtree it may reach ('' = all of it)

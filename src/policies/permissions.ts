@@ -28,6 +28,8 @@
 import type { OrgRole, ProjectRole } from '../domain/roles.ts';
 
 export type ProjectAction = 'project:read' | 'content:read' | 'content:write' | 'project:update' | 'project:delete' | 'members:manage' | 'keys:manage';
+/** The two actions of the content door (contentAccess.ts). */
+export type ContentAction = Extract<ProjectAction, 'content:read' | 'content:write'>;
 export type OrgAction = 'org:read' | 'org:update' | 'org:delete' | 'org:members:manage' | 'org:invite' | 'project:create';
 
 const projectGrants: Record<ProjectRole, readonly ProjectAction[]> = {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { API_PREFIX, apiRoutes } from '../../src/api/router.ts';
+import { API_PREFIX, apiRoutes } from '../../src/app/routes.ts';
 import { openApiPath, routerRoutes } from '../../src/http/routes/openapi.ts';
 import { assertDocumented } from '../helpers/openapi.ts';
 import { createKey, defaultProject } from '../helpers/project.ts';

@@ -11,8 +11,9 @@ import type { Principal } from '../../src/auth/principal.ts';
 import { loadSettings } from '../../src/config/settings.ts';
 import { ok } from '../../src/http/envelope.ts';
 import { errorHandler } from '../../src/http/middleware/errorHandler.ts';
-import { route, type RouteGroup } from '../../src/http/routes/declaration.ts';
-import { mountGroup } from '../../src/http/routes/mount.ts';
+import type { NodeInfo } from '../../src/content/types.ts';
+import { route, type RouteDeclaration, type RouteGroup } from '../../src/http/routes/declaration.ts';
+import { mountGroup, type RouteGuards } from '../../src/http/routes/mount.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 
 // The mount's declared authorization (`authorize`): the real Authorizer over real memberships,
@@ -57,8 +58,58 @@ const group: RouteGroup = {
         ok(ctx, { project_id: access.project.id, role: access.role, scope: access.scope });
       },
     }),
+    route({
+      method: 'get',
+      path: '/connections/:id',
+      summary: 'A record in a project: the check is made on its project',
+      permission: 'keys:manage',
+      authorize: { resource: ({ params }) => s.connections.find(params.id), name: 'Connection' },
+      params: z.object({ id }),
+      handle(ctx, { access }) {
+        handled.push(access.record.id);
+        ok(ctx, { id: access.record.id, project_id: access.project.id });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/content/:project_id',
+      summary: 'The content door on a project, with the path the request touches',
+      permission: 'content:read',
+      authorize: { content: ({ params }) => params.project_id, paths: ({ query }) => [query.path] },
+      params: z.object({ project_id: id }),
+      query: z.object({ path: z.string().optional() }),
+      handle(ctx, { access }) {
+        handled.push(access.projectId);
+        ok(ctx, { project_id: access.projectId, scope: access.scope, actor: access.actor.type });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/nodes/:node_id',
+      summary: 'The content door on a node id',
+      permission: 'content:write',
+      authorize: { node: ({ params }) => params.node_id, project: ({ query }) => query.project_id },
+      params: z.object({ node_id: id }),
+      query: z.object({ project_id: id.optional() }),
+      handle(ctx, { access }) {
+        handled.push(access.node.id);
+        ok(ctx, { path: access.node.path, scope: access.grant.scope });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/me',
+      summary: 'A signed-in user, not a key',
+      authorize: { user: 'the caller reads their own record' },
+      handle(ctx, { access }) {
+        handled.push(access.id);
+        ok(ctx, { email: access.user.email });
+      },
+    }),
   ],
 };
+
+const nodes = new Map<string, NodeInfo>();
 
 test.before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cns-mount-'));
@@ -84,10 +135,13 @@ test.before(async () => {
   key('read key', projectId, 'read');
   key('docs key', projectId, 'read_write', 'docs');
   key('other key', otherId, 'read_write');
+  for (const [nodeId, path] of [['nod_docs', 'docs/a.md'], ['nod_root', 'b.md']] as const) {
+    nodes.set(nodeId, { id: nodeId, projectId, path, state: 'active' } as NodeInfo);
+  }
 
   const app = new Koa();
   app.silent = true;
-  const router = mountGroup(group, s.authorizer);
+  const router = mountGroup(group, guards());
   app
     .use(errorHandler(createLogger('silent')))
     .use(async (ctx, next) => {
@@ -104,6 +158,10 @@ test.after.always(async () => {
   await closeServices(s);
   rmSync(dir, { recursive: true, force: true });
 });
+
+function guards(): RouteGuards {
+  return { authorizer: s.authorizer, access: s.access, findNode: (nodeId) => nodes.get(nodeId) ?? null };
+}
 
 async function call(caller: string, path: string): Promise<{ status: number; code: unknown; data: Record<string, unknown> | null }> {
   const res = await fetch(base + path, { headers: { 'x-test-caller': caller } });
@@ -164,12 +222,65 @@ test.serial('input is validated before authorization: a stranger with bad input 
   t.deepEqual(handled, []);
 });
 
-test('a route that declares authorize cannot be mounted without an authorizer or a permission', (t) => {
-  t.throws(() => mountGroup(group), { message: /GET \/t\/orgs\/:org_id declares authorize without an authorizer/ });
-  const noPermission: RouteGroup = {
-    prefix: '/x',
-    tag: 'X',
-    routes: [{ ...group.routes[0]!, permission: undefined }],
-  };
-  t.throws(() => mountGroup(noPermission, s.authorizer), { message: /declares authorize without a permission/ });
+test.serial('resource route: the record is loaded and the check made on its project; an unseen record is "not found" by its own name', async (t) => {
+  handled.length = 0;
+  const ownKey = s.connections.createConnection({ projectId, kind: 'api', name: 'k', mode: 'read', createdBy: null }).connection.id;
+  const owner = await call('owner', `/connections/${ownKey}`);
+  t.is(owner.status, 200);
+  t.deepEqual(owner.data, { id: ownKey, project_id: projectId });
+  for (const [caller, path, status, message] of [
+    ['stranger', `/connections/${ownKey}`, 404, 'Connection not found.'],
+    ['owner', '/connections/con_unknown', 404, 'Connection not found.'],
+    ['viewer', `/connections/${ownKey}`, 403, undefined],
+    ['read key', `/connections/${ownKey}`, 403, undefined],
+  ] as const) {
+    const res = await fetch(base + path, { headers: { 'x-test-caller': caller } });
+    const body = (await res.json()) as { message: string };
+    t.is(res.status, status, `${caller} ${path}`);
+    if (message) t.is(body.message, message);
+  }
+  t.deepEqual(handled, [ownKey]);
+});
+
+test.serial('content route: the grant comes from the content door; a path outside a key\'s scope is 403', async (t) => {
+  handled.length = 0;
+  t.deepEqual((await call('docs key', `/content/${projectId}?path=docs/a.md`)).data, { project_id: projectId, scope: 'docs', actor: 'agent' });
+  t.deepEqual((await call('viewer', `/content/${projectId}`)).data, { project_id: projectId, scope: '', actor: 'user' });
+  t.is((await call('docs key', `/content/${projectId}?path=b.md`)).status, 403);
+  t.is((await call('stranger', `/content/${projectId}?path=docs/a.md`)).status, 404);
+  t.is((await call('other key', `/content/${projectId}`)).status, 404);
+  t.deepEqual(handled, [projectId, projectId]);
+});
+
+test.serial('node route: unknown ids, unseen nodes and nodes of another project than named are all "Node not found."', async (t) => {
+  handled.length = 0;
+  t.deepEqual((await call('owner', '/nodes/nod_docs')).data, { path: 'docs/a.md', scope: '' });
+  t.deepEqual((await call('docs key', `/nodes/nod_docs?project_id=${projectId}`)).data, { path: 'docs/a.md', scope: 'docs' }, 'a read_write key, in its scope, in the project named');
+  for (const [caller, path, status] of [
+    ['stranger', '/nodes/nod_docs', 404],
+    ['owner', '/nodes/nod_nope', 404],
+    ['owner', '/nodes/nod_docs?project_id=prj_other', 404],
+    ['docs key', '/nodes/nod_root', 403],
+    ['read key', '/nodes/nod_docs', 403],
+    ['viewer', '/nodes/nod_docs', 403],
+  ] as const) {
+    t.is((await call(caller, path)).status, status, `${caller} ${path}`);
+  }
+  t.deepEqual(handled, ['nod_docs', 'nod_docs']);
+});
+
+test.serial('user route: keys are refused', async (t) => {
+  handled.length = 0;
+  t.deepEqual((await call('owner', '/me')).data, { email: 'owner@example.com' });
+  t.is((await call('read key', '/me')).status, 403);
+  t.is(handled.length, 1);
+});
+
+test('a declaration that does not say its check, or names the wrong permission for it, fails at start-up', (t) => {
+  const mount = (r: RouteDeclaration) => mountGroup({ prefix: '/x', tag: 'X', routes: [r] }, guards());
+  const org = group.routes[0]!;
+  t.throws(() => mount({ ...org, authorize: undefined as never }), { message: /GET \/x\/orgs\/:org_id declares no authorize/ });
+  t.throws(() => mount({ ...org, permission: undefined }), { message: /declares a org check without a permission/ });
+  t.throws(() => mount({ ...group.routes[3]!, permission: 'keys:manage' as never }), { message: /the content door checks content:read or content:write, not keys:manage/ });
+  t.throws(() => mount({ ...group.routes[5]!, permission: 'org:read' as never }), { message: /declares a permission its user check does not apply/ });
 });

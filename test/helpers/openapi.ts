@@ -1,6 +1,6 @@
 import type { ExecutionContext } from 'ava';
 import { z } from 'zod';
-import { apiRoutes } from '../../src/api/router.ts';
+import { apiRoutes } from '../../src/app/routes.ts';
 import type { Services } from '../../src/app/services.ts';
 import type { RouteDeclaration } from '../../src/http/routes/declaration.ts';
 import { openApiPath } from '../../src/http/routes/openapi.ts';

@@ -1,9 +1,5 @@
-import type { Context } from 'koa';
-import type { Services } from '../../app/services.ts';
-import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
+import type { AccessConnectionStore } from '../../domain/connections/accessConnectionStore.ts';
 import { created, ok } from '../../http/envelope.ts';
-import { asAppError, notFound } from '../../http/errors.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
@@ -14,21 +10,10 @@ import * as schema from './schemas.ts';
  * Connections (spec 4.6) under `prefix`: the same declarations answer under `/connections` and
  * `/access`. Every operation needs keys:manage on the connection's project.
  */
-export function connectionRoutes(s: Services, prefix: '/connections' | '/access'): RouteGroup {
-  /** A connection the caller may manage; one in a project they cannot see is "not found", not "project not found". */
-  function manageable(ctx: Context, id: string): ConnectionRecord {
-    const connection = s.connections.find(id);
-    if (!connection) throw notFound('Connection');
-    try {
-      s.authorizer.requireProject(principalOf(ctx), connection.project_id, 'keys:manage');
-    } catch (err) {
-      if (asAppError(err)?.code === 'NOT_FOUND') throw notFound('Connection');
-      throw err;
-    }
-    return connection;
-  }
-
+export function connectionRoutes(s: { connections: AccessConnectionStore }, prefix: '/connections' | '/access'): RouteGroup {
   const permission = 'keys:manage';
+  /** A connection by id: one in a project the caller cannot manage is "Connection not found." */
+  const connection = { resource: ({ params }: { params: { id: string } }) => s.connections.find(params.id), name: 'Connection' };
   return {
     prefix,
     tag: prefix === '/connections' ? 'Connections' : 'Connections (alias /access)',
@@ -55,15 +40,14 @@ export function connectionRoutes(s: Services, prefix: '/connections' | '/access'
         status: 201,
         body: schema.createConnectionBody,
         response: schema.connectionWithKey,
-        handle(ctx, { body }) {
-          const principal = principalOf(ctx);
+        handle(ctx, { body, access }) {
           const { connection, key } = s.connections.createConnection({
             projectId: body.project_id,
             kind: body.kind,
             name: body.name,
             scopePath: body.scope_path,
             mode: body.mode,
-            createdBy: principal.kind === 'user' ? principal.id : null,
+            createdBy: access.principal.kind === 'user' ? access.principal.id : null,
           });
           created(ctx, { connection: presentConnection(connection), key }, 'Connection created; the key is shown only this once');
         },
@@ -73,10 +57,11 @@ export function connectionRoutes(s: Services, prefix: '/connections' | '/access'
         path: '/:id',
         summary: 'Read a connection',
         permission,
+        authorize: connection,
         params: schema.connectionParams,
         response: schema.connectionSchema,
-        handle(ctx, { params }) {
-          ok(ctx, presentConnection(manageable(ctx, params.id)));
+        handle(ctx, { access }) {
+          ok(ctx, presentConnection(access.record));
         },
       }),
       route({
@@ -84,12 +69,12 @@ export function connectionRoutes(s: Services, prefix: '/connections' | '/access'
         path: '/:id',
         summary: "Change a connection's name, scope, mode or status",
         permission,
+        authorize: connection,
         params: schema.connectionParams,
         body: schema.updateConnectionBody,
         response: schema.connectionSchema,
-        handle(ctx, { params, body }) {
-          const connection = manageable(ctx, params.id);
-          const updated = s.connections.update(connection.id, { name: body.name, scopePath: body.scope_path, mode: body.mode, status: body.status });
+        handle(ctx, { body, access }) {
+          const updated = s.connections.update(access.record.id, { name: body.name, scopePath: body.scope_path, mode: body.mode, status: body.status });
           ok(ctx, presentConnection(updated), 'Connection updated');
         },
       }),
@@ -98,10 +83,11 @@ export function connectionRoutes(s: Services, prefix: '/connections' | '/access'
         path: '/:id',
         summary: 'Delete a connection; its key stops working',
         permission,
+        authorize: connection,
         params: schema.connectionParams,
         response: deletedSchema,
-        handle(ctx, { params }) {
-          s.connections.delete(manageable(ctx, params.id).id);
+        handle(ctx, { params, access }) {
+          s.connections.delete(access.record.id);
           ok(ctx, presentDeleted(params.id), 'Connection deleted; its key no longer works');
         },
       }),
@@ -110,10 +96,11 @@ export function connectionRoutes(s: Services, prefix: '/connections' | '/access'
         path: '/:id/regenerate-key',
         summary: 'Issue a new key; the previous one stops working',
         permission,
+        authorize: connection,
         params: schema.connectionParams,
         response: schema.connectionWithKey,
-        handle(ctx, { params }) {
-          const { connection, key } = s.connections.regenerateKey(manageable(ctx, params.id).id);
+        handle(ctx, { access }) {
+          const { connection, key } = s.connections.regenerateKey(access.record.id);
           ok(ctx, { connection: presentConnection(connection), key }, 'New key issued; the previous key no longer works');
         },
       }),

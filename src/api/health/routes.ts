@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Services } from '../../app/services.ts';
-import { serviceVersion } from '../../app/version.ts';
+import { serviceVersion } from '../../config/version.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 
 export const healthSchema = z.object({ status: z.enum(['ok', 'degraded']), version: z.string(), database: z.boolean() });

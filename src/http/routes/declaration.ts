@@ -1,8 +1,11 @@
 import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
+import type { Principal } from '../../auth/principal.ts';
+import type { NodeInfo } from '../../content/types.ts';
 import type { OrgRole } from '../../domain/roles.ts';
 import type { ProjectAccess } from '../../policies/authorize.ts';
-import type { OrgAction, ProjectAction } from '../../policies/permissions.ts';
+import type { ContentGrant } from '../../policies/contentAccess.ts';
+import type { ContentAction, OrgAction, ProjectAction } from '../../policies/permissions.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -13,22 +16,71 @@ export interface RouteInput<P, Q, B> {
   body: B;
 }
 
-/** The kinds of resource a route's permission can be declared on. */
-export type AuthorizedOn = 'org' | 'project';
+/** A record that belongs to one project (a connection, an endpoint, a sync…): its project is what the check is made on. */
+export type ProjectOwned = { project_id: string } | { projectId: string };
 
 /**
- * Which organization or project the route's `permission` applies to, read from the validated
- * input: `{ org: (input) => id }` or `{ project: (input) => id }`. The mount asks the authorizer
- * before the handler runs (404 for what the caller cannot see, 403 for too little permission),
- * so a handler never repeats the check.
+ * What a route needs before its handler runs. The mount enforces it after validating the input
+ * (422 first, then 401/404/403), so a handler never repeats the check; every route declares one.
+ * The three kinds that check nothing on an organization or project say why, and the route-table
+ * test lists them.
+ *
+ * - `public`: reachable without a credential (the reason).
+ * - `signedIn`: any authenticated caller, user or key; the handler touches no organization or
+ *   project on the caller's behalf beyond its own (the reason).
+ * - `user`: a signed-in user, not an access key (the reason); access = the user principal.
+ * - `org`: the organization the route acts on; access = the caller's organization role.
+ * - `project`: the project the route acts on; access = the caller's project access.
+ * - `resource`: a record that belongs to a project (`name` says what it is: "Connection"); an
+ *   unknown id, or one in a project the caller cannot see, is "<name> not found."; access = the
+ *   project access with the `record`.
+ * - `content`: the content door (src/policies/contentAccess.ts) on a project, with the paths the
+ *   request touches (each must lie inside the caller's scope); access = the content grant.
+ * - `node`: the content door on a node id (unknown ids and nodes the caller cannot reach are
+ *   "Node not found."; with `project`, the node must be in that project); access = `{node, grant}`.
  */
-export type RouteAuthorization<K extends AuthorizedOn = AuthorizedOn, I = RouteInput<unknown, unknown, unknown>> = { [k in K]: (input: I) => string };
+export type RouteAuthorization<I = RouteInput<unknown, unknown, unknown>> =
+  | { public: string }
+  | { signedIn: string }
+  | { user: string }
+  | { org: (input: I) => string }
+  | { project: (input: I) => string }
+  | { resource: (input: I) => ProjectOwned | null | undefined; name: string }
+  | { content: (input: I) => string; paths?: (input: I) => readonly (string | null | undefined)[] }
+  | { node: (input: I) => string; project?: (input: I) => string | null | undefined };
 
-/** What the declared authorization found: the caller's organization role, or its project access. */
-export type AccessOf<K> = [K] extends [never] ? undefined : [K] extends ['org'] ? OrgRole : [K] extends ['project'] ? ProjectAccess : OrgRole | ProjectAccess;
+/** The kinds of check, as the route table and the OpenAPI document name them. */
+export type AuthorizationKind = 'public' | 'signedIn' | 'user' | 'org' | 'project' | 'resource' | 'content' | 'node';
 
-/** With `authorize`, the permission must be an action of the matrix for that kind of resource. */
-type PermissionOf<K> = [K] extends [never] ? string : [K] extends ['org'] ? OrgAction : [K] extends ['project'] ? ProjectAction : OrgAction | ProjectAction;
+/** A node looked up by id through the content door, with the grant that reached it. */
+export interface NodeAccess {
+  node: NodeInfo;
+  grant: ContentGrant;
+}
+
+/** What the declared check found, handed to the handler as `access`. */
+export type AccessOf<A> = A extends { org: unknown }
+  ? OrgRole
+  : A extends { node: unknown }
+    ? NodeAccess
+    : A extends { content: unknown }
+      ? ContentGrant
+      : A extends { resource: (input: never) => infer R }
+        ? ProjectAccess & { record: NonNullable<R> }
+        : A extends { project: unknown }
+          ? ProjectAccess
+          : A extends { user: unknown }
+            ? Extract<Principal, { kind: 'user' }>
+            : undefined;
+
+/** The permission a check needs: organization actions on organizations, content actions at the content door. */
+type PermissionOf<A> = A extends { org: unknown }
+  ? OrgAction
+  : A extends { content: unknown } | { node: unknown }
+    ? ContentAction
+    : A extends { project: unknown } | { resource: unknown }
+      ? ProjectAction
+      : never;
 
 /**
  * One route, declared once: the router is built from it and the OpenAPI document is generated
@@ -39,7 +91,7 @@ export interface RouteDeclaration<
   P extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
-  K extends AuthorizedOn = AuthorizedOn,
+  A extends RouteAuthorization<never> = RouteAuthorization<never>,
 > {
   method: HttpMethod;
   /** Relative to the group's prefix, in @koa/router syntax (`/:id`, `/*path`). */
@@ -66,13 +118,11 @@ export interface RouteDeclaration<
   status?: 200 | 201 | 202 | 204;
   /** A second success status with the same `data` (a write answers 201 when it created the node, 200 when it changed one). */
   alsoStatus?: 200 | 201 | 202;
-  /** The permission the route needs, as the policy names it (documented as `x-permission`). */
-  permission?: PermissionOf<K>;
-  /** The organization or project `permission` is checked on, before the handler (see RouteAuthorization). */
-  authorize?: RouteAuthorization<K, RouteInput<z.output<P>, z.output<Q>, z.output<B>>>;
-  /** Reachable without a credential (still listed in src/http/publicRoutes.ts). */
-  public?: boolean;
-  handle(ctx: Context, input: RouteInput<z.output<P>, z.output<Q>, z.output<B>> & { access: AccessOf<K> }): unknown;
+  /** The check the mount makes before the handler (see RouteAuthorization). */
+  authorize: A;
+  /** The permission that check needs, as the policy names it (documented as `x-permission`). */
+  permission?: PermissionOf<A>;
+  handle(ctx: Context, input: RouteInput<z.output<P>, z.output<Q>, z.output<B>> & { access: AccessOf<A> }): unknown;
 }
 
 /** A resource's routes under one prefix; `tag` groups them in the API reference. */
@@ -84,15 +134,21 @@ export interface RouteGroup {
   routes: RouteDeclaration[];
 }
 
+/** Which kind of check a declaration makes. */
+export function authorizationKind(a: RouteAuthorization<never>): AuthorizationKind {
+  return Object.keys(a).find((k): k is AuthorizationKind => kinds.has(k as AuthorizationKind))!;
+}
+const kinds = new Set<AuthorizationKind>(['public', 'signedIn', 'user', 'org', 'project', 'resource', 'content', 'node']);
+
 /**
  * Declares a route. An identity function whose only job is type inference: the handler's input
- * types follow from the schemas given.
+ * types and its `access` follow from the schemas and the check declared.
  */
 export function route<
+  A extends RouteAuthorization<RouteInput<z.output<P>, z.output<Q>, z.output<B>>>,
   P extends z.ZodType = z.ZodType<Record<string, string>>,
   Q extends z.ZodType = z.ZodType<unknown>,
   B extends z.ZodType = z.ZodType<unknown>,
-  K extends AuthorizedOn = never,
->(declaration: RouteDeclaration<P, Q, B, K>): RouteDeclaration {
+>(declaration: RouteDeclaration<P, Q, B, A>): RouteDeclaration {
   return declaration as unknown as RouteDeclaration;
 }

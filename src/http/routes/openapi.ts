@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { errorStatus } from '../errors.ts';
-import type { HttpMethod, RouteDeclaration, RouteGroup } from './declaration.ts';
+import { authorizationKind, type HttpMethod, type RouteDeclaration, type RouteGroup } from './declaration.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -89,7 +89,9 @@ function operation(r: RouteDeclaration, tag: string, path: string): JsonSchema {
   };
   if (r.description) op.description = r.description;
   if (r.permission) op['x-permission'] = r.permission;
-  if (r.public) op.security = [];
+  // The check the mount enforces before the handler (see RouteAuthorization).
+  op['x-authorization'] = authorizationKind(r.authorize);
+  if ('public' in r.authorize) op.security = [];
   if (r.body) op.requestBody = { required: true, content: { [r.multipart ? 'multipart/form-data' : 'application/json']: { schema: jsonSchema(r.body) } } };
   return op;
 }
