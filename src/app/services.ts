@@ -21,7 +21,9 @@ import { RateLimiter } from '../http/rateLimiter.ts';
 import type { Logger } from '../logging/logger.ts';
 import { Authorizer } from '../policies/authorize.ts';
 import { ContentAccess } from '../policies/contentAccess.ts';
+import { ChangeBus } from '../events/changeBus.ts';
 import { ChangeFeed } from '../events/changeFeed.ts';
+import { commitEventOf } from '../events/commitEvent.ts';
 import { Changelog } from '../events/changelog.ts';
 import { SyncService } from '../sync/syncService.ts';
 import { SyncStore } from '../sync/syncStore.ts';
@@ -77,7 +79,9 @@ export interface Services {
   changelog: Changelog;
   syncStore: SyncStore;
   syncs: SyncService;
-  /** The live change feed (Server-Sent Events), fed by the content store's commit notifications. */
+  /** The change bus (src/events/): every acknowledged commit, for the feed, the indexer, caches and later webhooks. */
+  bus: ChangeBus;
+  /** The live change feed (Server-Sent Events), a subscriber of the change bus. */
   feed: ChangeFeed;
   /** Tools (spec 4.9) and the search indexer that follows every commit. */
   tools: ToolsService;
@@ -129,16 +133,19 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const connections = new AccessConnectionStore(db);
   const changelog = new Changelog(content);
   const syncStore = new SyncStore(db);
+  // The change bus: every acknowledged commit of the content core, whatever wrote it.
+  const bus = new ChangeBus(logger);
+  content.onCommitted((tip) => bus.publish(commitEventOf(tip)));
   const feed = new ChangeFeed(changelog, { maxStreamsPerHolder: settings.maxEventStreams });
-  content.onCommitted((projectId) => feed.notify(projectId));
+  bus.subscribe('live-feed', (e) => feed.notify(e.project));
   const access = new ContentAccess(authorizer);
-  const sandbox = createSandbox({ settings, logger, content, connections, access, authorizer });
-  const tools = createTools({ settings, logger, db, content, changelog, access, authorizer, sandbox: sandbox.executor });
+  const sandbox = createSandbox({ settings, logger, content, bus, connections, access, authorizer });
+  const tools = createTools({ settings, logger, db, content, bus, changelog, access, authorizer, sandbox: sandbox.executor });
   const refreshTokens = new RefreshTokens(db, settings.refreshTokenTtlSeconds);
   const authenticator = new Authenticator(db, users, accessTokens, anonKeyOf(signingSecret), refreshTokens);
   const agents = createAgents({ db, logger, connections, content, access, authorizer, tools: tools.tools, indexer: tools.indexer, sandbox: sandbox.executor, llm: settings.llm });
   const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog, agents: agents.agents, agentTools: agents.bindings });
-  const publishing = createPublishing({ db, content, access });
+  const publishing = createPublishing({ db, content, access, bus });
   const oauth = createOAuth({ db, signingSecret, settings: () => settings, authorizer, users, logger });
   const ingest = createIngest({ settings, logger, db, content, access, authenticator, providers: agents.providers });
   const syncRuntime = new SyncRuntime({
@@ -195,6 +202,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
       minIntervalS: () => settings.sync.minIntervalS,
     }),
     syncRuntime,
+    bus,
     feed,
     tools,
     sandbox,
@@ -220,6 +228,7 @@ export async function closeServices(services: Services): Promise<void> {
   services.mcp.close();
   await services.tools.close();
   await services.sandbox.close();
+  await services.bus.close();
   await services.checkpointer.stop();
   await services.content.close();
   services.db.close();

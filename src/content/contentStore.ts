@@ -21,6 +21,7 @@ import type {
   BulkFile,
   CommitOptions,
   CommitResult,
+  CommittedTip,
   Mutation,
   NodeInfo,
   NodeRef,
@@ -83,7 +84,7 @@ export interface PurgeReport {
 export class ContentStore extends ContentReads {
   private readonly writers: ProjectWriters;
   private readonly pushes: PushExpectations;
-  private readonly commitListeners = new Set<(projectId: string) => void>();
+  private readonly commitListeners = new Set<(tip: CommittedTip) => void>();
   /** The largest content a node may hold (surfaces that read files from elsewhere check it first). */
   readonly maxContentBytes: number;
   private readonly fsync: boolean;
@@ -107,18 +108,19 @@ export class ContentStore extends ContentReads {
       maxCached: options.maxCachedProjects ?? 64,
       gitBinary: options.gitBinary === undefined ? 'git' : options.gitBinary,
       pushes: this.pushes,
-      onCommitted: (projectId) => {
-        for (const listener of this.commitListeners) listener(projectId);
+      onCommitted: (tip) => {
+        for (const listener of this.commitListeners) listener(tip);
       },
     });
   }
 
   /**
-   * Calls `listener(projectId)` after every batch of commits is acknowledged and after commits
-   * pushed with git are indexed (the live change feed); what changed is in the index (audit
-   * entries and project_commits by commit number). Returns the unsubscribe function.
+   * Calls `listener(tip)` after every batch of commits is acknowledged and after commits pushed
+   * with git are indexed; what changed is in the index (audit entries and project_commits by
+   * commit number). The composition root publishes it on the change bus (src/events/); nothing
+   * else listens here. Returns the unsubscribe function.
    */
-  onCommitted(listener: (projectId: string) => void): () => void {
+  onCommitted(listener: (tip: CommittedTip) => void): () => void {
     this.commitListeners.add(listener);
     return () => this.commitListeners.delete(listener);
   }

@@ -248,3 +248,10 @@ export interface ScopeFigures {
   commitCount: number;
   lastCommit: number | null;
 }
+
+/** Where a project's `main` stands after acknowledged commits (ContentStore.onCommitted). */
+export interface CommittedTip {
+  projectId: string;
+  commitId: string | null;
+  projectVersion: number;
+}

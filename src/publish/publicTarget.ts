@@ -1,4 +1,5 @@
 import type { ContentStore, NodeInfo, VersionInfo } from '../content/contentStore.ts';
+import type { ChangeBus } from '../events/changeBus.ts';
 import { DomainError } from '../errors/domainError.ts';
 import { Lru } from '../content/lru.ts';
 import type { PublishRecord, PublishStore } from './publishStore.ts';
@@ -43,7 +44,7 @@ export function subPathSegments(rawRest: string): string[] | null {
   return out;
 }
 
-type Content = Pick<ContentStore, 'findById' | 'findByPath' | 'getVersion' | 'onCommitted'>;
+type Content = Pick<ContentStore, 'findById' | 'findByPath' | 'getVersion'>;
 
 /** A published node as last looked up, with what tells whether it is still current. */
 interface Cached {
@@ -80,8 +81,9 @@ export class PublicResolver {
   constructor(
     private readonly store: Pick<PublishStore, 'findByAddress' | 'revision'>,
     private readonly content: Content,
+    bus: Pick<ChangeBus, 'subscribe'>,
   ) {
-    content.onCommitted((projectId) => this.generations.set(projectId, (this.generations.get(projectId) ?? 0) + 1));
+    bus.subscribe('publish-cache', (e) => this.generations.set(e.project, (this.generations.get(e.project) ?? 0) + 1));
   }
 
   resolve(address: string, segments: string[] | null, now = Date.now()): PublicTarget {

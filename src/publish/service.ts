@@ -1,5 +1,6 @@
 import type { ContentStore } from '../content/contentStore.ts';
 import type { Db } from '../db/database.ts';
+import type { ChangeBus } from '../events/changeBus.ts';
 import type { ContentAccess } from '../policies/contentAccess.ts';
 import { PublicReader } from './publicReader.ts';
 import { PublicResolver } from './publicTarget.ts';
@@ -15,12 +16,12 @@ export interface PublishingService {
   reader: PublicReader;
 }
 
-export function createPublishing(d: { db: Db; content: ContentStore; access: ContentAccess }): PublishingService {
+export function createPublishing(d: { db: Db; content: ContentStore; access: ContentAccess; bus: Pick<ChangeBus, 'subscribe'> }): PublishingService {
   const store = new PublishStore(d.db);
   return {
     store,
     publishes: new Publishes({ store, content: d.content, access: d.access }),
-    resolver: new PublicResolver(store, d.content),
+    resolver: new PublicResolver(store, d.content, d.bus),
     reader: new PublicReader(d.content),
   };
 }

@@ -1,3 +1,4 @@
+import type { ChangeBus } from '../events/changeBus.ts';
 import type { ContentStore } from '../content/contentStore.ts';
 import { DomainError, invalidField } from '../errors/domainError.ts';
 import type { Logger } from '../logging/logger.ts';
@@ -55,6 +56,8 @@ export interface DraftRunResult extends Pick<ExecResult, 'stdout' | 'stderr' | '
 
 export interface ExecutorDeps {
   content: ContentStore;
+  /** Commits from anywhere make a project's warm sandboxes stale. */
+  bus: Pick<ChangeBus, 'subscribe'>;
   access: ContentAccess;
   /** Chooses the runtime at start-up (probing bubblewrap is asynchronous). */
   selectRuntime: () => Promise<SandboxRuntime>;
@@ -93,7 +96,7 @@ export class SandboxExecutor {
       const warm = new WarmSandboxes({ logger: this.d.logger, ...this.d.warm });
       this.warm = warm;
       // A commit from anywhere (an exec, the content API, a git push) makes the project's warm sandboxes stale.
-      this.unsubscribe = this.d.content.onCommitted((projectId) => warm.retire(projectId, this.d.content.head(projectId)?.commitId ?? null));
+      this.unsubscribe = this.d.bus.subscribe('warm-sandboxes', (e) => warm.retire(e.project, e.commit));
     }
   }
 

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { Settings } from '../config/settings.ts';
 import type { ContentStore } from '../content/contentStore.ts';
+import type { ChangeBus } from '../events/changeBus.ts';
 import type { AccessConnectionStore } from '../domain/connections/accessConnectionStore.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Authorizer } from '../policies/authorize.ts';
@@ -24,6 +25,7 @@ export function createSandbox(d: {
   settings: Settings;
   logger: Logger;
   content: ContentStore;
+  bus: Pick<ChangeBus, 'subscribe'>;
   connections: AccessConnectionStore;
   access: ContentAccess;
   authorizer: Authorizer;
@@ -32,6 +34,7 @@ export function createSandbox(d: {
   const pool = new WorkspacePool({ root, content: d.content, logger: d.logger });
   const executor = new SandboxExecutor({
     content: d.content,
+    bus: d.bus,
     access: d.access,
     selectRuntime: () => selectRuntime(d.settings.sandbox, d.logger, { probeDir: root }),
     pool,

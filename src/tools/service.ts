@@ -5,6 +5,7 @@ import type { Logger } from '../logging/logger.ts';
 import type { Authorizer } from '../policies/authorize.ts';
 import type { ContentAccess } from '../policies/contentAccess.ts';
 import type { SandboxExecutor } from '../sandbox/executor.ts';
+import type { ChangeBus } from '../events/changeBus.ts';
 import type { Changelog } from '../events/changelog.ts';
 import { EmbeddingsClient } from '../search/embeddings.ts';
 import { SearchIndexer, type IndexerOptions } from '../search/indexer.ts';
@@ -18,14 +19,14 @@ export interface ToolsService {
 }
 
 /**
- * Builds the tools library and its search indexer, subscribed to the content store's commit
- * notifications; projects that have a search tool catch up right away (after a restart too).
+ * Builds the tools library and its search indexer, subscribed to the change bus; projects that have a search tool catch up right away (after a restart too).
  */
 export function createTools(d: {
   settings: Settings;
   logger: Logger;
   db: Db;
   content: ContentStore;
+  bus: Pick<ChangeBus, 'subscribe'>;
   changelog: Changelog;
   access: ContentAccess;
   authorizer: Authorizer;
@@ -46,7 +47,7 @@ export function createTools(d: {
     onUnwanted: (projectId) => void indexer.disable(projectId),
     ...d.indexer,
   });
-  const unsubscribe = d.content.onCommitted((projectId) => indexer.notify(projectId));
+  const unsubscribe = d.bus.subscribe('search-indexer', (e) => indexer.notify(e.project));
   const tools = new Tools({ store, authorizer: d.authorizer, content: d.content, access: d.access, indexer, sandbox: d.sandbox });
   tools.start();
   return {

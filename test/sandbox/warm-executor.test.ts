@@ -7,6 +7,8 @@ import type { Principal } from '../../src/auth/principal.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 import { ContentAccess, type ContentGrant } from '../../src/policies/contentAccess.ts';
 import { SandboxExecutor, type ExecRequest } from '../../src/sandbox/executor.ts';
+import { ChangeBus } from '../../src/events/changeBus.ts';
+import { commitEventOf } from '../../src/events/commitEvent.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/limits.ts';
 import { BwrapRuntime } from '../../src/sandbox/runtime/bwrapRuntime.ts';
 import { WorkspacePool } from '../../src/sandbox/workspace/workspacePool.ts';
@@ -30,8 +32,12 @@ async function setup(t: ExecutionContext, warm: { idleMs?: number; max?: number;
   await chmod(root, 0o711);
   const pool = new WorkspacePool({ root: join(root, 'ws'), content: f.store });
   let runtime: BwrapRuntime | null = null;
+  // The store's commits reach the executor over the change bus, as the composition root wires them.
+  const bus = new ChangeBus();
+  f.store.onCommitted((tip) => bus.publish(commitEventOf(tip)));
   const executor = new SandboxExecutor({
     content: f.store,
+    bus,
     access: new ContentAccess({ requireProject: () => ({ role: 'admin', scope: '' }) }),
     selectRuntime: async () => (runtime = await BwrapRuntime.create()),
     pool,

@@ -13,7 +13,7 @@ import { Lru } from '../lru.ts';
 import type { PushExpectations } from '../pushExpectations.ts';
 import { TimeSlice } from '../timeSlice.ts';
 import { EMPTY_BLOB, Tree, WorkTree } from '../tree.ts';
-import type { CommitResult, ReconcileOptions, ReconcileReport, ReindexReport } from '../types.ts';
+import type { CommitResult, CommittedTip, ReconcileOptions, ReconcileReport, ReindexReport } from '../types.ts';
 import { CallRejected, preloadTrees, unchanged, writeBatch, type BatchOutcome, type BuildTarget, type CommitCall } from './commitBuilder.ts';
 import { MainLockWait, RefLocked, RefMoved } from './mainRef.ts';
 import { repack, repackDue, type RepackTarget } from './repacker.ts';
@@ -31,7 +31,7 @@ export interface WriterDeps {
   /** Pushes accepted by the git remote, not indexed yet (shared by all writers). */
   pushes?: PushExpectations;
   /** Called after new commits of a project are indexed and acknowledged (writes and pushes alike). */
-  onCommitted?: (projectId: string) => void;
+  onCommitted?: (tip: CommittedTip) => void;
 }
 
 interface Job extends CommitCall {
@@ -438,7 +438,8 @@ export class ProjectWriter {
   /** A listener's failure must not fail writes that are already done. */
   private notify(): void {
     try {
-      this.deps.onCommitted?.(this.projectId);
+      const state = this.deps.index.indexState(this.projectId);
+      this.deps.onCommitted?.({ projectId: this.projectId, commitId: state?.headCommit ?? null, projectVersion: state?.projectVersion ?? 0 });
     } catch (err) {
       this.deps.logger?.warn({ err, projectId: this.projectId }, 'a commit listener failed');
     }
