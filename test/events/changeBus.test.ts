@@ -86,6 +86,6 @@ test("the content store's commits become events naming the new tip and its commi
   execFileSync('git', ['push', '-q', 'origin', 'HEAD:main'], { cwd: c, env });
   const pushed = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: c }).toString().trim();
   await f.store.reconcile(P);
-  t.deepEqual(events.map((e) => e.seq), [first.projectVersion, second.projectVersion, second.projectVersion + 1]);
+  t.deepEqual(events.map((e) => e.seq), [first.projectVersion, second.projectVersion, second.projectVersion! + 1]);
   t.is(events[2]!.commit, pushed);
 });
