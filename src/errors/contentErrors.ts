@@ -1,15 +1,14 @@
-/** Typed errors of the content store; the HTTP layer maps `code` to a status (404/409/422/413). */
+import { DomainError } from './domainError.ts';
+
+/** Typed errors of the content store: domain errors whose details are always an object. */
 
 export type ContentErrorCode = 'NOT_FOUND' | 'CONFLICT' | 'VALIDATION_ERROR' | 'PAYLOAD_TOO_LARGE';
 
-export class ContentError extends Error {
-  readonly code: ContentErrorCode;
-  readonly details: Record<string, unknown>;
+export class ContentError extends DomainError {
+  declare readonly code: ContentErrorCode;
+  declare readonly details: Record<string, unknown>;
   constructor(code: ContentErrorCode, message: string, details: Record<string, unknown> = {}) {
-    super(message);
-    this.name = new.target.name;
-    this.code = code;
-    this.details = details;
+    super(code, message, details);
   }
 }
 

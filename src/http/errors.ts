@@ -1,3 +1,5 @@
+import { asDomainError, DomainError, type DomainErrorCode } from '../errors/domainError.ts';
+
 /** The error codes of the API (SPEC section 7 plus METHOD_NOT_ALLOWED, CONFLICT, PAYLOAD_TOO_LARGE, UPSTREAM_ERROR and SERVICE_UNAVAILABLE) and their statuses. */
 export const errorStatus = {
   UNAUTHORIZED: 401,
@@ -18,22 +20,16 @@ export const errorStatus = {
 export type ErrorCode = keyof typeof errorStatus;
 
 /**
- * An error a client may see: its code, a human sentence and optional details. Anything
- * thrown that is not an AppError (or a domain error with a known code) becomes a bare 500.
+ * A domain error as an HTTP answer: its status from the code. Thrown by the HTTP edge itself
+ * (routes, middleware); anything else thrown is mapped by `asAppError`, and what it does not
+ * know becomes a bare 500.
  */
-export class AppError extends Error {
-  readonly code: ErrorCode;
+export class AppError extends DomainError {
   readonly status: number;
-  readonly details: unknown;
-  readonly headers: Record<string, string>;
 
   constructor(code: ErrorCode, message: string, details?: unknown, headers: Record<string, string> = {}) {
-    super(message);
-    this.name = 'AppError';
-    this.code = code;
+    super(code as DomainErrorCode, message, details ?? null, headers);
     this.status = errorStatus[code];
-    this.details = details ?? null;
-    this.headers = headers;
   }
 }
 
@@ -45,22 +41,9 @@ export const conflict = (message: string, details?: unknown) => new AppError('CO
 export const validationError = (message: string, details?: unknown) =>
   new AppError('VALIDATION_ERROR', message, details);
 
-const knownCodes = new Set(Object.keys(errorStatus));
-
-/** Domain modules throw their own errors with a `code` property; this recognises them without importing them. */
+/** The answer for a thrown error: an AppError as is, a domain error with its status, else null (a 500). */
 export function asAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
-  if (err && typeof err === 'object' && 'code' in err && typeof err.code === 'string' && knownCodes.has(err.code)) {
-    const e = err as { code: ErrorCode; message?: string; details?: unknown };
-    return new AppError(e.code, e.message || e.code, e.code === 'VALIDATION_ERROR' ? fieldDetails(e.message, e.details) : e.details);
-  }
-  return null;
-}
-
-/** Validation details are always a list of `{field, message}` (plus any context the domain gave). */
-function fieldDetails(message: string | undefined, details: unknown): unknown {
-  if (Array.isArray(details)) return details;
-  const extra = details && typeof details === 'object' ? (details as Record<string, unknown>) : {};
-  const field = typeof extra.field === 'string' ? extra.field : 'body';
-  return [{ ...extra, field, message: message ?? 'invalid' }];
+  const e = asDomainError(err);
+  return e ? new AppError(e.code, e.message, e.details, e.headers) : null;
 }

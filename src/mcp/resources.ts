@@ -1,6 +1,6 @@
 import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import type { NodeInfo, TreeNode } from '../content/contentStore.ts';
-import { asAppError } from '../http/errors.ts';
+import { asDomainError } from '../errors/domainError.ts';
 import { endpointPath, grantIn, projectOf, type CallContext } from './context.ts';
 
 /**
@@ -124,7 +124,7 @@ function utf8(bytes: Buffer): string | null {
 /** Resource requests answer protocol errors: not found is MCP's -32002, the rest invalid params. */
 function toMcpError(err: unknown): unknown {
   if (err instanceof McpError) return err;
-  const known = asAppError(err);
+  const known = asDomainError(err);
   if (!known) return err;
   if (known.code === 'NOT_FOUND') return new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${known.message}`, { code: known.code, details: known.details });
   return new McpError(ErrorCode.InvalidParams, known.message, { code: known.code, details: known.details });

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { asAppError } from '../http/errors.ts';
+import { asDomainError } from '../errors/domainError.ts';
 import type { Logger } from '../logging/logger.ts';
 
 /**
@@ -16,7 +16,7 @@ export function toolResult(value: Record<string, unknown>): CallToolResult {
  * unexpected is logged and says only that it failed.
  */
 export function toolError(err: unknown, logger: Logger, tool: string): CallToolResult {
-  const known = asAppError(err);
+  const known = asDomainError(err);
   const error = known
     ? { code: known.code, message: known.message, details: known.details }
     : { code: 'INTERNAL_ERROR', message: 'Something went wrong on our side; the server log has the details.', details: null };

@@ -1,6 +1,5 @@
 import type { Principal } from '../../auth/principal.ts';
 import { DomainError, invalidField } from '../../errors/domainError.ts';
-import { AppError } from '../../http/errors.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
 import { nowIso } from '../../util/ids.ts';
@@ -142,7 +141,7 @@ export class AgentChat {
     try {
       return this.d.providers.resolve(ref);
     } catch (err) {
-      if (err instanceof ProviderNotConfigured) throw new AppError('SERVICE_UNAVAILABLE', `This agent's model (${ref}) cannot be used: ${err.message}.`, { setting: err.setting, model: ref });
+      if (err instanceof ProviderNotConfigured) throw new DomainError('SERVICE_UNAVAILABLE', `This agent's model (${ref}) cannot be used: ${err.message}.`, { setting: err.setting, model: ref });
       if (err instanceof InvalidModelRef) throw invalidField('model', `the agent's ${err.message}`);
       throw err;
     }

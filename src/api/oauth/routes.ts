@@ -1,3 +1,4 @@
+import { errorStatus } from '../../http/errors.ts';
 import type { Context } from 'koa';
 import type { Services } from '../../app/services.ts';
 import { ok } from '../../http/envelope.ts';
@@ -56,7 +57,7 @@ export function oauthRoutes(s: Services): RouteGroup {
             if (!(err instanceof CallbackFailed)) throw err;
             sendCallbackPage(ctx, {
               ok: false,
-              status: err.error.status,
+              status: errorStatus[err.error.code],
               title: 'The connection was not made',
               message: err.error.message,
               redirectTo: err.redirectAfter,

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { AppError } from '../../http/errors.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import type { Logger } from '../../logging/logger.ts';
 import { redactUrl } from '../../logging/redact.ts';
 import { guardedRequest, limitedBody } from '../../net/guardedFetch.ts';
@@ -61,15 +61,15 @@ export async function forward(
     });
   } catch (e) {
     if (isRefusal(e)) {
-      throw new AppError('UPSTREAM_ERROR', `The MCP server's address is refused: ${(e as Error).message} (loopback, private and link-local addresses need CNS_URL_FETCH_ALLOW_PRIVATE).`);
+      throw new DomainError('UPSTREAM_ERROR', `The MCP server's address is refused: ${(e as Error).message} (loopback, private and link-local addresses need CNS_URL_FETCH_ALLOW_PRIVATE).`);
     }
-    throw new AppError('UPSTREAM_ERROR', `The MCP server at ${where} could not be reached: ${(e as Error).message}`);
+    throw new DomainError('UPSTREAM_ERROR', `The MCP server at ${where} could not be reached: ${(e as Error).message}`);
   }
   const status = upstream.statusCode ?? 502;
   if (status === 401 || status === 403) {
     upstream.resume();
     // Passed on as is, the caller's client would take it for its own credential failing here.
-    throw new AppError('UPSTREAM_ERROR', `The MCP server at ${where} refused the request (${status}): check the headers stored for it.`);
+    throw new DomainError('UPSTREAM_ERROR', `The MCP server at ${where} refused the request (${status}): check the headers stored for it.`);
   }
 
   const back: OutgoingHttpHeaders = {};

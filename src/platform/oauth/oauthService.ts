@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { UserStore } from '../../domain/users/userStore.ts';
-import { AppError, asAppError, forbidden, notFound } from '../../http/errors.ts';
+import { asDomainError, DomainError } from '../../errors/domainError.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
 import { newId } from '../../util/ids.ts';
@@ -44,7 +44,7 @@ export interface CallbackInput {
  */
 export class CallbackFailed extends Error {
   constructor(
-    readonly error: AppError,
+    readonly error: DomainError,
     readonly redirectAfter: string | null,
   ) {
     super(error.message);
@@ -88,7 +88,7 @@ export class OAuthService {
   /** The provider, resolved; 404 for one the registry does not know. */
   provider(id: string): ProviderDef {
     const def = this.d.providers.find(id);
-    if (!def) throw notFound(`OAuth provider ${id}`);
+    if (!def) throw new DomainError('NOT_FOUND', `OAuth provider ${id} not found.`);
     return def;
   }
 
@@ -120,12 +120,12 @@ export class OAuthService {
   async callback(input: CallbackInput, callerId?: string, expectedProvider?: string): Promise<{ info: ConnectionInfo; created: boolean; redirectAfter: string | null }> {
     const { claims, pending } = await this.takeState(input.state, callerId, expectedProvider);
     const redirectAfter = this.safeRedirect(pending.redirectAfter);
-    const fail = (e: AppError) => new CallbackFailed(e, redirectAfter);
+    const fail = (e: DomainError) => new CallbackFailed(e, redirectAfter);
     const def = this.d.providers.find(claims.provider);
     if (!def) throw fail(fieldError('state', `Unknown provider ${claims.provider}.`));
     if (input.error) {
       const why = `${input.error}${input.error_description ? ` (${input.error_description})` : ''}`;
-      throw fail(new AppError('FORBIDDEN', `${def.displayName} did not grant access: ${why}.`));
+      throw fail(new DomainError('FORBIDDEN', `${def.displayName} did not grant access: ${why}.`));
     }
     if (!input.code) throw fail(fieldError('code', 'code is missing.'));
     try {
@@ -134,7 +134,7 @@ export class OAuthService {
       return { ...saved, redirectAfter };
     } catch (err) {
       if (err instanceof GrantRefused) throw fail(new TokenRefused('code', `${def.displayName} refused the authorization code: ${err.error}${err.description ? ` (${err.description})` : ''}.`));
-      const known = asAppError(asUpstream(err));
+      const known = asDomainError(asUpstream(err));
       if (known) throw fail(known);
       throw err;
     }
@@ -176,7 +176,7 @@ export class OAuthService {
     const def = this.provider(providerId);
     const outcome = await this.d.lock.run(connectionKey(projectId, def.id), async () => {
       const c = this.d.store.find(projectId, def.id);
-      if (!c) throw notFound(`${def.displayName} connection of this project`);
+      if (!c) throw new DomainError('NOT_FOUND', `${def.displayName} connection of this project not found.`);
       const result = await this.revoke(def, c);
       this.d.store.delete(c.id);
       return result;
@@ -208,7 +208,7 @@ export class OAuthService {
       if (err instanceof StateRefused) throw new CallbackFailed(fieldError('state', err.message), null);
       throw err;
     }
-    if (callerId !== undefined && claims.userId !== callerId) throw new CallbackFailed(forbidden('This authorization was started by another user.'), null);
+    if (callerId !== undefined && claims.userId !== callerId) throw new CallbackFailed(new DomainError('FORBIDDEN', 'This authorization was started by another user.'), null);
     if (expectedProvider !== undefined && claims.provider !== expectedProvider) {
       throw new CallbackFailed(fieldError('state', `The state was issued for ${claims.provider}, not ${expectedProvider}.`), null);
     }
@@ -296,7 +296,7 @@ export class OAuthService {
   /** The state's user must still exist and be able to write the project (a callback carries no credential). */
   private requireWriter(userId: string, projectId: string): void {
     const user = this.d.users.findById(userId);
-    if (!user) throw forbidden('The user who started this authorization no longer exists.');
+    if (!user) throw new DomainError('FORBIDDEN', 'The user who started this authorization no longer exists.');
     const principal: Principal = { kind: 'user', id: user.id, user };
     this.d.authorizer.requireProject(principal, projectId, 'content:write');
   }
@@ -312,4 +312,4 @@ export class OAuthService {
   }
 }
 
-const fieldError = (field: string, message: string): AppError => new AppError('VALIDATION_ERROR', message, [{ field, message }]);
+const fieldError = (field: string, message: string): DomainError => new DomainError('VALIDATION_ERROR', message, [{ field, message }]);

@@ -1,4 +1,4 @@
-import { AppError } from '../../../http/errors.ts';
+import { DomainError } from '../../../errors/domainError.ts';
 import { identifyFailed } from '../errors.ts';
 import type { ProviderDef } from './types.ts';
 
@@ -85,9 +85,9 @@ const GOOGLE_API_BASES: Record<string, string> = {
 };
 
 /** POST /oauth/{google provider}/token: a 422 saying how to connect instead. */
-function oauthOnly(def: ProviderDef): AppError {
+function oauthOnly(def: ProviderDef): DomainError {
   const message = `${def.displayName} connects through OAuth only (Google has no personal tokens for its APIs): start with GET /oauth/${def.id}/authorize.`;
-  return new AppError('VALIDATION_ERROR', message, [{ field: 'token', message }]);
+  return new DomainError('VALIDATION_ERROR', message, [{ field: 'token', message }]);
 }
 
 export const gmail = googleProvider('gmail', 'Gmail');
