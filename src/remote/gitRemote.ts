@@ -1,9 +1,13 @@
 import type { Context, Middleware } from 'koa';
 import { join } from 'node:path';
-import type { Services } from '../app/services.ts';
 import { actorOf, type Principal } from '../auth/principal.ts';
-import type { Actor } from '../content/contentStore.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { Settings } from '../config/settings.ts';
+import type { Actor, ContentStore } from '../content/contentStore.ts';
 import { callerKey } from '../http/middleware/rateLimit.ts';
+import type { RateLimiter } from '../http/rateLimiter.ts';
+import type { Logger } from '../logging/logger.ts';
+import type { ContentAccess } from '../policies/contentAccess.ts';
 import { gitRefusal } from './gitAccess.ts';
 import { gitToken } from './gitCredentials.ts';
 import { runHttpBackend } from './httpBackend.ts';
@@ -22,7 +26,17 @@ export const GIT_PREFIX = '/git/';
  * password, or Bearer) and needs a `WWW-Authenticate: Basic` challenge to ask its credential
  * helper. Answers are plain text, which git shows to the user as `remote: ...`.
  */
-export function gitRemote(s: Services): Middleware {
+/** What the git remote uses: the settings it reads, credentials, the content policy, the core and the rate limiter. */
+export interface GitRemoteDeps {
+  settings: Pick<Settings, 'dataDir' | 'baseUrl' | 'maxContentBytes'>;
+  logger: Logger;
+  authenticator: Authenticator;
+  access: ContentAccess;
+  content: ContentStore;
+  rateLimiter: RateLimiter;
+}
+
+export function gitRemote(s: GitRemoteDeps): Middleware {
   const sessions = new PushSessions();
   const validator = { authenticator: s.authenticator, access: s.access, maxContentBytes: s.settings.maxContentBytes };
   return async (ctx, next) => {
@@ -56,7 +70,7 @@ export function gitRemote(s: Services): Middleware {
   };
 }
 
-async function serve(s: Services, sessions: PushSessions, ctx: Context, r: SmartRequest, token: string, principal: Principal): Promise<void> {
+async function serve(s: GitRemoteDeps, sessions: PushSessions, ctx: Context, r: SmartRequest, token: string, principal: Principal): Promise<void> {
   const gitdir = join(s.settings.dataDir, `${r.projectId}.git`);
   const actor = actorOf(principal);
   const receivedAt = new Date().toISOString();
@@ -113,7 +127,7 @@ async function serve(s: Services, sessions: PushSessions, ctx: Context, r: Smart
  * a lost ref race) and is forgotten. When the sync fails the registration stays in the database,
  * so the next write or the start-up reconciler still attributes the commits to the pusher.
  */
-async function indexPush(s: Services, session: PushSession, actor: Actor, receivedAt: string): Promise<void> {
+async function indexPush(s: GitRemoteDeps, session: PushSession, actor: Actor, receivedAt: string): Promise<void> {
   await s.content.reconcile(session.projectId, { actor, receivedAt, keepCommitAuthor: true });
   if (session.accepted) s.content.forgetPush(session.projectId, session.accepted.after);
 }

@@ -15,14 +15,14 @@ function sources(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-/** Each file's relative imports that exist at run time (type-only imports are erased). */
-function importGraph(): Map<string, string[]> {
+/** Each file's relative imports that exist at run time (type-only imports are erased), or all of them. */
+function importGraph(options: { types?: boolean } = {}): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sources(src)) {
     const text = readFileSync(file, 'utf8');
     const deps: string[] = [];
     for (const m of text.matchAll(/^(?:import|export)\s+(type\s+)?[^'";]*?from\s+'(\.[^']+)'/gm)) {
-      if (!m[1]) deps.push(resolve(dirname(file), m[2]!));
+      if (!m[1] || options.types) deps.push(resolve(dirname(file), m[2]!));
     }
     for (const m of text.matchAll(/import\('(\.[^']+)'\)/g)) deps.push(resolve(dirname(file), m[1]!));
     graph.set(file, deps);
@@ -82,4 +82,62 @@ test('REST resource folders do not import each other (shared code lives in api/s
     }
   }
   t.deepEqual(crossings, []);
+});
+
+/**
+ * The layers of src/, bottom to top (docs/architecture.md draws the same picture). A folder
+ * imports only folders of a lower layer, types included: no upward arrow (api→app,
+ * features→http, mcp→api, events→features, content→anything above it).
+ */
+const layers: string[][] = [
+  ['util', 'errors', 'types', 'config', 'logging'],
+  ['db', 'net'],
+  // The core: projects' repositories and their index.
+  ['content'],
+  ['collab'],
+  // Accounts: credentials and the records they authenticate as (each needs the other's types).
+  ['auth', 'domain'],
+  ['policies'],
+  ['events'],
+  ['commands'],
+  ['search'],
+  ['llm'],
+  ['sandbox'],
+  ['tools'],
+  ['ingest'],
+  ['data'],
+  ['publish'],
+  ['analytics'],
+  ['sync'],
+  ['platform'],
+  ['agents'],
+  // The surfaces: http is the edge they share (Koa middleware, the envelope, route declarations).
+  ['http'],
+  ['mcp'],
+  ['remote'],
+  ['api'],
+  ['app'],
+  ['cli'],
+];
+const layerOf = new Map(layers.flatMap((folders, i) => folders.map((f) => [f, i] as const)));
+/** Folders of one layer may import each other only where the layer says so (accounts); file-level cycles are refused above. */
+const sameLayerAllowed = (a: string, b: string) => (a === 'auth' && b === 'domain') || (a === 'domain' && b === 'auth');
+
+test('every folder of src has a layer', (t) => {
+  const folders = readdirSync(src).filter((n) => statSync(join(src, n)).isDirectory());
+  t.deepEqual(folders.filter((f) => !layerOf.has(f)), []);
+});
+
+test('layers import only from below: no upward arrows (types included)', (t) => {
+  const upward = new Set<string>();
+  for (const [file, deps] of importGraph({ types: true })) {
+    const top = relative(src, file).split('/')[0]!;
+    for (const dep of deps) {
+      const depTop = relative(src, dep).split('/')[0]!;
+      if (depTop === top || depTop.startsWith('..')) continue;
+      const [from, to] = [layerOf.get(top) ?? -1, layerOf.get(depTop) ?? -1];
+      if (to > from || (to === from && !sameLayerAllowed(top, depTop))) upward.add(`${relative(src, file)} -> ${relative(src, dep)}`);
+    }
+  }
+  t.deepEqual([...upward].sort(), []);
 });
