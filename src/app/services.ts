@@ -21,6 +21,7 @@ import { RateLimiter } from '../http/rateLimiter.ts';
 import type { Logger } from '../logging/logger.ts';
 import { Authorizer } from '../policies/authorize.ts';
 import { ContentAccess } from '../policies/contentAccess.ts';
+import { WriteTimeGrants } from '../policies/writeTimeGrant.ts';
 import { ChangeBus } from '../events/changeBus.ts';
 import { ChangeFeed } from '../events/changeFeed.ts';
 import { commitEventOf } from '../events/commitEvent.ts';
@@ -62,6 +63,8 @@ export interface Services {
   authorizer: Authorizer;
   /** The one content-access policy: what a principal may read and write beneath which path. */
   access: ContentAccess;
+  /** The same policy asked again at each write of a background run (syncs, sandboxes, ingestion). */
+  writeTimeGrants: WriteTimeGrants;
   rateLimiter: RateLimiter;
   loginRateLimiter: RateLimiter;
   /** Login attempts per client address, whatever the email. */
@@ -143,6 +146,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const tools = createTools({ settings, logger, db, content, bus, changelog, access, authorizer, sandbox: sandbox.executor });
   const refreshTokens = new RefreshTokens(db, settings.refreshTokenTtlSeconds);
   const authenticator = new Authenticator(db, users, accessTokens, anonKeyOf(signingSecret), refreshTokens);
+  const writeTimeGrants = new WriteTimeGrants({ authenticator, access });
   const agents = createAgents({ db, logger, connections, content, access, authorizer, tools: tools.tools, indexer: tools.indexer, sandbox: sandbox.executor, llm: settings.llm });
   const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog, agents: agents.agents, agentTools: agents.bindings });
   const publishing = createPublishing({ db, content, access, bus });
@@ -177,6 +181,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
     authenticator,
     authorizer,
     access,
+    writeTimeGrants,
     rateLimiter: new RateLimiter(settings.rateLimitMax, settings.rateLimitWindowMs),
     loginRateLimiter: new RateLimiter(settings.loginRateLimitMax, settings.loginRateLimitWindowMs),
     loginAddressRateLimiter: new RateLimiter(settings.loginAddressRateLimitMax, settings.loginRateLimitWindowMs),
