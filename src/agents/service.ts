@@ -74,7 +74,7 @@ export function createAgents(d: {
   const sessions = new ChatSessions({ agents, store: sessionStore, messages, authorizer: d.authorizer });
   const providers = new ChatProviders(d.llm);
   const bindings = new AgentToolBindings({ db: d.db, agents, tools: d.tools, content: d.content, access: d.access });
-  const workspaces = new AgentWorkspaces({ db: d.db, content: d.content, access: d.access, authorizer: d.authorizer, connections: d.connections, sandbox: d.sandbox });
+  const workspaces = new AgentWorkspaces({ db: d.db, content: d.content, access: d.access, authorizer: d.authorizer, sandbox: d.sandbox });
   const chat = new AgentChat({
     agents,
     accesses,

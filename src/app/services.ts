@@ -212,7 +212,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
     tools,
     sandbox,
     mcp,
-    mcpProxy: createMcpProxy({ db, signingSecret, authorizer, logger, allowPrivate: () => settings.urlFetchAllowPrivate }),
+    mcpProxy: createMcpProxy({ db, signingSecret, logger, allowPrivate: () => settings.urlFetchAllowPrivate }),
     agents,
     ingest,
     tables: new Tables({ store: new TableStore(db), content, access, authorizer, projects }),

@@ -42,9 +42,10 @@ export function toEndpoint(connection: ConnectionRecord): McpEndpoint {
 const issued = ({ connection, key }: IssuedConnection) => ({ endpoint: toEndpoint(connection), key });
 
 /**
- * MCP endpoints: managing them needs keys:manage on their project; each has its own access key
- * scoped to its folder's subtree. Sessions of an endpoint that is deleted, paused or revoked end
- * at once (`onAccessEnded`), and so do the key's sessions when the key is regenerated.
+ * MCP endpoints: managing them needs keys:manage on their project, which the surface checks
+ * before it calls; each has its own access key scoped to its folder's subtree. Sessions of an
+ * endpoint that is deleted, paused or revoked end at once (`onAccessEnded`), and so do the key's
+ * sessions when the key is regenerated.
  */
 export class McpEndpoints {
   private readonly bound: NodeBoundConnections;
@@ -54,47 +55,46 @@ export class McpEndpoints {
     this.bound = new NodeBoundConnections(d, 'mcp', ['an', 'MCP endpoint']);
   }
 
-  list(principal: Principal, projectId: string, page: Page): Paged<McpEndpoint> {
-    const { items, total } = this.bound.list(principal, projectId, page);
+  list(projectId: string, page: Page): Paged<McpEndpoint> {
+    const { items, total } = this.bound.list(projectId, page);
     return { items: items.map(toEndpoint), total };
   }
 
+  /** Creates an endpoint on a folder the caller reaches, with tools of its project. */
   create(principal: Principal, input: NewMcpEndpoint): { endpoint: McpEndpoint; key: string } {
-    // Checked once the caller is known to manage the project's keys (the callback runs after that).
+    // The surface has checked keys:manage on the project before: tools are looked up for a caller who manages it, after the folder.
     return issued(this.bound.create(principal, { ...input, config: () => ({ tool_ids: this.checkTools(input.projectId, input.toolIds ?? []) }) }));
   }
 
-  get(principal: Principal, id: string): McpEndpoint {
-    return toEndpoint(this.bound.manageable(principal, id));
+  /** The endpoints bound to a node. */
+  byNode(nodeId: string): McpEndpoint[] {
+    return this.bound.byNode(nodeId).map(toEndpoint);
   }
 
-  byNode(principal: Principal, nodeId: string): McpEndpoint[] {
-    return this.bound.byNode(principal, nodeId).map(toEndpoint);
-  }
-
-  update(principal: Principal, id: string, changes: McpEndpointChanges): McpEndpoint {
-    const current = this.bound.manageable(principal, id);
+  /** Changes an endpoint; a new folder must be one the caller reaches. */
+  update(principal: Principal, endpoint: McpEndpoint, changes: McpEndpointChanges): McpEndpoint {
+    const current = endpoint.connection;
     const toolIds = changes.toolIds === undefined ? undefined : this.checkTools(current.project_id, changes.toolIds);
-    const updated = this.bound.update(principal, id, changes, toolIds === undefined ? undefined : (config) => ({ ...config, tool_ids: toolIds }));
-    if (updated.status !== 'active') this.onAccessEnded({ serverId: id, holders: 'all' });
+    const updated = this.bound.update(principal, current, changes, toolIds === undefined ? undefined : (config) => ({ ...config, tool_ids: toolIds }));
+    if (updated.status !== 'active') this.onAccessEnded({ serverId: current.id, holders: 'all' });
     return toEndpoint(updated);
   }
 
-  delete(principal: Principal, id: string): void {
-    this.bound.delete(principal, id);
-    this.onAccessEnded({ serverId: id, holders: 'all' });
+  delete(endpoint: McpEndpoint): void {
+    this.bound.delete(endpoint.connection);
+    this.onAccessEnded({ serverId: endpoint.connection.id, holders: 'all' });
   }
 
-  regenerateKey(principal: Principal, id: string): { endpoint: McpEndpoint; key: string } {
-    const result = issued(this.bound.regenerateKey(principal, id));
-    this.onAccessEnded({ serverId: id, holders: 'key' });
+  regenerateKey(endpoint: McpEndpoint): { endpoint: McpEndpoint; key: string } {
+    const result = issued(this.bound.regenerateKey(endpoint.connection));
+    this.onAccessEnded({ serverId: endpoint.connection.id, holders: 'key' });
     return result;
   }
 
   /** An endpoint by id whatever its status (the MCP server's gate decides what that means). */
   find(id: string): McpEndpoint | null {
-    const connection = this.d.connections.find(id);
-    return connection && connection.kind === 'mcp' ? toEndpoint(connection) : null;
+    const connection = this.bound.find(id);
+    return connection && toEndpoint(connection);
   }
 
   /** The endpoint with its folder as it is now; the key's scope follows moves (409 when the folder is gone). */

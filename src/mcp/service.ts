@@ -37,7 +37,7 @@ export interface McpService {
   /** Answers an admitted request (the transport writes the response). */
   handle(req: IncomingMessage, res: ServerResponse, body: unknown, c: McpContext): Promise<void>;
   /** A new key for an agent (keys:manage): the old key, and the MCP sessions opened with it, stop at once. */
-  regenerateAgentKey(principal: Principal, agentId: string): { agent: Agent; key: string };
+  regenerateAgentKey(principal: Principal, agent: Agent): { agent: Agent; key: string };
   close(): void;
 }
 
@@ -56,7 +56,7 @@ export function createMcp(d: {
   agentTools: AgentToolBindings;
   sessions?: Partial<SessionLimits>;
 }): McpService {
-  const endpoints = new McpEndpoints({ connections: d.connections, content: d.content, access: d.access, authorizer: d.authorizer, tools: d.tools });
+  const endpoints = new McpEndpoints({ connections: d.connections, content: d.content, access: d.access, tools: d.tools });
   const env: McpEnv = { content: d.content, access: d.access, authorizer: d.authorizer, tools: d.tools, changelog: d.changelog, endpoints };
   const agentEnv: AgentMcpEnv = { agents: d.agents, bindings: d.agentTools, tools: d.tools, authorizer: d.authorizer };
   const options = { version: d.version, logger: d.logger };
@@ -75,8 +75,8 @@ export function createMcp(d: {
     admit: (endpointId, token) => admit(env, d.authenticator, endpointId, token),
     admitAgent: (agentId, token) => admitAgent(agentEnv, d.authenticator, agentId, token),
     handle: (req, res, body, c) => sessions.handle(req, res, body, c),
-    regenerateAgentKey(principal, agentId) {
-      const agent = d.agents.manageable(principal, agentId);
+    regenerateAgentKey(principal, agent) {
+      d.agents.manageBy(principal, agent);
       const { connection, key } = d.connections.regenerateKey(agent.connection.id);
       sessions.endAccess({ serverId: connection.id, holders: 'key' });
       return { agent: toAgent(connection), key };

@@ -42,7 +42,7 @@ export class Tools {
     return this.d.store.find(id);
   }
 
-  /** A tool the principal may see (its project readable): otherwise "not found". */
+  /** A tool the principal may see (its project readable): otherwise "not found" (a tool named in a request, as when binding one to an agent). */
   visible(principal: Principal, id: string): ToolRecord {
     const tool = this.d.store.find(id);
     if (!tool) throw new DomainError('NOT_FOUND', 'Tool not found.');
@@ -55,15 +55,14 @@ export class Tools {
     return tool;
   }
 
-  /** A tool the principal may change: content:write on its project. */
-  manageable(principal: Principal, id: string): ToolRecord {
-    const tool = this.visible(principal, id);
-    this.d.authorizer.requireProject(principal, tool.project_id, 'content:write');
-    return tool;
-  }
-
+  /** A project's tools for a principal who may read the project (the MCP endpoint's tools ask; REST routes check first and call `listByProject`). */
   listForProject(principal: Principal, projectId: string): ToolRecord[] {
     this.d.authorizer.requireProject(principal, projectId, 'project:read');
+    return this.listByProject(projectId);
+  }
+
+  /** A project's tools, without any check. */
+  listByProject(projectId: string): ToolRecord[] {
     return this.d.store.listByProject(projectId);
   }
 
@@ -84,8 +83,8 @@ export class Tools {
     });
   }
 
-  listForNode(principal: Principal, nodeId: string): ToolRecord[] {
-    this.d.access.node(principal, this.d.content.findById(nodeId), 'content:read');
+  /** The tools bound to a node, without any check. */
+  listByNode(nodeId: string): ToolRecord[] {
     return this.d.store.listByNode(nodeId);
   }
 
@@ -123,21 +122,20 @@ export class Tools {
     return tool;
   }
 
-  update(principal: Principal, id: string, changes: { name?: string; description?: string; config?: unknown }): ToolRecord {
-    const tool = this.manageable(principal, id);
+  /** Changes a tool (the surface checked content:write on its project). */
+  update(tool: ToolRecord, changes: { name?: string; description?: string; config?: unknown }): ToolRecord {
     const config = changes.config === undefined ? undefined : (parseConfig(tool.type, changes.config) as Record<string, unknown>);
     return this.d.store.update(tool.id, { name: changes.name, description: changes.description, config });
   }
 
-  async delete(principal: Principal, id: string): Promise<void> {
-    const tool = this.manageable(principal, id);
+  /** Deletes a tool (the surface checked content:write on its project). */
+  async delete(tool: ToolRecord): Promise<void> {
     this.d.store.delete(tool.id);
     if (tool.type === 'search' && this.d.store.searchToolCount(tool.project_id) === 0) await this.d.indexer.disable(tool.project_id);
   }
 
   /** The index state of a search tool, counted within its subtree. */
-  searchIndex(principal: Principal, id: string): IndexState {
-    const tool = this.visible(principal, id);
+  searchIndex(tool: ToolRecord): IndexState {
     if (tool.type !== 'search') throw new DomainError('NOT_FOUND', 'This tool has no search index (it is not a search tool).');
     const root = this.rootOf(tool).path;
     const state = this.d.indexer.state(tool.project_id, root);

@@ -68,24 +68,27 @@ function checkName(name: string | null | undefined): void {
 /**
  * The project's tools bound to an agent (spec 4.9): each is offered to the agent's MCP clients
  * (and its chat) under a name unique to the agent, and runs over its own node as the agent.
- * Binding a tool is the grant: reading the bindings follows the agent (Agents.readable), changing
- * them needs keys:manage (Agents.manageable), and the caller must reach the tool's node.
+ * Binding a tool is the grant: reading the bindings follows the agent (Agents.readBy), changing
+ * them needs keys:manage (Agents.manageBy), both once the surface has checked the caller sees the
+ * project; and the caller must reach the tool's node.
  */
 export class AgentToolBindings {
   private readonly store: BindingStore;
   private readonly calls: ToolCallLog;
 
-  constructor(private readonly d: ReachDeps & { db: Db; agents: Agents; tools: Pick<Tools, 'find' | 'visible'>; now?: () => number }) {
+  constructor(private readonly d: ReachDeps & { db: Db; agents: Pick<Agents, 'find' | 'readBy' | 'manageBy'>; tools: Pick<Tools, 'find' | 'visible'>; now?: () => number }) {
     this.store = new BindingStore(d.db);
     this.calls = new ToolCallLog(d.db, d.now);
   }
 
-  list(principal: Principal, agentId: string): BoundTool[] {
-    return this.boundTools(this.d.agents.readable(principal, agentId).connection.id);
+  /** The agent's bound tools for a caller who sees its project: a key reads only its own agent's. */
+  list(principal: Principal, agent: Agent): BoundTool[] {
+    return this.boundTools(this.d.agents.readBy(principal, agent).connection.id);
   }
 
-  bind(principal: Principal, agentId: string, request: BindRequest): BoundTool {
-    const agent = this.d.agents.manageable(principal, agentId);
+  /** Binds a tool (keys:manage): one of the agent's project, that the caller sees and reaches. */
+  bind(principal: Principal, agent: Agent, request: BindRequest): BoundTool {
+    this.d.agents.manageBy(principal, agent);
     const tool = this.reachableTool(principal, agent, request.toolId);
     checkName(request.name);
     if (this.store.find(agent.connection.id, tool.id)) throw new DomainError('CONFLICT', 'This tool is already bound to the agent (change the binding with PUT).', { tool_id: tool.id });
@@ -94,8 +97,8 @@ export class AgentToolBindings {
     return this.bound(agent, this.store.insert(agent.connection.id, tool.id, fields), tool);
   }
 
-  update(principal: Principal, agentId: string, toolId: string, changes: BindingChanges): BoundTool {
-    const agent = this.d.agents.manageable(principal, agentId);
+  update(principal: Principal, agent: Agent, toolId: string, changes: BindingChanges): BoundTool {
+    this.d.agents.manageBy(principal, agent);
     const binding = this.store.find(agent.connection.id, toolId);
     if (!binding) throw bindingNotFound();
     const tool = this.d.tools.find(toolId)!;
@@ -108,8 +111,8 @@ export class AgentToolBindings {
     return this.bound(agent, this.store.update(binding, fields), tool);
   }
 
-  unbind(principal: Principal, agentId: string, toolId: string): ToolBinding {
-    const agent = this.d.agents.manageable(principal, agentId);
+  unbind(principal: Principal, agent: Agent, toolId: string): ToolBinding {
+    this.d.agents.manageBy(principal, agent);
     const binding = this.store.find(agent.connection.id, toolId);
     if (!binding) throw bindingNotFound();
     this.store.delete(binding.id);
@@ -143,8 +146,9 @@ export class AgentToolBindings {
     this.calls.record(agentId, name, ok, durationMs, surface);
   }
 
-  status(principal: Principal, agentId: string): AgentToolStatus {
-    const agent = this.d.agents.readable(principal, agentId);
+  /** The agent's MCP status for a caller who sees its project: a key reads only its own agent's. */
+  status(principal: Principal, agent: Agent): AgentToolStatus {
+    this.d.agents.readBy(principal, agent);
     const id = agent.connection.id;
     return { agent_id: id, active: agent.connection.status === 'active', tool_count: this.store.count(id), ...this.calls.figures(id) };
   }

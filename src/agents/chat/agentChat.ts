@@ -17,7 +17,7 @@ import type { AccessReach } from '../tools/reach.ts';
 import { runTurn, type ChatEvent, type TurnOutcome } from './chatTurn.ts';
 
 export interface AgentChatDeps {
-  agents: { readable(principal: Principal, id: string): Agent };
+  agents: { readBy(principal: Principal, agent: Agent): Agent };
   accesses: Pick<AgentAccesses, 'located'>;
   bashTools: Pick<AgentBashTools, 'located'>;
   sessions: Pick<ChatSessions, 'create' | 'visible'>;
@@ -51,18 +51,19 @@ export interface PreparedTurn {
 
 /**
  * `POST /agents`: a member who may read the project (or the agent's own key) sends a message to
- * an agent. Everything that can be refused is refused in `begin`, before the stream starts (an
- * error in the envelope); once streaming, failures are `error` events and the stream always ends
- * with `done`. One turn at a time per session: turns of one conversation cannot interleave.
+ * an agent; the surface has checked the agent's project first, `begin` makes the finer part (a
+ * key chats only as its own agent). Everything that can be refused is refused in `begin`, before
+ * the stream starts (an error in the envelope); once streaming, failures are `error` events and
+ * the stream always ends with `done`. One turn at a time per session: turns of one conversation
+ * cannot interleave.
  */
 export class AgentChat {
   private readonly busySessions = new Set<string>();
 
   constructor(private readonly d: AgentChatDeps) {}
 
-  begin(principal: Principal, input: { agentId: string; message: string; sessionId?: string }): PreparedTurn {
-    const agent = this.d.agents.readable(principal, input.agentId);
-    const { connection, settings } = agent;
+  begin(principal: Principal, agent: Agent, input: { message: string; sessionId?: string }): PreparedTurn {
+    const { connection, settings } = this.d.agents.readBy(principal, agent);
     if (connection.status !== 'active') throw new DomainError('FORBIDDEN', `This agent is ${connection.status}.`, { status: connection.status });
     const { provider, model } = this.resolveModel(settings.model);
     let sessionId = input.sessionId;
@@ -73,7 +74,7 @@ export class AgentChat {
     if (sessionId !== undefined && this.busySessions.has(sessionId)) {
       throw new DomainError('CONFLICT', 'A turn is already running in this chat session; wait for its `done` event.');
     }
-    sessionId ??= this.d.sessions.create(principal, { agentId: connection.id, title: titleFrom(input.message) }).id;
+    sessionId ??= this.d.sessions.create(principal, agent, titleFrom(input.message)).id;
     const session = sessionId;
 
     const accesses: AccessReach[] = this.d.accesses

@@ -35,11 +35,12 @@ function checkTools(mode: ConnectionMode, tools: readonly AccessToolName[] | und
 
 /**
  * What an agent may reach (spec 4.8): one access per node (or the whole project), each with a
- * mode and the tools it offers there. Reading them follows the agent (Agents.readable); changing
- * them needs keys:manage, and the caller must reach the node they hand over.
+ * mode and the tools it offers there. Reading them follows the agent; changing them needs
+ * keys:manage on its project (Agents.manageBy, once the surface has checked the caller sees the
+ * project), and the caller must reach the node they hand over.
  */
 export class AgentAccesses {
-  constructor(private readonly d: ReachDeps & { agents: Agents; store: AccessStore }) {}
+  constructor(private readonly d: ReachDeps & { agents: Pick<Agents, 'find' | 'manageBy'>; store: AccessStore }) {}
 
   /** The agent's accesses with their nodes' current paths, without any check (the chat loop). */
   located(agentId: string): Located<AgentAccess>[] {
@@ -48,12 +49,8 @@ export class AgentAccesses {
     return this.d.store.list(agentId).map((a) => this.locate(agent, a));
   }
 
-  list(principal: Principal, agentId: string): Located<AgentAccess>[] {
-    return this.located(this.d.agents.readable(principal, agentId).connection.id);
-  }
-
-  add(principal: Principal, agentId: string, request: AccessRequest): Located<AgentAccess> {
-    const agent = this.d.agents.manageable(principal, agentId);
+  add(principal: Principal, agent: Agent, request: AccessRequest): Located<AgentAccess> {
+    this.d.agents.manageBy(principal, agent);
     const input = this.check(principal, agent, request.nodeId, request.mode, request.tools);
     this.requireFree(agent, input.node_id, null);
     return this.locate(agent, this.d.store.insert(agent.connection.id, input));
@@ -63,8 +60,8 @@ export class AgentAccesses {
    * Changes an access. A new mode without tools keeps tools that were chosen by hand (422 when
    * they include `write` and the mode becomes read) and moves default ones to the new mode's.
    */
-  update(principal: Principal, agentId: string, accessId: string, changes: AccessChanges): Located<AgentAccess> {
-    const agent = this.d.agents.manageable(principal, agentId);
+  update(principal: Principal, agent: Agent, accessId: string, changes: AccessChanges): Located<AgentAccess> {
+    this.d.agents.manageBy(principal, agent);
     const current = this.owned(agent, accessId);
     const mode = changes.mode ?? current.mode;
     const chosenByHand = !sameSet(current.tools, defaultAccessTools[current.mode]);
@@ -75,16 +72,16 @@ export class AgentAccesses {
     return this.locate(agent, this.d.store.update(current.id, input));
   }
 
-  remove(principal: Principal, agentId: string, accessId: string): AgentAccess {
-    const agent = this.d.agents.manageable(principal, agentId);
+  remove(principal: Principal, agent: Agent, accessId: string): AgentAccess {
+    this.d.agents.manageBy(principal, agent);
     const current = this.owned(agent, accessId);
     this.d.store.delete(current.id);
     return current;
   }
 
   /** Replaces every access at once: each item is checked first (422 naming its index), then one transaction writes them. */
-  replace(principal: Principal, agentId: string, requests: AccessRequest[]): Located<AgentAccess>[] {
-    const agent = this.d.agents.manageable(principal, agentId);
+  replace(principal: Principal, agent: Agent, requests: AccessRequest[]): Located<AgentAccess>[] {
+    this.d.agents.manageBy(principal, agent);
     const inputs = checkAll('accesses', requests, (r) => this.check(principal, agent, r.nodeId, r.mode, r.tools));
     requireUnique('accesses', 'node_id', inputs, (i) => i.node_id ?? '');
     return this.d.store.replace(agent.connection.id, inputs).map((a) => this.locate(agent, a));

@@ -43,13 +43,15 @@ export interface AgentChanges {
   status?: Extract<ConnectionStatus, 'active' | 'paused'>;
 }
 
-const MANAGE = 'keys:manage';
 export const agentNotFound = () => new DomainError('NOT_FOUND', 'Agent not found.');
 
 /**
  * Agents (spec 4.8): connections of kind `agent` whose settings live in the connection's
  * config. Reading one needs content:read on its project, or being it (its own key); changing
  * one needs keys:manage, like every other key. An agent the caller cannot see is "not found".
+ * Surfaces that have checked the caller sees the project (the REST routes declare project:read)
+ * call the methods taking an agent; what stays here is the finer part: a key reads only itself,
+ * and changing needs keys:manage after that (other keys are told the agent does not exist).
  */
 export class Agents {
   private readonly sql: ReturnType<typeof statementCache>;
@@ -67,46 +69,54 @@ export class Agents {
     return c && c.kind === 'agent' ? toAgent(c) : null;
   }
 
-  /** May this principal read (and chat with) the agent: content:read on its project, or its own key. */
+  /** May this principal read (and chat with) the agent: content:read on its project, or its own key (the whole check, for an agent named where no route checked it). */
   readable(principal: Principal, id: string): Agent {
     const agent = this.find(id);
     if (!agent) throw agentNotFound();
-    if (principal.kind === 'key') {
-      if (principal.connection.id !== agent.connection.id) throw agentNotFound();
-      return agent;
+    if (principal.kind === 'user') {
+      try {
+        this.d.authorizer.requireProject(principal, agent.connection.project_id, 'content:read');
+      } catch (e) {
+        if ((e as DomainError).code === 'NOT_FOUND') throw agentNotFound();
+        throw e;
+      }
     }
-    try {
-      this.d.authorizer.requireProject(principal, agent.connection.project_id, 'content:read');
-    } catch (e) {
-      if ((e as DomainError).code === 'NOT_FOUND') throw agentNotFound();
-      throw e;
-    }
+    return this.readBy(principal, agent);
+  }
+
+  /**
+   * The finer part of reading an agent once the caller is known to see its project (project:read,
+   * which for members carries content:read): a key reads only its own agent, others are not found.
+   */
+  readBy(principal: Principal, agent: Agent): Agent {
+    if (principal.kind === 'key' && principal.connection.id !== agent.connection.id) throw agentNotFound();
     return agent;
   }
 
-  /** An agent the principal may change: visible first (404), then keys:manage on its project (403). */
-  manageable(principal: Principal, id: string): Agent {
-    const agent = this.readable(principal, id);
-    this.d.authorizer.requireProject(principal, agent.connection.project_id, MANAGE);
+  /**
+   * The finer part of changing an agent once the caller is known to see its project: the agent
+   * must be one it reads (another key is told it does not exist, 404), then keys:manage on the
+   * project (403: a member without it, or the agent's own key).
+   */
+  manageBy(principal: Principal, agent: Agent): Agent {
+    this.readBy(principal, agent);
+    this.d.authorizer.requireProject(principal, agent.connection.project_id, 'keys:manage');
     return agent;
   }
 
-  /** A project's agents; an agent's key lists only itself. */
+  /** A project's agents (the caller may read the project); an agent's key lists only itself. */
   list(principal: Principal, projectId: string, page: Page): Paged<Agent> {
     if (principal.kind === 'key') {
-      this.d.authorizer.requireProject(principal, projectId, 'project:read');
       const own = principal.connection.kind === 'agent' ? this.find(principal.connection.id) : null;
       if (!own) throw new DomainError('FORBIDDEN', 'Only an agent key reads agents (its own).');
       return { items: page.offset === 0 ? [own] : [], total: 1 };
     }
-    this.d.authorizer.requireProject(principal, projectId, 'content:read');
     const { items, total } = this.d.connections.listByProject(projectId, { kind: 'agent' }, page);
     return { items: items.map(toAgent), total };
   }
 
-  /** Creates an agent and its key (shown once). It reaches nothing until it is given accesses. */
+  /** Creates an agent and its key (shown once), made by `principal` (who manages the project's keys). It reaches nothing until it is given accesses. */
   create(principal: Principal, input: NewAgent): { agent: Agent; key: string } {
-    this.d.authorizer.requireProject(principal, input.projectId, MANAGE);
     const settings = checkSettings({
       system_prompt: input.systemPrompt,
       model: input.model ?? this.d.defaultModel,
@@ -126,8 +136,9 @@ export class Agents {
     return { agent: toAgent(connection), key };
   }
 
-  update(principal: Principal, id: string, changes: AgentChanges): Agent {
-    const agent = this.manageable(principal, id);
+  update(principal: Principal, agent: Agent, changes: AgentChanges): Agent {
+    this.manageBy(principal, agent);
+    const id = agent.connection.id;
     const settings: AgentSettings = checkSettings({
       ...agent.settings,
       ...defined({
@@ -144,8 +155,8 @@ export class Agents {
   }
 
   /** Deletes the agent's connection: its key, accesses, bash tools, sessions and executions go with it. */
-  delete(principal: Principal, id: string): Agent {
-    const agent = this.manageable(principal, id);
+  delete(principal: Principal, agent: Agent): Agent {
+    this.manageBy(principal, agent);
     this.d.connections.delete(agent.connection.id);
     this.onAccessEnded?.(agent.connection.id);
     return agent;
@@ -159,12 +170,10 @@ export class Agents {
    */
   defaultFor(principal: Principal, projectId: string): Agent {
     if (principal.kind === 'key') {
-      this.d.authorizer.requireProject(principal, projectId, 'project:read');
       const existing = this.findDefault(projectId);
       if (!existing || existing.connection.id !== principal.connection.id) throw agentNotFound();
       return existing;
     }
-    this.d.authorizer.requireProject(principal, projectId, 'content:read');
     return inTransaction(this.d.db, () => {
       const existing = this.findDefault(projectId);
       if (existing) return existing;

@@ -45,10 +45,11 @@ function checkLimits(limits: EndpointLimits | undefined): EndpointLimits {
 /**
  * An agent's bash tools (spec 4.8): each a shell over a folder's subtree (or the whole project)
  * run by the sandbox runtime, named uniquely per agent (the name is the tool the model sees).
- * Reading follows the agent; changing needs keys:manage and a folder the caller reaches.
+ * Reading follows the agent; changing needs keys:manage on its project (Agents.manageBy, once the
+ * surface has checked the caller sees the project) and a folder the caller reaches.
  */
 export class AgentBashTools {
-  constructor(private readonly d: ReachDeps & { agents: Agents; store: BashToolStore }) {}
+  constructor(private readonly d: ReachDeps & { agents: Pick<Agents, 'find' | 'manageBy'>; store: BashToolStore }) {}
 
   /** The agent's bash tools with their folders' current paths, without any check (the chat loop). */
   located(agentId: string): Located<AgentBashTool>[] {
@@ -57,19 +58,15 @@ export class AgentBashTools {
     return this.d.store.list(agentId).map((b) => this.locate(agent, b));
   }
 
-  list(principal: Principal, agentId: string): Located<AgentBashTool>[] {
-    return this.located(this.d.agents.readable(principal, agentId).connection.id);
-  }
-
-  add(principal: Principal, agentId: string, request: BashToolRequest): Located<AgentBashTool> {
-    const agent = this.d.agents.manageable(principal, agentId);
+  add(principal: Principal, agent: Agent, request: BashToolRequest): Located<AgentBashTool> {
+    this.d.agents.manageBy(principal, agent);
     const input = this.check(principal, agent, { ...request, name: request.name ?? DEFAULT_BASH_NAME, mode: request.mode ?? 'read' });
     this.requireFreeName(agent, input.name, null);
     return this.locate(agent, this.d.store.insert(agent.connection.id, input));
   }
 
-  update(principal: Principal, agentId: string, bashId: string, changes: BashToolChanges): Located<AgentBashTool> {
-    const agent = this.d.agents.manageable(principal, agentId);
+  update(principal: Principal, agent: Agent, bashId: string, changes: BashToolChanges): Located<AgentBashTool> {
+    this.d.agents.manageBy(principal, agent);
     const current = this.owned(agent, bashId);
     const input = this.check(principal, agent, {
       nodeId: changes.nodeId === undefined ? current.node_id : changes.nodeId,
@@ -81,16 +78,16 @@ export class AgentBashTools {
     return this.locate(agent, this.d.store.update(current.id, input));
   }
 
-  remove(principal: Principal, agentId: string, bashId: string): AgentBashTool {
-    const agent = this.d.agents.manageable(principal, agentId);
+  remove(principal: Principal, agent: Agent, bashId: string): AgentBashTool {
+    this.d.agents.manageBy(principal, agent);
     const current = this.owned(agent, bashId);
     this.d.store.delete(current.id);
     return current;
   }
 
   /** Replaces every bash tool at once: each item is checked first (422 naming its index), then one transaction writes them. */
-  replace(principal: Principal, agentId: string, requests: BashToolRequest[]): Located<AgentBashTool>[] {
-    const agent = this.d.agents.manageable(principal, agentId);
+  replace(principal: Principal, agent: Agent, requests: BashToolRequest[]): Located<AgentBashTool>[] {
+    this.d.agents.manageBy(principal, agent);
     const inputs = checkAll('bash_tools', requests, (r) => this.check(principal, agent, { ...r, name: r.name ?? DEFAULT_BASH_NAME, mode: r.mode ?? 'read' }));
     requireUnique('bash_tools', 'name', inputs, (i) => i.name);
     return this.d.store.replace(agent.connection.id, inputs).map((b) => this.locate(agent, b));

@@ -2,12 +2,13 @@ import type { Principal } from '../../auth/principal.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../../domain/pagination.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
+import type { Agent } from '../config/agentRecord.ts';
 import type { Agents } from '../config/agents.ts';
 import type { MessageStore, StoredMessage } from './messageStore.ts';
 import type { ChatSession, SessionStore } from './sessionStore.ts';
 
 export interface ChatSessionsDeps {
-  agents: Agents;
+  agents: Pick<Agents, 'readable' | 'readBy'>;
   store: SessionStore;
   messages: MessageStore;
   authorizer: Authorizer;
@@ -19,16 +20,22 @@ const sessionNotFound = () => new DomainError('NOT_FOUND', 'Chat session not fou
  * Chat sessions (spec 4.8). Whoever may chat with an agent (content:read on its project, or the
  * agent's own key) starts sessions with it; a session is seen by the principal that started it,
  * and by the project's admins (keys:manage), who may also delete it. Everyone else: not found.
+ * Surfaces that have checked the project (REST routes declare project:read on the agent's or the
+ * session's project) call the methods taking a record; the finer part stays here.
  */
 export class ChatSessions {
   constructor(private readonly d: ChatSessionsDeps) {}
 
-  create(principal: Principal, input: { agentId: string; title?: string }): ChatSession {
-    const agent = this.d.agents.readable(principal, input.agentId);
-    return this.d.store.create({ agentId: agent.connection.id, projectId: agent.connection.project_id, title: input.title, createdBy: principal.id });
+  /** Starts a session with an agent whose project the caller sees (a key only with its own agent). */
+  create(principal: Principal, agent: Agent, title?: string): ChatSession {
+    this.d.agents.readBy(principal, agent);
+    return this.d.store.create({ agentId: agent.connection.id, projectId: agent.connection.project_id, title, createdBy: principal.id });
   }
 
-  /** The sessions of an agent or of a project the principal may see: all of them for an admin, its own otherwise. */
+  /**
+   * The sessions of an agent or of a project the principal may see: all of them for an admin, its
+   * own otherwise. Either may be named, so the whole check is made here.
+   */
   list(principal: Principal, filter: { agentId?: string; projectId?: string }, page: Page): Paged<ChatSession> {
     let projectId = filter.projectId;
     if (filter.agentId !== undefined) {
@@ -47,7 +54,7 @@ export class ChatSessions {
     return this.d.store.list({ agentId: filter.agentId, projectId, createdBy }, page);
   }
 
-  /** A session the principal may see (404 otherwise), its agent still within the principal's reach. */
+  /** A session the principal may see (404 otherwise), its agent still within the principal's reach: the whole check, for a session named where no route checked it (a chat turn's). */
   visible(principal: Principal, id: string): ChatSession {
     const session = this.d.store.find(id);
     if (!session) throw sessionNotFound();
@@ -57,22 +64,30 @@ export class ChatSessions {
       if ((e as DomainError).code === 'NOT_FOUND') throw sessionNotFound();
       throw e;
     }
+    return this.seenBy(principal, session);
+  }
+
+  /**
+   * The finer part of seeing a session once the caller is known to see its project: a key sees
+   * only sessions of its own agent, and only an admin sees the sessions others started.
+   */
+  seenBy(principal: Principal, session: ChatSession): ChatSession {
+    if (principal.kind === 'key' && principal.connection.id !== session.agent_id) throw sessionNotFound();
     if (session.created_by !== principal.id && !this.isAdmin(principal, session.project_id)) throw sessionNotFound();
     return session;
   }
 
-  rename(principal: Principal, id: string, title: string): ChatSession {
-    return this.d.store.rename(this.visible(principal, id).id, title);
+  rename(principal: Principal, session: ChatSession, title: string): ChatSession {
+    return this.d.store.rename(this.seenBy(principal, session).id, title);
   }
 
-  delete(principal: Principal, id: string): ChatSession {
-    const session = this.visible(principal, id);
-    this.d.store.delete(session.id);
+  delete(principal: Principal, session: ChatSession): ChatSession {
+    this.d.store.delete(this.seenBy(principal, session).id);
     return session;
   }
 
-  messages(principal: Principal, id: string, page: { afterSeq: number; limit: number }): { items: StoredMessage[]; next: number | null } {
-    return this.d.messages.page(this.visible(principal, id).id, page);
+  messages(principal: Principal, session: ChatSession, page: { afterSeq: number; limit: number }): { items: StoredMessage[]; next: number | null } {
+    return this.d.messages.page(this.seenBy(principal, session).id, page);
   }
 
   private isAdmin(principal: Principal, projectId: string): boolean {

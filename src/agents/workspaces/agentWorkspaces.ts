@@ -2,7 +2,6 @@ import type { Principal } from '../../auth/principal.ts';
 import type { ContentStore } from '../../content/contentStore.ts';
 import type { Db } from '../../db/database.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
-import type { AccessConnectionStore } from '../../domain/connections/accessConnectionStore.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
 import type { ContentAccess, ContentGrant } from '../../policies/contentAccess.ts';
@@ -21,8 +20,7 @@ export interface AgentWorkspacesDeps {
   db: Db;
   content: ContentStore;
   access: ContentAccess;
-  authorizer: Authorizer;
-  connections: Pick<AccessConnectionStore, 'find'>;
+  authorizer: Pick<Authorizer, 'requireProject'>;
   sandbox: SandboxExecutor;
 }
 
@@ -45,7 +43,8 @@ const noWorkspace = () => new DomainError('NOT_FOUND', 'This agent has no open w
  * accesses that its tools change across turns without touching the live content, completed as ONE
  * commit by the agent or discarded. Opening, completing and discarding need content:write on the
  * agent's project (or the agent's own key); the status needs content:read. An agent the caller
- * cannot see is "not found".
+ * cannot see is "not found". The surface checks that the caller sees the agent's project first
+ * (project:read, which for members carries content:read); the rest is checked here.
  */
 export class AgentWorkspaces {
   private readonly store: WorkspaceStore;
@@ -58,8 +57,8 @@ export class AgentWorkspaces {
   }
 
   /** Opens the agent's workspace over its read_write accesses as they are now (422 without any, 409 when one is open). */
-  open(principal: Principal, agentId: string): WorkspaceRecord {
-    const agent = this.agent(principal, agentId, 'content:write');
+  open(principal: Principal, agent: ConnectionRecord): WorkspaceRecord {
+    this.actingOn(principal, agent, 'content:write');
     const roots = outermost(this.writable(agent).map((a) => a.path));
     if (roots.length === 0) {
       throw new DomainError('VALIDATION_ERROR', 'The agent has no read_write access: a workspace holds drafts of what it may write.', [
@@ -84,8 +83,8 @@ export class AgentWorkspaces {
     return record ? new WorkspaceContent({ store: this.store, content: this.d.content, sandbox: this.d.sandbox, lock: this.lock }, record) : null;
   }
 
-  async status(principal: Principal, agentId: string): Promise<WorkspaceStatus> {
-    const agent = this.agent(principal, agentId, 'content:read');
+  async status(principal: Principal, agent: ConnectionRecord): Promise<WorkspaceStatus> {
+    this.actingOn(principal, agent, 'content:read');
     const workspace = this.store.find(agent.id) ?? throwing(noWorkspace());
     return { workspace, changes: await draftChanges(this.d.content, workspace.projectId, this.store.rows(agent.id)) };
   }
@@ -95,8 +94,8 @@ export class AgentWorkspaces {
    * A conflict (409, with the regions) writes nothing and keeps the workspace; a path the agent
    * may no longer write (its accesses changed) is FORBIDDEN, also writing nothing.
    */
-  async complete(principal: Principal, agentId: string, message?: string): Promise<{ version: number | null; changes: CompletedChange[] }> {
-    const agent = this.agent(principal, agentId, 'content:write');
+  async complete(principal: Principal, agent: ConnectionRecord, message?: string): Promise<{ version: number | null; changes: CompletedChange[] }> {
+    this.actingOn(principal, agent, 'content:write');
     return this.lock.run(agent.id, async () => {
       const workspace = this.store.find(agent.id) ?? throwing(noWorkspace());
       const rows = this.store.rows(agent.id);
@@ -111,29 +110,23 @@ export class AgentWorkspaces {
   }
 
   /** Drops the draft (after a bash run or write in progress ends). */
-  async discard(principal: Principal, agentId: string): Promise<void> {
-    const agent = this.agent(principal, agentId, 'content:write');
+  async discard(principal: Principal, agent: ConnectionRecord): Promise<void> {
+    this.actingOn(principal, agent, 'content:write');
     await this.lock.run(agent.id, () => {
       if (!this.store.delete(agent.id)) throw noWorkspace();
     });
   }
 
-  /** The agent, if the caller may see it (404) and act on it (403): its own key, or a member with `action`. */
-  private agent(principal: Principal, agentId: string, action: 'content:read' | 'content:write'): ConnectionRecord {
-    const agent = this.d.connections.find(agentId);
-    if (!agent || agent.kind !== 'agent') throw agentNotFound();
+  /**
+   * The finer part, once the caller is known to see the agent's project: a key acts only on its
+   * own agent (404 for others); a member needs `action` (content:read comes with seeing the project).
+   */
+  private actingOn(principal: Principal, agent: ConnectionRecord, action: 'content:read' | 'content:write'): void {
     if (principal.kind === 'key') {
       if (principal.connection.id !== agent.id) throw agentNotFound();
-      return agent;
-    }
-    try {
-      this.d.authorizer.requireProject(principal, agent.project_id, 'content:read');
-    } catch (e) {
-      if ((e as DomainError).code === 'NOT_FOUND') throw agentNotFound();
-      throw e;
+      return;
     }
     if (action === 'content:write') this.d.authorizer.requireProject(principal, agent.project_id, action);
-    return agent;
   }
 
   /** The agent's read_write accesses with their nodes' current paths (those whose node is gone grant nothing). */

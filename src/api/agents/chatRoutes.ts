@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { EventStream } from '../../agents/chat/eventStream.ts';
-import type { Services } from '../../app/services.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
+import type { AgentsService } from '../../agents/service.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import { onConnection } from '../shared/connectionResource.ts';
 
 /** The longest message a client may send in one turn, characters. */
 export const MAX_MESSAGE_CHARS = 100_000;
@@ -24,8 +24,12 @@ const streamDescription = `The answer is a \`text/event-stream\`, not the envelo
 
 Everything that can be refused is refused before the stream starts, in the envelope: 404 (agent or session not visible), 403 (agent paused), 409 (a turn is already running in the session), 422, 503 SERVICE_UNAVAILABLE when the agent's model provider is not configured (details.setting names the variable). Closing the connection cancels the turn (the execution is \`cancelled\`). Comment lines (\`: keep-alive\`) are heartbeats.`;
 
-/** `POST /agents` (spec 4.8 and section 6): a chat turn with an agent, streamed. */
-export function agentChatRoutes(s: Services): RouteGroup {
+/**
+ * `POST /agents` (spec 4.8 and section 6): a chat turn with an agent, streamed. The route checks
+ * project:read on the agent's project (members hold it with content:read; the agent's own key
+ * holds it, and acts through the agent's accesses); the chat lets a key chat only as itself.
+ */
+export function agentChatRoutes(s: { agents: Pick<AgentsService, 'agents' | 'chat'> }): RouteGroup {
   return {
     prefix: '',
     tag: 'Agents',
@@ -36,10 +40,11 @@ export function agentChatRoutes(s: Services): RouteGroup {
         summary: 'Chat with an agent: the answer streams as Server-Sent Events (text, tool_call, tool_result, error, done)',
         description: streamDescription,
         streams: 'text/event-stream',
-        permission: 'content:read',
+        permission: 'project:read',
+        authorize: { resource: ({ body }) => onConnection(s.agents.agents.find(body.agent_id)), name: 'Agent' },
         body: chatBody,
-        async handle(ctx, { body }) {
-          const turn = s.agents.chat.begin(principalOf(ctx), { agentId: body.agent_id, message: body.message, sessionId: body.session_id });
+        async handle(ctx, { body, access }) {
+          const turn = s.agents.chat.begin(access.principal, access.record, { message: body.message, sessionId: body.session_id });
           ctx.respond = false;
           const stream = new EventStream(ctx.req, ctx.res);
           try {

@@ -1,21 +1,38 @@
-import type { Services } from '../../app/services.ts';
+import type { AgentsService } from '../../agents/service.ts';
+import type { Settings } from '../../config/settings.ts';
 import { created, ok } from '../../http/envelope.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import type { McpService } from '../../mcp/service.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
+import { onConnection } from '../shared/connectionResource.ts';
 import { agentServerUrl, presentBinding, presentNewKey } from './agentPresenter.ts';
 import * as schema from './agentSchemas.ts';
 
-const READ = 'content:read';
-const MANAGE = 'keys:manage';
+/**
+ * An agent by id is checked on its project with project:read, which members hold with
+ * content:read and its own key holds too. The domain makes the finer part: a key reads only its
+ * own agent, and changing needs keys:manage after that (other keys are told it does not exist).
+ */
+const SEES = 'project:read';
+/** Said of the routes that change what an agent offers, whose declared check is SEES. */
+const MANAGES = "Needs keys:manage on the agent's project.";
+
+/** What the agents' MCP routes use. */
+export interface McpAgentRouteServices {
+  agents: { agents: Pick<AgentsService['agents'], 'find'> };
+  mcp: Pick<McpService, 'agentTools' | 'regenerateAgentKey'>;
+  settings: Pick<Settings, 'baseUrl'>;
+}
 
 /**
  * Tools bound to agents and the agents' MCP servers (spec 4.9, issue 13): reading follows the
  * agent (content:read on its project, or its own key), changing needs keys:manage on its project.
- * The domain checks both (src/agents/bindings/), answering 404 for an agent the caller cannot see.
+ * The routes check the agent's project (an agent the caller cannot see is "Agent not found.");
+ * the domain keeps the finer part (Agents.readBy and manageBy, src/agents/bindings/).
  */
-export function mcpAgentRoutes(s: Services): RouteGroup {
+export function mcpAgentRoutes(s: McpAgentRouteServices): RouteGroup {
   const bindings = () => s.mcp.agentTools;
+  const agent = { resource: ({ params }: { params: { agent_id: string } }) => onConnection(s.agents.agents.find(params.agent_id)), name: 'Agent' };
   return {
     prefix: '/mcp/agents',
     tag: 'MCP agents',
@@ -24,11 +41,12 @@ export function mcpAgentRoutes(s: Services): RouteGroup {
         method: 'get',
         path: '/:agent_id/tools',
         summary: "List the tools bound to an agent (what its MCP server offers)",
-        permission: READ,
+        permission: SEES,
+        authorize: agent,
         params: schema.agentParams,
         response: schema.bindingList,
-        handle(ctx, { params }) {
-          const tools = bindings().list(principalOf(ctx), params.agent_id);
+        handle(ctx, { params, access }) {
+          const tools = bindings().list(access.principal, access.record);
           ok(ctx, { agent_id: params.agent_id, server_url: agentServerUrl(s.settings.baseUrl, params.agent_id), tools: tools.map(presentBinding) });
         },
       }),
@@ -39,14 +57,16 @@ export function mcpAgentRoutes(s: Services): RouteGroup {
         description:
           "The agent then offers it (on its MCP server, and in chat) under `name`, working over the tool's node as the agent: binding a " +
           'writing tool lets the agent write there. The caller must reach the tool\'s node; a tool of another project is 404; a tool bound ' +
-          'twice, or a name the agent already offers, is 409.',
-        permission: MANAGE,
+          'twice, or a name the agent already offers, is 409. ' +
+          MANAGES,
+        permission: SEES,
+        authorize: agent,
         status: 201,
         params: schema.agentParams,
         body: schema.bindBody,
         response: schema.bindingSchema,
-        handle(ctx, { params, body }) {
-          const bound = bindings().bind(principalOf(ctx), params.agent_id, { toolId: body.tool_id, name: body.name, description: body.description });
+        handle(ctx, { body, access }) {
+          const bound = bindings().bind(access.principal, access.record, { toolId: body.tool_id, name: body.name, description: body.description });
           created(ctx, presentBinding(bound), 'Tool bound to the agent');
         },
       }),
@@ -54,47 +74,53 @@ export function mcpAgentRoutes(s: Services): RouteGroup {
         method: 'put',
         path: '/:agent_id/tools/:tool_id',
         summary: "Change the name or description a bound tool is offered under",
-        permission: MANAGE,
+        description: MANAGES,
+        permission: SEES,
+        authorize: agent,
         params: schema.bindingParams,
         body: schema.updateBindingBody,
         response: schema.bindingSchema,
-        handle(ctx, { params, body }) {
-          ok(ctx, presentBinding(bindings().update(principalOf(ctx), params.agent_id, params.tool_id, body)), 'Binding updated');
+        handle(ctx, { params, body, access }) {
+          ok(ctx, presentBinding(bindings().update(access.principal, access.record, params.tool_id, body)), 'Binding updated');
         },
       }),
       route({
         method: 'delete',
         path: '/:agent_id/tools/:tool_id',
         summary: 'Unbind a tool from an agent (the tool itself stays)',
-        permission: MANAGE,
+        description: MANAGES,
+        permission: SEES,
+        authorize: agent,
         params: schema.bindingParams,
         response: deletedSchema,
-        handle(ctx, { params }) {
-          ok(ctx, presentDeleted(bindings().unbind(principalOf(ctx), params.agent_id, params.tool_id).id), 'Tool unbound from the agent');
+        handle(ctx, { params, access }) {
+          ok(ctx, presentDeleted(bindings().unbind(access.principal, access.record, params.tool_id).id), 'Tool unbound from the agent');
         },
       }),
       route({
         method: 'get',
         path: '/:agent_id/status',
         summary: "An agent's MCP status: active, bound tools, calls and errors in the last 24 hours, last call",
-        permission: READ,
+        permission: SEES,
+        authorize: agent,
         params: schema.agentParams,
         response: schema.statusSchema,
-        handle(ctx, { params }) {
-          ok(ctx, bindings().status(principalOf(ctx), params.agent_id));
+        handle(ctx, { access }) {
+          ok(ctx, bindings().status(access.principal, access.record));
         },
       }),
       route({
         method: 'post',
         path: '/:agent_id/regenerate-key',
         summary: "Regenerate an agent's key: the new key is shown once, the old one stops working at once",
-        description: "The agent's MCP sessions opened with the old key end too.",
-        permission: MANAGE,
+        description: `The agent's MCP sessions opened with the old key end too. ${MANAGES}`,
+        permission: SEES,
+        authorize: agent,
         params: schema.agentParams,
         response: schema.regeneratedKeySchema,
-        handle(ctx, { params }) {
-          const { agent, key } = s.mcp.regenerateAgentKey(principalOf(ctx), params.agent_id);
-          ok(ctx, presentNewKey(agent, key, s.settings.baseUrl), "Key regenerated; it is shown only this once");
+        handle(ctx, { access }) {
+          const { agent: renewed, key } = s.mcp.regenerateAgentKey(access.principal, access.record);
+          ok(ctx, presentNewKey(renewed, key, s.settings.baseUrl), "Key regenerated; it is shown only this once");
         },
       }),
     ],

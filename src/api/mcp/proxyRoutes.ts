@@ -1,11 +1,11 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import type { Services } from '../../app/services.ts';
+import type { Settings } from '../../config/settings.ts';
 import { created, ok } from '../../http/envelope.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteDeclaration, type RouteGroup } from '../../http/routes/declaration.ts';
 import { redactUrl } from '../../logging/redact.ts';
+import type { McpProxyService } from '../../mcp/proxy/service.ts';
 import type { ProxyServer } from '../../mcp/proxy/proxyStore.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
 import * as schema from './proxySchemas.ts';
@@ -36,12 +36,15 @@ const forwardDescription =
 
 /**
  * The MCP proxy (spec 4.9, issue 13): external MCP servers registered per project (managing
- * them needs keys:manage) and the Streamable HTTP address that forwards to each.
+ * them needs keys:manage) and the Streamable HTTP address that forwards to each (project:read,
+ * which every key of the project holds). A server in a project the caller cannot see is
+ * "MCP proxy server not found.".
  */
-export function mcpProxyRoutes(s: Services): RouteGroup {
+export function mcpProxyRoutes(s: { mcpProxy: McpProxyService; settings: Pick<Settings, 'baseUrl'> }): RouteGroup {
   const servers = () => s.mcpProxy.servers;
   const show = (p: ProxyServer) => present(p, s.settings.baseUrl);
   const permission = 'keys:manage';
+  const server = { resource: ({ params }: { params: { server_id: string } }) => servers().find(params.server_id), name: 'MCP proxy server' };
   const forward = (summary: string, method: RouteDeclaration['method']) =>
     route({
       method,
@@ -49,10 +52,11 @@ export function mcpProxyRoutes(s: Services): RouteGroup {
       summary,
       description: forwardDescription,
       permission: 'project:read',
+      authorize: server,
       params: schema.proxyParams,
       streams: 'text/event-stream',
-      async handle(ctx: Context, { params }) {
-        await s.mcpProxy.forward(principalOf(ctx), params.server_id, ctx.req, ctx.res, ctx.request.body);
+      async handle(ctx: Context, { access }) {
+        await s.mcpProxy.forward(access.record, ctx.req, ctx.res, ctx.request.body);
         // The forwarder wrote the answer itself.
         ctx.respond = false;
       },
@@ -70,7 +74,7 @@ export function mcpProxyRoutes(s: Services): RouteGroup {
         authorize: { project: ({ query }) => query.project_id },
         response: schema.proxyListSchema,
         handle(ctx, { query }) {
-          const { items, total } = servers().list(principalOf(ctx), query.project_id, query);
+          const { items, total } = servers().list(query.project_id, query);
           ok(ctx, { mcp_proxy_servers: items.map(show), ...pageInfo(total, query) });
         },
       }),
@@ -84,8 +88,8 @@ export function mcpProxyRoutes(s: Services): RouteGroup {
         body: schema.createProxyBody,
         authorize: { project: ({ body }) => body.project_id },
         response: schema.proxyServerSchema,
-        async handle(ctx, { body }) {
-          const p = await servers().create(principalOf(ctx), { projectId: body.project_id, name: body.name, url: body.url, headers: body.headers });
+        async handle(ctx, { body, access }) {
+          const p = await servers().create(access.principal, { projectId: body.project_id, name: body.name, url: body.url, headers: body.headers });
           created(ctx, show(p), 'MCP proxy server registered');
         },
       }),
@@ -94,10 +98,11 @@ export function mcpProxyRoutes(s: Services): RouteGroup {
         path: '/:server_id',
         summary: 'Read an MCP proxy server (header names only)',
         permission,
+        authorize: server,
         params: schema.proxyParams,
         response: schema.proxyServerSchema,
-        handle(ctx, { params: { server_id: id } }) {
-          ok(ctx, show(servers().get(principalOf(ctx), id)));
+        handle(ctx, { access }) {
+          ok(ctx, show(access.record));
         },
       }),
       route({
@@ -105,11 +110,12 @@ export function mcpProxyRoutes(s: Services): RouteGroup {
         path: '/:server_id',
         summary: "Change an MCP proxy server's name, url or headers",
         permission,
+        authorize: server,
         params: schema.proxyParams,
         body: schema.updateProxyBody,
         response: schema.proxyServerSchema,
-        async handle(ctx, { params, body }) {
-          ok(ctx, show(await servers().update(principalOf(ctx), params.server_id, body)), 'MCP proxy server updated');
+        async handle(ctx, { body, access }) {
+          ok(ctx, show(await servers().update(access.record, body)), 'MCP proxy server updated');
         },
       }),
       route({
@@ -117,10 +123,11 @@ export function mcpProxyRoutes(s: Services): RouteGroup {
         path: '/:server_id',
         summary: 'Delete an MCP proxy server; its address stops forwarding',
         permission,
+        authorize: server,
         params: schema.proxyParams,
         response: deletedSchema,
-        handle(ctx, { params }) {
-          servers().delete(principalOf(ctx), params.server_id);
+        handle(ctx, { params, access }) {
+          servers().delete(access.record);
           ok(ctx, presentDeleted(params.server_id), 'MCP proxy server deleted');
         },
       }),

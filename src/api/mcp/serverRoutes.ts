@@ -1,11 +1,14 @@
 import type { Context, Middleware } from 'koa';
-import type { Services } from '../../app/services.ts';
+import type { z } from 'zod';
+import type { AgentsService } from '../../agents/service.ts';
 import { bearerToken } from '../../auth/authenticator.ts';
 import { looksLikeAccessKey } from '../../auth/accessKeys.ts';
 import { admitted } from '../../http/middleware/authenticate.ts';
 import { API_PREFIX } from '../../http/apiPrefix.ts';
-import { route, type RouteDeclaration, type RouteGroup } from '../../http/routes/declaration.ts';
-import type { McpContext } from '../../mcp/service.ts';
+import { route, type ProjectOwned, type RouteDeclaration, type RouteGroup } from '../../http/routes/declaration.ts';
+import type { McpContext, McpService } from '../../mcp/service.ts';
+import type { ProjectAction } from '../../policies/permissions.ts';
+import { onConnection } from '../shared/connectionResource.ts';
 import { agentParams } from './agentSchemas.ts';
 import { endpointParams } from './schemas.ts';
 
@@ -15,9 +18,11 @@ const MCP_PATH = new RegExp(`^${API_PREFIX}/mcp/(e|a)/([^/]+)/?$`);
 /**
  * The gate of the MCP servers, mounted before the app's authentication: it knows the endpoint
  * or agent, so a paused one's own key is 403 (not the 401 of an unknown key), a deleted one 404,
- * and a wrong key 401, all before the body is read or any MCP message is processed.
+ * and a wrong key 401, all before the body is read or any MCP message is processed. It is where
+ * these routes authenticate and where their caller is first checked (src/mcp/gate.ts); the
+ * routes' declared checks see the principal it admitted.
  */
-export function mcpGate(s: Services): Middleware {
+export function mcpGate(s: { mcp: Pick<McpService, 'admit' | 'admitAgent'> }): Middleware {
   return async (ctx, next) => {
     const m = MCP_PATH.exec(ctx.path);
     if (m) {
@@ -45,15 +50,32 @@ const agentDescription =
   "as an endpoint's server. Authorization: Bearer <the agent's key>, or a user token that may read the project (the writing tools " +
   'are listed only to users who may write it). A paused agent is 403.';
 
-/** The MCP transport of one server kind: POST, GET and DELETE on `/:{param}`, answered by the transport itself once the gate admitted the request. */
-function serverRoutes(s: Services, on: { param: string; params: RouteDeclaration['params']; description: string; whose: string }): RouteDeclaration[] {
+/**
+ * The MCP transport of one server kind: POST, GET and DELETE on `/:{param}`, answered by the
+ * transport itself once the gate admitted the request. The declared check is the gate's project
+ * check made again on the principal it admitted, so these routes say what they need like any other.
+ */
+function serverRoutes(
+  s: { mcp: Pick<McpService, 'handle'> },
+  on: {
+    param: string;
+    params: z.ZodType<Record<string, string>>;
+    description: string;
+    whose: string;
+    /** The server's record by id (null: "<name> not found."), and what its project check needs. */
+    find: (id: string) => ProjectOwned | null;
+    name: string;
+    permission: ProjectAction;
+  },
+): RouteDeclaration[] {
   const serve = (summary: string, method: RouteDeclaration['method']) =>
     route({
       method,
       path: `/:${on.param}`,
       summary,
       description: on.description,
-      permission: 'content:read',
+      permission: on.permission,
+      authorize: { resource: ({ params }) => on.find(params[on.param]!), name: on.name },
       params: on.params,
       streams: 'text/event-stream',
       async handle(ctx: Context) {
@@ -70,12 +92,29 @@ function serverRoutes(s: Services, on: { param: string; params: RouteDeclaration
   ];
 }
 
-/** POST|GET|DELETE /mcp/e/{endpoint_id}: an endpoint's MCP server. */
-export function mcpServerRoutes(s: Services): RouteGroup {
-  return { prefix: '/mcp/e', tag: 'MCP server', routes: serverRoutes(s, { param: 'endpoint_id', params: endpointParams, description, whose: "an endpoint's" }) };
+/**
+ * POST|GET|DELETE /mcp/e/{endpoint_id}: an endpoint's MCP server. content:read, as the gate
+ * requires of a user (an endpoint's own key holds it in its scope).
+ */
+export function mcpServerRoutes(s: { mcp: Pick<McpService, 'handle' | 'endpoints'> }): RouteGroup {
+  const find = (id: string) => onConnection(s.mcp.endpoints.find(id));
+  return {
+    prefix: '/mcp/e',
+    tag: 'MCP server',
+    routes: serverRoutes(s, { param: 'endpoint_id', params: endpointParams, description, whose: "an endpoint's", find, name: 'MCP endpoint', permission: 'content:read' }),
+  };
 }
 
-/** POST|GET|DELETE /mcp/a/{agent_id}: an agent's MCP server, offering its bound tools. */
-export function agentMcpServerRoutes(s: Services): RouteGroup {
-  return { prefix: '/mcp/a', tag: 'MCP server', routes: serverRoutes(s, { param: 'agent_id', params: agentParams, description: agentDescription, whose: "an agent's" }) };
+/**
+ * POST|GET|DELETE /mcp/a/{agent_id}: an agent's MCP server, offering its bound tools. project:read:
+ * for a member it carries content:read (what the gate requires), and an agent's own key holds it
+ * (its content reach is its accesses, never content:read of its own).
+ */
+export function agentMcpServerRoutes(s: { mcp: Pick<McpService, 'handle'>; agents: { agents: Pick<AgentsService['agents'], 'find'> } }): RouteGroup {
+  const find = (id: string) => onConnection(s.agents.agents.find(id));
+  return {
+    prefix: '/mcp/a',
+    tag: 'MCP server',
+    routes: serverRoutes(s, { param: 'agent_id', params: agentParams, description: agentDescription, whose: "an agent's", find, name: 'Agent', permission: 'project:read' }),
+  };
 }

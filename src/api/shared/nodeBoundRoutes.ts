@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { Principal } from '../../auth/principal.ts';
+import type { NodeInfo } from '../../content/types.ts';
 import type { Page, Paged } from '../../domain/pagination.ts';
 import { created, ok } from '../../http/envelope.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo, paginationQuery } from '../../http/pagination.ts';
 import { route, type RouteDeclaration } from '../../http/routes/declaration.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
+import { onConnection } from './connectionResource.ts';
 
 const id = z.string().min(1).max(100);
 export const endpointName = z.string().trim().min(1, 'must not be empty').max(200);
@@ -48,13 +49,13 @@ export const endpointChanges = (b: { name?: string; node_id?: string; mode?: 're
   status: b.status,
 });
 
-/** What every node-bound endpoint kind (sandbox, MCP) offers its routes. */
+/** What every node-bound endpoint kind (sandbox, MCP) offers its routes; the routes check first. */
 export interface NodeBoundService<E> {
-  list(principal: Principal, projectId: string, page: Page): Paged<E>;
-  get(principal: Principal, id: string): E;
-  byNode(principal: Principal, nodeId: string): E[];
-  delete(principal: Principal, id: string): void;
-  regenerateKey(principal: Principal, id: string): { endpoint: E; key: string };
+  find(id: string): E | null;
+  list(projectId: string, page: Page): Paged<E>;
+  byNode(nodeId: string): E[];
+  delete(endpoint: E): void;
+  regenerateKey(endpoint: E): { endpoint: E; key: string };
 }
 
 export interface NodeBoundRouteOptions<E, C, U> {
@@ -63,35 +64,43 @@ export interface NodeBoundRouteOptions<E, C, U> {
   /** The key of the list in list answers (`sandbox_endpoints`). */
   listKey: string;
   service: () => NodeBoundService<E>;
+  /** A node by id: the by-node route checks the node's project. */
+  findNode: (id: string) => NodeInfo | null;
   present: (e: E) => unknown;
   /** A created or re-keyed endpoint with its key, as answered (the key is shown only then). */
   withKey: (issued: { endpoint: E; key: string }) => unknown;
   schemas: { endpoint: z.ZodType; withKey: z.ZodType; create: z.ZodType<C>; update: z.ZodType<U> };
+  /** Creates one on the folder of the body, which the caller must reach (`principal`). */
   create: (principal: Principal, body: C) => { endpoint: E; key: string };
-  update: (principal: Principal, id: string, body: U) => E;
+  /** Changes one; a new folder must be one the caller reaches (`principal`). */
+  update: (principal: Principal, endpoint: E, body: U) => E;
   /** Extra words of a summary or description, by route. */
   words?: { create?: string; get?: string; update?: string; updateDescription?: string; delete?: string; regenerate?: string };
 }
 
 /**
  * The management routes of an endpoint bound to a folder (a connection with its own key):
- * list, create, by-node, read, update, delete, regenerate-key. Managing needs keys:manage.
+ * list, create, by-node, read, update, delete, regenerate-key. Each needs keys:manage on the
+ * project: the one named, the node's, or the endpoint's (one the caller cannot manage is
+ * "<Noun> not found.").
  */
-export function nodeBoundRoutes<E, C, U>(o: NodeBoundRouteOptions<E, C, U>): RouteDeclaration[] {
+export function nodeBoundRoutes<E extends { connection: { project_id: string } }, C extends { project_id: string }, U>(o: NodeBoundRouteOptions<E, C, U>): RouteDeclaration[] {
   const permission = 'keys:manage';
   const { noun, listKey } = o;
   const Noun = noun[0]!.toUpperCase() + noun.slice(1);
   const list = z.object({ [listKey]: z.array(o.schemas.endpoint), total: z.number().int() });
+  const endpoint = { resource: ({ params }: { params: { endpoint_id: string } }) => onConnection(o.service().find(params.endpoint_id)), name: Noun };
   return [
     route({
       method: 'get',
       path: '/',
       summary: `List a project's ${noun}s`,
       permission,
+      authorize: { project: ({ query }) => query.project_id },
       query: listEndpointsQuery,
       response: list.extend({ limit: z.number().int(), offset: z.number().int() }),
       handle(ctx, { query }) {
-        const { items, total } = o.service().list(principalOf(ctx), query.project_id, query);
+        const { items, total } = o.service().list(query.project_id, query);
         ok(ctx, { [listKey]: items.map(o.present), ...pageInfo(total, query) });
       },
     }),
@@ -100,11 +109,12 @@ export function nodeBoundRoutes<E, C, U>(o: NodeBoundRouteOptions<E, C, U>): Rou
       path: '/',
       summary: `Create ${o.words?.create ?? `a ${noun} on a folder; its key is shown once`}`,
       permission,
+      authorize: { project: ({ body }) => body.project_id },
       status: 201,
       body: o.schemas.create,
       response: o.schemas.withKey,
-      handle(ctx, { body }) {
-        created(ctx, o.withKey(o.create(principalOf(ctx), body)), `${Noun} created; the key is shown only this once`);
+      handle(ctx, { body, access }) {
+        created(ctx, o.withKey(o.create(access.principal, body)), `${Noun} created; the key is shown only this once`);
       },
     }),
     route({
@@ -112,10 +122,12 @@ export function nodeBoundRoutes<E, C, U>(o: NodeBoundRouteOptions<E, C, U>): Rou
       path: '/by-node/:node_id',
       summary: `The ${noun}s bound to a folder`,
       permission,
+      // Unknown nodes and nodes of projects the caller cannot manage are "Node not found.".
+      authorize: { resource: ({ params }) => o.findNode(params.node_id), name: 'Node' },
       params: nodeParams,
       response: list,
       handle(ctx, { params }) {
-        const found = o.service().byNode(principalOf(ctx), params.node_id);
+        const found = o.service().byNode(params.node_id);
         ok(ctx, { [listKey]: found.map(o.present), total: found.length });
       },
     }),
@@ -124,10 +136,11 @@ export function nodeBoundRoutes<E, C, U>(o: NodeBoundRouteOptions<E, C, U>): Rou
       path: '/:endpoint_id',
       summary: `Read ${o.words?.get ?? `a ${noun}`}`,
       permission,
+      authorize: endpoint,
       params: endpointParams,
       response: o.schemas.endpoint,
-      handle(ctx, { params }) {
-        ok(ctx, o.present(o.service().get(principalOf(ctx), params.endpoint_id)));
+      handle(ctx, { access }) {
+        ok(ctx, o.present(access.record));
       },
     }),
     route({
@@ -136,11 +149,12 @@ export function nodeBoundRoutes<E, C, U>(o: NodeBoundRouteOptions<E, C, U>): Rou
       summary: `Change ${o.words?.update ?? `a ${noun}`}`,
       description: o.words?.updateDescription,
       permission,
+      authorize: endpoint,
       params: endpointParams,
       body: o.schemas.update,
       response: o.schemas.endpoint,
-      handle(ctx, { params, body }) {
-        ok(ctx, o.present(o.update(principalOf(ctx), params.endpoint_id, body)), `${Noun} updated`);
+      handle(ctx, { body, access }) {
+        ok(ctx, o.present(o.update(access.principal, access.record, body)), `${Noun} updated`);
       },
     }),
     route({
@@ -148,10 +162,11 @@ export function nodeBoundRoutes<E, C, U>(o: NodeBoundRouteOptions<E, C, U>): Rou
       path: '/:endpoint_id',
       summary: `Delete a ${noun}; ${o.words?.delete ?? 'its key stops working'}`,
       permission,
+      authorize: endpoint,
       params: endpointParams,
       response: deletedSchema,
-      handle(ctx, { params }) {
-        o.service().delete(principalOf(ctx), params.endpoint_id);
+      handle(ctx, { params, access }) {
+        o.service().delete(access.record);
         ok(ctx, presentDeleted(params.endpoint_id), `${Noun} deleted; its key no longer works`);
       },
     }),
@@ -160,10 +175,11 @@ export function nodeBoundRoutes<E, C, U>(o: NodeBoundRouteOptions<E, C, U>): Rou
       path: '/:endpoint_id/regenerate-key',
       summary: `Issue a new key; ${o.words?.regenerate ?? 'the previous one stops working'}`,
       permission,
+      authorize: endpoint,
       params: endpointParams,
       response: o.schemas.withKey,
-      handle(ctx, { params }) {
-        ok(ctx, o.withKey(o.service().regenerateKey(principalOf(ctx), params.endpoint_id)), 'New key issued; the previous key no longer works');
+      handle(ctx, { access }) {
+        ok(ctx, o.withKey(o.service().regenerateKey(access.record)), 'New key issued; the previous key no longer works');
       },
     }),
   ];

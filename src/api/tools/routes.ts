@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import type { Principal } from '../../auth/principal.ts';
-import type { Services } from '../../app/services.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import { ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { toolSchemas, toolTypes } from '../../tools/registry.ts';
-import type { ToolRecord } from '../../tools/toolStore.ts';
+import type { ToolsService } from '../../tools/service.ts';
 import type { NewTool } from '../../tools/tools.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
 import { presentTool, presentToolList } from './presenter.ts';
@@ -15,27 +13,15 @@ import * as schema from './schemas.ts';
 /**
  * Tools (spec 4.9, issue 11). Managing tools needs content:write on their project; calling one
  * runs it as the caller (their rights and the tool's subtree both apply) through the same
- * `Tools.call` that MCP and agents use.
+ * `Tools.call` that MCP and agents use. A tool in a project the caller cannot see is "Tool not found.".
  */
-export function toolRoutes(s: Services): RouteGroup {
+export function toolRoutes(s: { tools: Pick<ToolsService, 'tools'> }): RouteGroup {
   const t = () => s.tools.tools;
+  const tool = { resource: ({ params }: { params: { tool_id: string } }) => t().find(params.tool_id), name: 'Tool' };
   /** What both create routes ask the tools service for. */
   const newTool = (body: z.output<typeof schema.createToolBody> | z.output<typeof schema.createSearchToolBody>, type: string): NewTool => ({
     projectId: body.project_id, nodeId: body.node_id, name: body.name, description: body.description, type, config: body.config,
   });
-  /** A list of tools of one node or project; the tools service checks the caller's access. */
-  const toolsOf = <P extends z.ZodType>(path: string, summary: string, permission: string, params: P, list: (p: Principal, params: z.output<P>) => ToolRecord[]) =>
-    route({
-      method: 'get',
-      path,
-      summary,
-      permission,
-      params,
-      response: schema.toolList,
-      handle(ctx, input) {
-        ok(ctx, presentToolList(list(principalOf(ctx), input.params)));
-      },
-    });
   return {
     prefix: '/tools',
     tag: 'Tools',
@@ -44,7 +30,8 @@ export function toolRoutes(s: Services): RouteGroup {
         method: 'get',
         path: '/',
         summary: "List tools of an organization's projects (org_id) or of one project (project_id)",
-        permission: 'project:read',
+        // Either an organization or a project is named, and a key's list by organization is its own project's tools: no one check fits.
+        authorize: { signedIn: 'the list names an organization or a project, and Tools.listForOrg / listForProject check whichever is named' },
         query: schema.listToolsQuery,
         response: schema.toolList,
         handle(ctx, { query }) {
@@ -56,20 +43,43 @@ export function toolRoutes(s: Services): RouteGroup {
         method: 'get',
         path: '/types',
         summary: 'The tool types with the JSON Schemas of their arguments and config',
+        authorize: { signedIn: 'the tool types of this server, the same for every caller' },
         response: schema.toolTypeList,
         handle(ctx) {
-          principalOf(ctx);
           const types = [...toolTypes.values()].map((tt) => ({ type: tt.type, summary: tt.summary, binds: tt.binds, input_schema: toolSchemas(tt.type).input, config_schema: toolSchemas(tt.type).config }));
           ok(ctx, { types });
         },
       }),
-      toolsOf('/by-node/:node_id', 'Tools bound to a node', 'content:read', schema.nodeParams, (p, { node_id }) => t().listForNode(p, node_id)),
-      toolsOf('/by-project/:project_id', "A project's tools", 'project:read', schema.projectParams, (p, { project_id }) => t().listForProject(p, project_id)),
+      route({
+        method: 'get',
+        path: '/by-node/:node_id',
+        summary: 'Tools bound to a node',
+        permission: 'content:read',
+        authorize: { node: ({ params }) => params.node_id },
+        params: schema.nodeParams,
+        response: schema.toolList,
+        handle(ctx, { params }) {
+          ok(ctx, presentToolList(t().listByNode(params.node_id)));
+        },
+      }),
+      route({
+        method: 'get',
+        path: '/by-project/:project_id',
+        summary: "A project's tools",
+        permission: 'project:read',
+        authorize: { project: ({ params }) => params.project_id },
+        params: schema.projectParams,
+        response: schema.toolList,
+        handle(ctx, { params }) {
+          ok(ctx, presentToolList(t().listByProject(params.project_id)));
+        },
+      }),
       route({
         method: 'post',
         path: '/',
         summary: 'Create a tool bound to a node (type: ls, cat, tree, write, search, query_json, shell)',
-        permission: 'content:write',
+        // The project is the node's (node_id) or the one named (project_id, for the whole project).
+        authorize: { signedIn: "the tool's project is its node's or the one named: Tools.create checks content:write there and that the caller reaches the node" },
         status: 201,
         body: schema.createToolBody,
         response: schema.toolSchema,
@@ -82,14 +92,14 @@ export function toolRoutes(s: Services): RouteGroup {
         method: 'post',
         path: '/search',
         summary: 'Create a search tool; its index is built asynchronously (202, index status pending)',
-        permission: 'content:write',
+        // As POST /tools: an unseen node is "Node not found." before anything is said about the project.
+        authorize: { signedIn: "the tool's project is its node's (checked against project_id) or the one named: Tools.create checks content:write there and that the caller reaches the node" },
         status: 202,
         body: schema.createSearchToolBody,
         response: schema.toolWithIndex,
         handle(ctx, { body }) {
-          const p = principalOf(ctx);
-          const tool = t().create(p, newTool(body, 'search'));
-          ok(ctx, { tool: presentTool(tool), index: t().searchIndex(p, tool.id) }, 'Search tool created; its index is being built', 202);
+          const tool = t().create(principalOf(ctx), newTool(body, 'search'));
+          ok(ctx, { tool: presentTool(tool), index: t().searchIndex(tool) }, 'Search tool created; its index is being built', 202);
         },
       }),
       route({
@@ -97,10 +107,11 @@ export function toolRoutes(s: Services): RouteGroup {
         path: '/:tool_id',
         summary: 'Read a tool',
         permission: 'project:read',
+        authorize: tool,
         params: schema.toolParams,
         response: schema.toolSchema,
-        handle(ctx, { params }) {
-          ok(ctx, presentTool(t().visible(principalOf(ctx), params.tool_id)));
+        handle(ctx, { access }) {
+          ok(ctx, presentTool(access.record));
         },
       }),
       route({
@@ -108,11 +119,12 @@ export function toolRoutes(s: Services): RouteGroup {
         path: '/:tool_id',
         summary: "Change a tool's name, description or config",
         permission: 'content:write',
+        authorize: tool,
         params: schema.toolParams,
         body: schema.updateToolBody,
         response: schema.toolSchema,
-        handle(ctx, { params, body }) {
-          ok(ctx, presentTool(t().update(principalOf(ctx), params.tool_id, body)), 'Tool updated');
+        handle(ctx, { body, access }) {
+          ok(ctx, presentTool(t().update(access.record, body)), 'Tool updated');
         },
       }),
       route({
@@ -120,10 +132,11 @@ export function toolRoutes(s: Services): RouteGroup {
         path: '/:tool_id',
         summary: 'Delete a tool (the last search tool of a project deletes its index)',
         permission: 'content:write',
+        authorize: tool,
         params: schema.toolParams,
         response: deletedSchema,
-        async handle(ctx, { params }) {
-          await t().delete(principalOf(ctx), params.tool_id);
+        async handle(ctx, { params, access }) {
+          await t().delete(access.record);
           ok(ctx, presentDeleted(params.tool_id), 'Tool deleted');
         },
       }),
@@ -132,29 +145,28 @@ export function toolRoutes(s: Services): RouteGroup {
         path: '/:tool_id/call',
         summary: "Run a tool as the caller with `arguments` (validated against the type's input schema)",
         description: 'The same function MCP endpoints and agents call. Writes through a tool are versions whose actor is the caller.',
-        permission: 'content:read',
+        permission: 'project:read',
+        authorize: tool,
         params: schema.toolParams,
         body: schema.callToolBody,
         response: schema.callResult,
-        async handle(ctx, { params, body }) {
-          const p = principalOf(ctx);
-          const tool = t().visible(p, params.tool_id);
-          ok(ctx, { tool_id: tool.id, type: tool.type, result: await t().call(p, tool, body.arguments) });
+        async handle(ctx, { body, access }) {
+          const { record } = access;
+          ok(ctx, { tool_id: record.id, type: record.type, result: await t().call(access.principal, record, body.arguments) });
         },
       }),
       route({
         method: 'post',
         path: '/:tool_id/search',
         summary: 'Query a search tool (short form of /call): {query, top_k?, mode?, path_prefix?}',
-        permission: 'content:read',
+        permission: 'project:read',
+        authorize: tool,
         params: schema.toolParams,
         body: z.record(z.string(), z.unknown()),
         response: schema.searchResultSchema,
-        async handle(ctx, { params, body }) {
-          const p = principalOf(ctx);
-          const tool = t().visible(p, params.tool_id);
-          if (tool.type !== 'search') throw new DomainError('NOT_FOUND', 'This tool is not a search tool.');
-          ok(ctx, await t().call(p, tool, body));
+        async handle(ctx, { body, access }) {
+          if (access.record.type !== 'search') throw new DomainError('NOT_FOUND', 'This tool is not a search tool.');
+          ok(ctx, await t().call(access.principal, access.record, body));
         },
       }),
       route({
@@ -162,10 +174,11 @@ export function toolRoutes(s: Services): RouteGroup {
         path: '/:tool_id/search-index',
         summary: "A search tool's index state: status, counts, lag behind the project, mode",
         permission: 'project:read',
+        authorize: tool,
         params: schema.toolParams,
         response: schema.indexStateSchema,
-        handle(ctx, { params }) {
-          ok(ctx, t().searchIndex(principalOf(ctx), params.tool_id));
+        handle(ctx, { access }) {
+          ok(ctx, t().searchIndex(access.record));
         },
       }),
     ],

@@ -1,6 +1,5 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
-import type { Authorizer } from '../../policies/authorize.ts';
 import type { ContentAccess } from '../../policies/contentAccess.ts';
 import { DomainError, invalidField } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../pagination.ts';
@@ -9,9 +8,8 @@ import type { AccessConnectionStore, IssuedConnection } from './accessConnection
 
 export interface NodeBoundDeps {
   connections: AccessConnectionStore;
-  content: ContentStore;
-  access: ContentAccess;
-  authorizer: Authorizer;
+  content: Pick<ContentStore, 'findById'>;
+  access: Pick<ContentAccess, 'node'>;
 }
 
 export interface NodeBoundChanges {
@@ -21,8 +19,6 @@ export interface NodeBoundChanges {
   status?: ConnectionStatus;
 }
 
-const MANAGE = 'keys:manage';
-
 /** The `node_id` a node-bound connection keeps in its config ('' when the config lacks one). */
 export function boundNodeId(connection: ConnectionRecord): string {
   const config = JSON.parse(connection.config) as { node_id?: unknown };
@@ -31,9 +27,10 @@ export function boundNodeId(connection: ConnectionRecord): string {
 
 /**
  * Connections bound to a folder of their project (MCP and sandbox endpoints): the key's scope is
- * the folder's subtree, managing them needs keys:manage, and a connection the caller may not
- * manage is "not found". Kind-specific settings stay with the caller; this keeps `node_id` in
- * the config.
+ * the folder's subtree. Managing them needs keys:manage on their project, which the surface
+ * checks before it calls (the REST routes declare it); what stays here is the finer part, the
+ * folder a caller hands over. Kind-specific settings stay with the caller; this keeps `node_id`
+ * in the config.
  */
 export class NodeBoundConnections {
   constructor(
@@ -43,19 +40,21 @@ export class NodeBoundConnections {
     private readonly noun: [article: string, noun: string],
   ) {}
 
-  notFound(): DomainError {
-    const [, noun] = this.noun;
-    return new DomainError('NOT_FOUND', `${noun[0]!.toUpperCase()}${noun.slice(1)} not found.`);
+  /** A connection of this kind by id, without any check. */
+  find(id: string): ConnectionRecord | null {
+    const connection = this.d.connections.find(id);
+    return connection && connection.kind === this.kind ? connection : null;
   }
 
-  list(principal: Principal, projectId: string, page: Page): Paged<ConnectionRecord> {
-    this.d.authorizer.requireProject(principal, projectId, MANAGE);
+  list(projectId: string, page: Page): Paged<ConnectionRecord> {
     return this.d.connections.listByProject(projectId, { kind: this.kind }, page);
   }
 
-  /** Checks the folder and creates the connection scoped to it; `config` gets the folder's `node_id`. */
+  /**
+   * Checks the folder (one the caller reaches) and creates the connection scoped to it; `config`
+   * gets the folder's `node_id`.
+   */
   create(principal: Principal, input: { projectId: string; nodeId: string; name: string; mode?: ConnectionMode; config: (node: NodeInfo) => Record<string, unknown> }): IssuedConnection {
-    this.d.authorizer.requireProject(principal, input.projectId, MANAGE);
     const node = this.folder(principal, input.nodeId, input.projectId);
     return this.d.connections.createConnection({
       projectId: input.projectId,
@@ -68,44 +67,25 @@ export class NodeBoundConnections {
     });
   }
 
-  /** A connection of this kind the caller may manage; one in a project they cannot see is "not found". */
-  manageable(principal: Principal, id: string): ConnectionRecord {
-    const connection = this.d.connections.find(id);
-    if (!connection || connection.kind !== this.kind) throw this.notFound();
-    try {
-      this.d.authorizer.requireProject(principal, connection.project_id, MANAGE);
-    } catch (e) {
-      if ((e as DomainError).code === 'NOT_FOUND') throw this.notFound();
-      throw e;
-    }
-    return connection;
-  }
-
-  /** The connections bound to a node the caller may see, of a project where they may manage keys. */
-  byNode(principal: Principal, nodeId: string): ConnectionRecord[] {
-    const node = this.d.content.findById(nodeId);
-    this.d.access.node(principal, node, 'content:read');
-    this.d.authorizer.requireProject(principal, node!.projectId, MANAGE);
+  /** The connections bound to a node. */
+  byNode(nodeId: string): ConnectionRecord[] {
     return this.d.connections.listByNode(this.kind, nodeId);
   }
 
-  /** Applies changes; a new folder moves the key's scope with it. `config`, when given, computes the new config from the current one. */
-  update(principal: Principal, id: string, changes: NodeBoundChanges, config?: (current: Record<string, unknown>) => Record<string, unknown>): ConnectionRecord {
-    const current = this.manageable(principal, id);
+  /** Applies changes; a new folder (one the caller reaches) moves the key's scope with it. `config`, when given, computes the new config from the current one. */
+  update(principal: Principal, current: ConnectionRecord, changes: NodeBoundChanges, config?: (current: Record<string, unknown>) => Record<string, unknown>): ConnectionRecord {
     const node = changes.nodeId === undefined ? null : this.folder(principal, changes.nodeId, current.project_id);
     const old = JSON.parse(current.config) as Record<string, unknown>;
     const next = node || config ? { ...(config ? config(old) : old), node_id: node?.id ?? boundNodeId(current) } : undefined;
-    return this.d.connections.update(id, { name: changes.name, mode: changes.mode, status: changes.status, scopePath: node?.path, config: next });
+    return this.d.connections.update(current.id, { name: changes.name, mode: changes.mode, status: changes.status, scopePath: node?.path, config: next });
   }
 
-  delete(principal: Principal, id: string): ConnectionRecord {
-    const connection = this.manageable(principal, id);
+  delete(connection: ConnectionRecord): void {
     this.d.connections.delete(connection.id);
-    return connection;
   }
 
-  regenerateKey(principal: Principal, id: string): IssuedConnection {
-    return this.d.connections.regenerateKey(this.manageable(principal, id).id);
+  regenerateKey(connection: ConnectionRecord): IssuedConnection {
+    return this.d.connections.regenerateKey(connection.id);
   }
 
   /**

@@ -1,8 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
 import { DomainError, invalidField } from '../../errors/domainError.ts';
 import { checkDestination, isRefusal } from '../../net/outboundGuard.ts';
-import type { Authorizer } from '../../policies/authorize.ts';
-import type { ProjectAction } from '../../policies/permissions.ts';
 import type { ProxyServer, ProxyStore } from './proxyStore.ts';
 
 /** Headers the proxy sets itself (MCP's own, hop-by-hop, framing): a stored header may not name them. */
@@ -23,34 +21,24 @@ export interface ProxyServerInput {
 
 /**
  * The MCP proxy servers of projects (spec 4.9): managing them needs keys:manage on the project;
- * reaching one (forwarding) needs project:read, or a key of that project. A server another
- * caller cannot see is 404, as if it did not exist. The url passes the outbound guard when it
- * is stored (422 naming `url`), and again at every connection.
+ * reaching one (forwarding) needs project:read, or a key of that project. The surface checks
+ * both before it calls (a server another caller cannot see is 404, as if it did not exist). The
+ * url passes the outbound guard when it is stored (422 naming `url`), and again at every connection.
  */
 export class ProxyServers {
-  constructor(
-    private readonly d: { store: ProxyStore; authorizer: Authorizer; allowPrivate: () => boolean },
-  ) {}
+  constructor(private readonly d: { store: ProxyStore; allowPrivate: () => boolean }) {}
 
-  list(principal: Principal, projectId: string, page: { limit: number; offset: number }) {
-    this.d.authorizer.requireProject(principal, projectId, 'keys:manage');
+  list(projectId: string, page: { limit: number; offset: number }) {
     return this.d.store.list(projectId, page);
   }
 
-  get(principal: Principal, id: string, action: ProjectAction = 'keys:manage'): ProxyServer {
-    const server = this.d.store.find(id);
-    if (!server) throw notFound();
-    try {
-      this.d.authorizer.requireProject(principal, server.project_id, action);
-    } catch (e) {
-      if ((e as DomainError).code === 'NOT_FOUND') throw notFound();
-      throw e;
-    }
-    return server;
+  /** A server by id, without any check. */
+  find(id: string): ProxyServer | null {
+    return this.d.store.find(id);
   }
 
+  /** Registers a server; `principal` is recorded as who created it. */
   async create(principal: Principal, input: ProxyServerInput): Promise<ProxyServer> {
-    this.d.authorizer.requireProject(principal, input.projectId, 'keys:manage');
     const url = await this.checkUrl(input.url);
     this.requireFreeName(input.projectId, input.name);
     const headers = validHeaders(input.headers ?? {});
@@ -58,17 +46,15 @@ export class ProxyServers {
   }
 
   /** `headers` replaces the stored set whole (values are never shown, so there is nothing to merge with). */
-  async update(principal: Principal, id: string, changes: { name?: string; url?: string; headers?: Record<string, string> }): Promise<ProxyServer> {
-    const current = this.get(principal, id);
+  async update(current: ProxyServer, changes: { name?: string; url?: string; headers?: Record<string, string> }): Promise<ProxyServer> {
     const url = changes.url === undefined ? undefined : await this.checkUrl(changes.url);
     if (changes.name !== undefined && changes.name !== current.name) this.requireFreeName(current.project_id, changes.name);
     const headers = changes.headers === undefined ? undefined : validHeaders(changes.headers);
-    return this.d.store.update(id, { name: changes.name, url, headers });
+    return this.d.store.update(current.id, { name: changes.name, url, headers });
   }
 
-  delete(principal: Principal, id: string): void {
-    this.get(principal, id);
-    this.d.store.delete(id);
+  delete(server: ProxyServer): void {
+    this.d.store.delete(server.id);
   }
 
   private async checkUrl(address: string): Promise<string> {
@@ -84,8 +70,6 @@ export class ProxyServers {
     if (this.d.store.idByName(projectId, name)) throw new DomainError('CONFLICT', `This project already has an MCP proxy server named "${name}".`, { field: 'name' });
   }
 }
-
-const notFound = () => new DomainError('NOT_FOUND', 'MCP proxy server not found.');
 
 /** Header names are HTTP tokens (kept lower-case), not ones the proxy sets; values are one line. */
 function validHeaders(headers: Record<string, string>): Record<string, string> {

@@ -52,48 +52,53 @@ export interface SandboxEndpointDeps {
 const notFound = () => new DomainError('NOT_FOUND', 'Sandbox endpoint not found.');
 
 /**
- * Sandbox endpoints (spec 4.9): managing them needs keys:manage on their project (each has an
- * access key, scoped to its folder's subtree). A command runs with the endpoint's own key or
- * with the token of a user who may write the project.
+ * Sandbox endpoints (spec 4.9): managing them needs keys:manage on their project, which the
+ * surface checks before it calls (each has an access key, scoped to its folder's subtree). A
+ * command runs with the endpoint's own key or with the token of a user who may write the
+ * project: `exec` decides that itself.
  */
 export class SandboxEndpoints {
-  /** Records, management rights and the folder binding, shared with MCP endpoints. */
+  /** Records and the folder binding, shared with MCP endpoints. */
   private readonly bound: NodeBoundConnections;
 
   constructor(private readonly d: SandboxEndpointDeps) {
     this.bound = new NodeBoundConnections(d, 'sandbox', ['a', 'sandbox endpoint']);
   }
 
-  list(principal: Principal, projectId: string, page: Page): Paged<SandboxEndpoint> {
-    const { items, total } = this.bound.list(principal, projectId, page);
+  /** An endpoint by id, without any check. */
+  find(id: string): SandboxEndpoint | null {
+    const connection = this.bound.find(id);
+    return connection && toEndpoint(connection);
+  }
+
+  list(projectId: string, page: Page): Paged<SandboxEndpoint> {
+    const { items, total } = this.bound.list(projectId, page);
     return { items: items.map(toEndpoint), total };
   }
 
+  /** Creates an endpoint on a folder the caller reaches. */
   create(principal: Principal, input: NewSandboxEndpoint): { endpoint: SandboxEndpoint; key: string } {
     return issued_(this.bound.create(principal, { ...input, config: () => ({ limits: input.limits ?? {} }) }));
   }
 
-  get(principal: Principal, id: string): SandboxEndpoint {
-    return toEndpoint(this.bound.manageable(principal, id));
+  /** The endpoints bound to a node. */
+  byNode(nodeId: string): SandboxEndpoint[] {
+    return this.bound.byNode(nodeId).map(toEndpoint);
   }
 
-  /** The endpoints bound to a node the caller may see, of projects where they may manage keys. */
-  byNode(principal: Principal, nodeId: string): SandboxEndpoint[] {
-    return this.bound.byNode(principal, nodeId).map(toEndpoint);
-  }
-
-  update(principal: Principal, id: string, changes: SandboxEndpointChanges): SandboxEndpoint {
+  /** Changes an endpoint; a new folder must be one the caller reaches. */
+  update(principal: Principal, endpoint: SandboxEndpoint, changes: SandboxEndpointChanges): SandboxEndpoint {
     const { limits } = changes;
-    const updated = this.bound.update(principal, id, changes, limits === undefined ? undefined : (config) => ({ ...config, limits }));
+    const updated = this.bound.update(principal, endpoint.connection, changes, limits === undefined ? undefined : (config) => ({ ...config, limits }));
     return toEndpoint(updated);
   }
 
-  delete(principal: Principal, id: string): void {
-    this.bound.delete(principal, id);
+  delete(endpoint: SandboxEndpoint): void {
+    this.bound.delete(endpoint.connection);
   }
 
-  regenerateKey(principal: Principal, id: string): { endpoint: SandboxEndpoint; key: string } {
-    return issued_(this.bound.regenerateKey(principal, id));
+  regenerateKey(endpoint: SandboxEndpoint): { endpoint: SandboxEndpoint; key: string } {
+    return issued_(this.bound.regenerateKey(endpoint.connection));
   }
 
   /**
@@ -104,8 +109,8 @@ export class SandboxEndpoints {
     if (Buffer.byteLength(input.command) > MAX_COMMAND_BYTES) throw invalidField('command', `the command is longer than ${MAX_COMMAND_BYTES} bytes`);
     if (input.command.trim() === '') throw invalidField('command', 'the command is empty');
     if (input.stdin !== undefined && Buffer.byteLength(input.stdin) > MAX_STDIN_BYTES) throw invalidField('stdin', `stdin is longer than ${MAX_STDIN_BYTES} bytes`);
-    let connection = this.d.connections.find(id);
-    if (!connection || connection.kind !== 'sandbox') throw notFound();
+    let connection = this.bound.find(id);
+    if (!connection) throw notFound();
     if (principal.kind === 'key' && principal.connection.id !== connection.id) {
       throw new DomainError('FORBIDDEN', "This access key is not this sandbox endpoint's key; run commands with the endpoint's own key or a user token.");
     }
