@@ -35,6 +35,9 @@ export interface CallContext {
 
 export const projectOf = (c: CallContext) => c.endpoint.connection.project_id;
 
+/** What changes made through the endpoint without a message of the caller's are recorded as coming through. */
+export const viaOf = (c: CallContext) => `via MCP endpoint "${c.endpoint.connection.name}"`;
+
 /** The caller's grant on the endpoint's project, held to the endpoint's folder too. */
 export function grantIn(c: CallContext, action: ContentAction): ContentGrant {
   const g = c.env.access.grant(c.principal, projectOf(c), action);

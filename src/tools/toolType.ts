@@ -46,6 +46,8 @@ export interface ToolInvocation<C, A> {
   resolve(g: ContentGrant, relative: string | undefined, options?: { field?: string; listing?: boolean }): string;
   /** True when `path` lies in the tool's subtree (its second scope, on top of the caller's). */
   inTool(path: string): boolean;
+  /** What the call came through (`via MCP endpoint "docs"`): changes made without a message say so. */
+  via?: string;
 }
 
 /**

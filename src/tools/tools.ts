@@ -147,9 +147,10 @@ export class Tools {
    * Runs a tool as `principal` with `args` (validated against the type's input schema: 422 naming
    * the field). The same function every surface calls. `options` run the tool over a view of the
    * content and a sandbox of that view instead of the store itself (an agent's workspace);
-   * `root` is the tool's node when the caller has just read it for this request (not read twice).
+   * `root` is the tool's node when the caller has just read it for this request (not read twice);
+   * `via` what the call came through, for the messages of the changes it makes.
    */
-  async call(principal: Principal, tool: ToolRecord, args: unknown, options: { content?: ToolContent; sandbox?: ToolSandbox; root?: NodeInfo } = {}): Promise<unknown> {
+  async call(principal: Principal, tool: ToolRecord, args: unknown, options: { content?: ToolContent; sandbox?: ToolSandbox; root?: NodeInfo; via?: string } = {}): Promise<unknown> {
     const type = toolTypes.get(tool.type);
     if (!type) throw new DomainError('NOT_FOUND', `Tool type ${tool.type} is not available on this server.`);
     const parsed = type.input.safeParse(args ?? {});
@@ -175,6 +176,7 @@ export class Tools {
       rootNode,
       grant: (action: ContentAction) => access.grant(principal, tool.project_id, action),
       inTool,
+      via: options.via,
       resolve(g, relative, options = {}) {
         const field = options.field ?? 'arguments.path';
         const rel = normalizePath(relative ?? '', field);

@@ -1,13 +1,13 @@
-import type { Services } from '../../app/services.ts';
 import { collabCommit, previewMerge } from '../../collab/collabCommit.ts';
+import type { ContentStore } from '../../content/contentStore.ts';
 import { ok } from '../../http/envelope.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import type { ContentAccess, ContentAction, ContentGrant } from '../../policies/contentAccess.ts';
+import { nodePresenter } from '../../presenters/idPaths.ts';
 import { contentForStore } from '../shared/fileContent.ts';
-import { nodeFor, nodeHistoryRoutes } from '../shared/nodeHistory.ts';
+import { nodeHistoryRoutes } from '../shared/nodeHistory.ts';
 import { nodeSnapshotRoutes } from '../shared/nodeSnapshots.ts';
 import { nodeWithContent } from '../shared/nodeReads.ts';
-import { nodePresenter } from '../shared/idPaths.ts';
 import * as schema from './schemas.ts';
 
 /**
@@ -17,7 +17,13 @@ import * as schema from './schemas.ts';
  * version and snapshot routes are the very declarations of their /nodes twins. Every node goes
  * through the content-access policy.
  */
-export function collabRoutes(s: Services): RouteGroup {
+export function collabRoutes(s: { content: ContentStore; access: ContentAccess }): RouteGroup {
+  /** Each node a body names, through the policy: unknown, unreachable and other projects' nodes are "Node not found.". */
+  const nodeIn = (g: ContentGrant, id: string, action: ContentAction) => {
+    const node = s.content.findById(id);
+    s.access.node(g.principal, node, action, g.projectId);
+    return node!;
+  };
   return {
     prefix: '/collab',
     tag: 'Collaboration',
@@ -27,10 +33,11 @@ export function collabRoutes(s: Services): RouteGroup {
         path: '/checkout',
         summary: 'The content and version of each node, as the base of a later commit',
         permission: 'content:read',
+        authorize: { content: ({ body }) => body.project_id },
         body: schema.checkoutBody,
         response: schema.checkoutResult,
-        async handle(ctx, { body }) {
-          const nodes = body.node_ids.map((id) => nodeFor(s, ctx, id, 'content:read', body.project_id).node);
+        async handle(ctx, { body, access }) {
+          const nodes = body.node_ids.map((id) => nodeIn(access, id, 'content:read'));
           const out = await Promise.all(nodes.map(async (n) => ({ ...(await nodeWithContent(s.content, n, true, true)), base_version: n.version })));
           ok(ctx, { project_id: body.project_id, nodes: out });
         },
@@ -40,12 +47,12 @@ export function collabRoutes(s: Services): RouteGroup {
         path: '/commit',
         summary: 'Write many nodes as one commit, merging those changed since their base version',
         permission: 'content:write',
+        authorize: { content: ({ body }) => body.project_id },
         body: schema.commitBody,
         response: schema.commitResult,
-        async handle(ctx, { body }) {
-          const grant = s.access.grant(principalOf(ctx), body.project_id, 'content:write');
+        async handle(ctx, { body, access: grant }) {
           const mutations = body.mutations.map((m, i) => {
-            const { node } = nodeFor(s, ctx, m.node_id, 'content:write', body.project_id);
+            const node = nodeIn(grant, m.node_id, 'content:write');
             return { nodeId: node.id, content: contentForStore(node.type, m.content, `mutations.${i}.content`), message: m.message, baseVersion: m.base_version };
           });
           const r = await collabCommit(s.content, grant.projectId, grant.actor, mutations);
@@ -69,10 +76,10 @@ export function collabRoutes(s: Services): RouteGroup {
         path: '/merge',
         summary: 'The three-way merge a commit would make of content written against base_version, without writing anything',
         permission: 'content:read',
+        authorize: { node: ({ body }) => body.node_id, project: ({ body }) => body.project_id },
         body: schema.mergeBody,
         response: schema.mergeResult,
-        async handle(ctx, { body }) {
-          const { node } = nodeFor(s, ctx, body.node_id, 'content:read', body.project_id);
+        async handle(ctx, { body, access: { node } }) {
           const r = await previewMerge(s.content, node.projectId, node.id, contentForStore(node.type, body.content), body.base_version);
           ok(ctx, {
             node: nodePresenter(s.content, 'id').node(r.node),

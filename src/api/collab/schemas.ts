@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { nodeSchema } from '../presenters/node.ts';
+import { nodeSchema } from '../../presenters/node.ts';
 
 const projectId = z.string().min(1).max(100);
 const nodeId = z.string().min(1).max(200);

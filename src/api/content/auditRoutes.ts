@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import type { Services } from '../../app/services.ts';
-import type { AuditLogEntry } from '../../content/contentStore.ts';
+import type { AuditLogEntry, ContentStore } from '../../content/contentStore.ts';
 import { ok } from '../../http/envelope.ts';
 import { validationError } from '../../http/errors.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
-import { presentAuditLog } from '../presenters/content.ts';
+import type { ContentAccess } from '../../policies/contentAccess.ts';
+import { presentAuditLog } from '../../presenters/content.ts';
 import { auditQuery, nodeAuditAnswer, projectAuditAnswer } from './schemas.ts';
 
 /**
@@ -13,7 +12,14 @@ import { auditQuery, nodeAuditAnswer, projectAuditAnswer } from './schemas.ts';
  * with slashes (path surface) or a node id (id surface); an id wins when one exists), and of a
  * whole project. Scoped keys see their subtree only, through the content-access policy.
  */
-export function auditRoutes(s: Services): RouteGroup {
+export function auditRoutes(s: AuditDeps): RouteGroup {
+  /** The node a segment names by id when no project was named (then it must be one). */
+  const located = (ref: string, projectId: string | undefined) => {
+    if (projectId !== undefined) return null;
+    const node = s.content.findById(ref);
+    if (!node) throw validationError('project_id is required unless the path names a node id.', [{ field: 'project_id', message: 'required' }]);
+    return node;
+  };
   return {
     prefix: '',
     tag: 'Audit',
@@ -24,16 +30,15 @@ export function auditRoutes(s: Services): RouteGroup {
         summary: 'The audit trail of a node, by path or by node id',
         description: '`project_id` may be left out when the segment is a node id.',
         permission: 'content:read',
+        authorize: { content: ({ params, query }) => query.project_id ?? located(params.ref, undefined)!.projectId },
         params: z.object({ ref: z.string().min(1) }),
         query: auditQuery,
         response: nodeAuditAnswer,
-        handle(ctx, { params: { ref }, query: q }) {
-          const located = q.project_id === undefined ? s.content.findById(ref) : null;
-          if (q.project_id === undefined && !located) throw validationError('project_id is required unless the path names a node id.', [{ field: 'project_id', message: 'required' }]);
-          const projectId = q.project_id ?? located!.projectId;
-          const g = s.access.grant(principalOf(ctx), projectId, 'content:read');
-          const byId = located ?? findNodeById(s, projectId, ref);
+        handle(ctx, { params: { ref }, query: q, access: g }) {
+          const projectId = g.projectId;
+          const byId = located(ref, q.project_id) ?? findNodeById(s, projectId, ref);
           const path = byId?.path ?? ref;
+          // The path is known only now (the segment may be an id): the finer check.
           s.access.requirePath(g, path);
           const logs = byId ? s.content.auditLogs(projectId, { id: byId.id }, { limit: q.limit }) : pathLogs(s, projectId, path, q.limit);
           ok(ctx, { path, node_id: byId?.id ?? logs[0]?.nodeId ?? null, logs: logs.map(presentAuditLog), total: logs.length });
@@ -45,11 +50,11 @@ export function auditRoutes(s: Services): RouteGroup {
         summary: "The project's audit trail, newest first (pushes included)",
         description: '`before` (an entry id, `next_before` of the previous page) pages back. A scoped key sees the entries of its subtree only.',
         permission: 'content:read',
+        authorize: { content: ({ params }) => params.projectId },
         params: projectParams,
         query: projectAuditQuery,
         response: projectAuditAnswer,
-        handle(ctx, { params: { projectId }, query: q }) {
-          const g = s.access.grant(principalOf(ctx), projectId, 'content:read');
+        handle(ctx, { params: { projectId }, query: q, access: g }) {
           const page = s.content.projectAuditLogs(projectId, { limit: q.limit, before: q.before });
           const visible = (p: unknown) => typeof p === 'string' && p !== '' && s.access.mayPath(g, p);
           const logs = g.scope === '' ? page : page.filter((e) => visible(e.path) || visible(e.details.old_path));
@@ -59,6 +64,12 @@ export function auditRoutes(s: Services): RouteGroup {
       }),
     ],
   };
+}
+
+/** What the audit trail reads: the content index and the policy's finer checks. */
+export interface AuditDeps {
+  content: ContentStore;
+  access: ContentAccess;
 }
 
 const projectParams = z.object({ projectId: z.string().min(1).max(100) });
@@ -71,7 +82,7 @@ const projectAuditQuery = z.object({
  * A path's audit trail: the entries recorded at the path, plus the entries of those nodes that
  * took them away from it (trash, move: recorded at the new path with `old_path` = this one).
  */
-function pathLogs(s: Services, projectId: string, path: string, limit: number): AuditLogEntry[] {
+function pathLogs(s: AuditDeps, projectId: string, path: string, limit: number): AuditLogEntry[] {
   const here = s.content.auditLogs(projectId, { path }, { limit });
   const byId = new Map(here.map((e) => [e.id, e]));
   for (const nodeId of new Set(here.map((e) => e.nodeId).filter((id) => id !== ''))) {
@@ -82,7 +93,7 @@ function pathLogs(s: Services, projectId: string, path: string, limit: number): 
   return [...byId.values()].sort((a, b) => b.id - a.id).slice(0, limit);
 }
 
-function findNodeById(s: Services, projectId: string, id: string) {
+function findNodeById(s: AuditDeps, projectId: string, id: string) {
   try {
     return s.content.getById(projectId, id);
   } catch (err) {

@@ -1,18 +1,29 @@
 import { z } from 'zod';
-import type { Services } from '../../app/services.ts';
-import { actorOf } from '../../auth/principal.ts';
+import type { ContentStore } from '../../content/contentStore.ts';
+import type { Db } from '../../db/database.ts';
+import type { AccessConnectionStore } from '../../domain/connections/accessConnectionStore.ts';
 import { sampleContent } from '../../domain/projects/sampleContent.ts';
+import type { Changelog } from '../../events/changelog.ts';
 import { ok } from '../../http/envelope.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { pathInScope } from '../../policies/scope.ts';
+import { nodePresenter } from '../../presenters/idPaths.ts';
+import { entrySchema } from '../../presenters/node.ts';
 import { ScopedStats } from '../../sync/scopedStats.ts';
-import { entrySchema } from '../presenters/node.ts';
-import { nodePresenter } from '../shared/idPaths.ts';
+import type { SyncService } from '../../sync/syncService.ts';
 import { projectParams } from './schemas.ts';
 
+/** What the project's content views read: the content and its figures, the connections and syncs they count. */
+export interface ProjectContentDeps {
+  db: Db;
+  content: ContentStore;
+  changelog: Changelog;
+  connections: Pick<AccessConnectionStore, 'countByStatus'>;
+  syncs: Pick<SyncService, 'list'>;
+}
+
 /** Project-level views of the content: the dashboard and the sample-content seed. */
-export function projectContentRoutes(s: Services): RouteGroup {
+export function projectContentRoutes(s: ProjectContentDeps): RouteGroup {
   const scopedStats = new ScopedStats(s.db, s.changelog);
   const routes = [
     route({
@@ -67,12 +78,12 @@ export function projectContentRoutes(s: Services): RouteGroup {
       path: '/seed',
       summary: 'Write the sample content that is missing (idempotent, one commit)',
       permission: 'content:write',
+      // The sample content lands across the project: a key must reach all of it.
+      authorize: { content: ({ params }) => params.projectId, paths: () => [''] },
       params: projectParams,
       response: seedAnswer,
-      async handle(ctx, { params: { projectId } }) {
-        const principal = principalOf(ctx);
-        s.authorizer.requireProject(principal, projectId, 'content:write', '');
-        const result = await s.content.seed(projectId, actorOf(principal), sampleContent, { message: 'seed sample content' });
+      async handle(ctx, { params: { projectId }, access }) {
+        const result = await s.content.seed(projectId, access.actor, sampleContent, { message: 'seed sample content' });
         const present = nodePresenter(s.content, 'path');
         if (!result.changed) {
           ok(ctx, { changed: false, created: [] }, 'Sample content already present');

@@ -1,37 +1,53 @@
-import type { Context } from 'koa';
 import type { z } from 'zod';
-import type { Services } from '../../app/services.ts';
-import type { NodeInfo } from '../../content/contentStore.ts';
+import { bulkWrite } from '../../commands/bulkWrite.ts';
+import { diffNodeVersions } from '../../commands/diffNodeVersions.ts';
+import { diffProject } from '../../commands/diffProject.ts';
+import { listNodeVersions } from '../../commands/listNodeVersions.ts';
+import { listProjectCommits } from '../../commands/listProjectCommits.ts';
+import { makeFolder } from '../../commands/makeFolder.ts';
+import { moveNode } from '../../commands/moveNode.ts';
+import { readNodeVersion } from '../../commands/readNodeVersion.ts';
+import { removeNode } from '../../commands/removeNode.ts';
+import { restoreNode } from '../../commands/restoreNode.ts';
+import { rollbackNode } from '../../commands/rollbackNode.ts';
+import { rollbackPath } from '../../commands/rollbackPath.ts';
+import { rollbackProject } from '../../commands/rollbackProject.ts';
+import { writeNode } from '../../commands/writeNode.ts';
+import type { Settings } from '../../config/settings.ts';
+import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
+import type { Changelog } from '../../events/changelog.ts';
 import { sendBytes } from '../../http/byteRange.ts';
 import { ok } from '../../http/envelope.ts';
-import { notFound } from '../../http/errors.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { parseListInput } from '../../http/validate.ts';
-import type { ContentAction } from '../../policies/contentAccess.ts';
-import { presentContent, presentTrashItem } from '../presenters/content.ts';
+import type { ContentAccess, ContentGrant } from '../../policies/contentAccess.ts';
+import { presentFolderMade, presentMove, presentNodeRollback, presentPathRollback, presentRemoval } from '../../presenters/changes.ts';
+import { presentContent, presentTrashItem } from '../../presenters/content.ts';
+import { presentNodeDiff, presentNodeVersion, presentProjectCommits, presentProjectDiff, presentVersionList } from '../../presenters/history.ts';
+import { nodePresenter } from '../../presenters/idPaths.ts';
 import { contentForStore } from '../shared/fileContent.ts';
-import { rollbackNodeTo, versionDiffOf, versionListOf, versionWithContent } from '../shared/history.ts';
-import { nodePresenter } from '../shared/idPaths.ts';
-import { projectCommitsOf, projectDiffOf, rollbackPathTo } from './projectHistory.ts';
 import * as schema from './schemas.ts';
 
 /** Most nodes a bulk write lists in its answer (`nodes_truncated` says when there were more). */
 const MAX_LISTED_NODES = 1000;
 
+/** What the path surface uses: the content store, the policy's finer checks, the changelog and the service's address. */
+export interface ContentRouteDeps {
+  content: ContentStore;
+  access: ContentAccess;
+  changelog: Changelog;
+  settings: Pick<Settings, 'baseUrl'>;
+}
+
 /**
- * The path-addressed content surface (spec 4.1): validate, authorize through the content-access
- * policy (keys are held to their scope path), call the content store, present. No content
- * rules live here.
+ * The path-addressed content surface (spec 4.1): validate, authorize through the content door
+ * (keys are held to their scope path; each route declares the paths it touches), run the
+ * command, present. No content rules live here (src/commands/).
  */
-export function contentRoutes(s: Services): RouteGroup {
+export function contentRoutes(s: ContentRouteDeps): RouteGroup {
   const store = s.content;
   const params = schema.projectParams;
-
-  /** The policy's grant for `action` on the project, requiring every path given to be in scope. */
-  function authorize(ctx: Context, projectId: string, action: ContentAction, ...paths: string[]) {
-    return s.access.grantPaths(principalOf(ctx), projectId, action, paths);
-  }
+  const project = ({ params }: { params: { projectId: string } }) => params.projectId;
   const present = () => nodePresenter(store, 'path');
 
   /**
@@ -40,21 +56,17 @@ export function contentRoutes(s: Services): RouteGroup {
    */
   const historyRoute = <Q extends z.ZodType<{ path?: string }>>(
     d: { path: string; summary: string; query: Q; response: z.ZodType },
-    of: (q: z.output<Q>, projectId: string) => { project: (scope: string) => unknown; node: (node: NodeInfo) => unknown },
+    of: (q: z.output<Q>) => { project: (g: ContentGrant) => unknown; node: (node: NodeInfo) => unknown },
   ) =>
     route({
       method: 'get',
       ...d,
       permission: 'content:read',
+      authorize: { content: project, paths: ({ query }) => [query.path] },
       params,
-      async handle(ctx, { params: { projectId }, query }) {
-        const answer = of(query, projectId);
-        if (query.path === undefined) {
-          ok(ctx, await answer.project(authorize(ctx, projectId, 'content:read').scope));
-          return;
-        }
-        authorize(ctx, projectId, 'content:read', query.path);
-        ok(ctx, await answer.node(store.getByPath(projectId, query.path)));
+      async handle(ctx, { params: { projectId }, query, access }) {
+        const answer = of(query);
+        ok(ctx, await (query.path === undefined ? answer.project(access) : answer.node(store.getByPath(projectId, query.path))));
       },
     });
 
@@ -71,14 +83,14 @@ export function contentRoutes(s: Services): RouteGroup {
         summary: "A folder's children ('' = the project root)",
         description: 'A key scoped below the folder sees only the folders on the way down to its scope.',
         permission: 'content:read',
+        authorize: { content: project },
         params,
         query: schema.pathQuery,
         response: schema.lsAnswer,
-        handle(ctx, { params: { projectId }, query: { path } }) {
-          const g = authorize(ctx, projectId, 'content:read');
+        handle(ctx, { params: { projectId }, query: { path }, access }) {
           // Scope first: a key learns nothing (not even "not found") about paths beside its scope.
-          s.access.listing(g, path);
-          const entries = s.access.visibleChildren(g, path, store.listChildren(projectId, path));
+          s.access.listing(access, path);
+          const entries = s.access.visibleChildren(access, path, store.listChildren(projectId, path));
           const p = present();
           ok(ctx, { path, entries: entries.map((n) => p.node(n)) });
         },
@@ -88,11 +100,11 @@ export function contentRoutes(s: Services): RouteGroup {
         path: '/cat',
         summary: 'A node with its content (json, markdown) or its download address (files)',
         permission: 'content:read',
+        authorize: { content: project, paths: ({ query }) => [query.path] },
         params,
         query: schema.requiredPathQuery,
         response: schema.catAnswer,
         async handle(ctx, { params: { projectId }, query: { path } }) {
-          authorize(ctx, projectId, 'content:read', path);
           const node = store.getByPath(projectId, path);
           const base = { id: node.id, path: node.path, name: node.name, type: node.type, version: node.version, content_hash: node.contentHash };
           if (node.type === 'folder') {
@@ -111,11 +123,11 @@ export function contentRoutes(s: Services): RouteGroup {
         summary: "A node's current content as bytes",
         description: 'Not an envelope: the bytes of the content with its media type, an ETag (the content hash) and Range support.',
         permission: 'content:read',
+        authorize: { content: project, paths: ({ query }) => [query.path] },
         params,
         query: schema.requiredPathQuery,
         streams: 'application/octet-stream',
         async handle(ctx, { params: { projectId }, query: { path } }) {
-          authorize(ctx, projectId, 'content:read', path);
           const { node, bytes } = await store.readContent(projectId, { path });
           sendBytes(ctx, bytes, { etag: node.contentHash!, contentType: node.mimeType ?? 'application/octet-stream', filename: node.name });
         },
@@ -125,11 +137,11 @@ export function contentRoutes(s: Services): RouteGroup {
         path: '/stat',
         summary: "A node's metadata (no path: the project root, a folder without id)",
         permission: 'content:read',
+        authorize: { content: project, paths: ({ query }) => [query.path] },
         params,
         query: schema.pathQuery,
         response: schema.entryAnswer,
         handle(ctx, { params: { projectId }, query: { path } }) {
-          authorize(ctx, projectId, 'content:read', path);
           ok(ctx, present().node(store.statPath(projectId, path)));
         },
       }),
@@ -139,11 +151,11 @@ export function contentRoutes(s: Services): RouteGroup {
         summary: 'A folder and everything beneath it, in pages of nodes',
         description: 'A key scoped below the folder sees the folders on the way down to its scope and everything inside it.',
         permission: 'content:read',
+        authorize: { content: project },
         params,
         query: schema.treeQuery,
         response: schema.treeAnswer,
-        async handle(ctx, { params: { projectId }, query }) {
-          const g = authorize(ctx, projectId, 'content:read');
+        async handle(ctx, { params: { projectId }, query, access: g }) {
           s.access.listing(g, query.path); // outside the scope and not on the way down: forbidden
           const visibility = (p: string) => (s.access.mayPath(g, p) ? 'in' : s.access.onTheWay(g, p) ? 'way' : 'out') as 'in' | 'way' | 'out';
           const page = await store.treePage(projectId, query.path, { maxDepth: query.max_depth, limit: query.limit, cursor: query.cursor, visibility });
@@ -155,11 +167,11 @@ export function contentRoutes(s: Services): RouteGroup {
         path: '/trash',
         summary: 'The trash: items deleted from inside the caller\'s scope',
         permission: 'content:read',
+        authorize: { content: project },
         params,
         response: schema.trashAnswer,
-        handle(ctx, { params: { projectId } }) {
-          const g = authorize(ctx, projectId, 'content:read');
-          const items = s.access.visibleTrash(g, store.listTrash(projectId));
+        handle(ctx, { params: { projectId }, access }) {
+          const items = s.access.visibleTrash(access, store.listTrash(projectId));
           ok(ctx, { items: items.map(presentTrashItem), total: items.length });
         },
       }),
@@ -169,14 +181,14 @@ export function contentRoutes(s: Services): RouteGroup {
         summary: 'Create or update a json, markdown or file node at a path (one commit)',
         description: '201 when the write created the node, 200 when it changed (or left unchanged) an existing one.',
         permission: 'content:write',
+        authorize: { content: project, paths: ({ body }) => [body.path] },
         status: 201,
         alsoStatus: 200,
         params,
         body: schema.writeBody,
         response: schema.writeAnswer,
-        async handle(ctx, { params: { projectId }, body }) {
-          const { actor } = authorize(ctx, projectId, 'content:write', body.path);
-          const result = await store.write(projectId, actor, {
+        async handle(ctx, { body, access }) {
+          const r = await writeNode(s, access, {
             path: body.path,
             type: body.node_type,
             content: contentForStore(body.node_type, body.content),
@@ -184,9 +196,8 @@ export function contentRoutes(s: Services): RouteGroup {
             message: body.message,
           });
           // 201 when the write created the node, 200 when it updated one (README "API conventions").
-          const wasCreated = result.changed && result.node.version === 1;
-          ok(ctx, { ...present().node(result.node), changed: result.changed, project_version: result.projectVersion, commit_id: result.commitId },
-            wasCreated ? 'Created' : result.changed ? 'Written' : 'Content unchanged; no new version', wasCreated ? 201 : 200);
+          ok(ctx, { ...present().node(r.node), changed: r.changed, project_version: r.projectVersion, commit_id: r.commitId },
+            r.created ? 'Created' : r.changed ? 'Written' : 'Content unchanged; no new version', r.created ? 201 : 200);
         },
       }),
       route({
@@ -194,15 +205,15 @@ export function contentRoutes(s: Services): RouteGroup {
         path: '/mkdir',
         summary: 'Create a folder (and its parents); 200 when it already exists',
         permission: 'content:write',
+        authorize: { content: project, paths: ({ body }) => [body.path] },
         status: 201,
         alsoStatus: 200,
         params,
         body: schema.mkdirBody,
         response: schema.mkdirAnswer,
-        async handle(ctx, { params: { projectId }, body: { path, message } }) {
-          const { actor } = authorize(ctx, projectId, 'content:write', path);
-          const result = await store.mkdir(projectId, actor, path, { message });
-          ok(ctx, { ...present().node(result.node), changed: result.changed }, result.changed ? 'Folder created' : 'Folder already exists', result.changed ? 201 : 200);
+        async handle(ctx, { body, access }) {
+          const r = await makeFolder(s, access, body);
+          ok(ctx, presentFolderMade(present(), r), r.changed ? 'Folder created' : 'Folder already exists', r.changed ? 201 : 200);
         },
       }),
       route({
@@ -210,13 +221,13 @@ export function contentRoutes(s: Services): RouteGroup {
         path: '/mv',
         summary: 'Move or rename a node (a folder with everything beneath it)',
         permission: 'content:write',
+        authorize: { content: project, paths: ({ body }) => [body.old_path, body.new_path] },
         params,
         body: schema.mvBody,
         response: schema.mvAnswer,
-        async handle(ctx, { params: { projectId }, body }) {
-          const { actor } = authorize(ctx, projectId, 'content:write', body.old_path, body.new_path);
-          const result = await store.move(projectId, actor, body.old_path, body.new_path, { message: body.message });
-          ok(ctx, { ...present().node(result.node), old_path: body.old_path, changed: result.changed }, 'Moved');
+        async handle(ctx, { body, access }) {
+          const r = await moveNode(s, access, { from: body.old_path, to: body.new_path, message: body.message });
+          ok(ctx, presentMove(present(), r), 'Moved');
         },
       }),
       route({
@@ -224,19 +235,13 @@ export function contentRoutes(s: Services): RouteGroup {
         path: '/rm',
         summary: 'Move a node to the trash, or delete it permanently',
         permission: 'content:write',
+        authorize: { content: project, paths: ({ body }) => [body.path] },
         params,
         body: schema.rmBody,
         response: schema.rmAnswer,
-        async handle(ctx, { params: { projectId }, body }) {
-          const { actor } = authorize(ctx, projectId, 'content:write', body.path);
-          const before = store.getByPath(projectId, body.path);
-          const result = await store.remove(projectId, actor, body.path, { permanent: body.permanent, message: body.message });
-          const trashed = body.permanent ? null : (result.nodes.find((n) => n.id === before.id) ?? null);
-          ok(
-            ctx,
-            { id: before.id, path: before.path, permanent: body.permanent, trash_path: trashed?.path ?? null, project_version: result.projectVersion },
-            body.permanent ? 'Deleted permanently' : 'Moved to the trash',
-          );
+        async handle(ctx, { body, access }) {
+          const r = await removeNode(s, access, { target: { path: body.path }, permanent: body.permanent, message: body.message });
+          ok(ctx, presentRemoval(r), r.permanent ? 'Deleted permanently' : 'Moved to the trash');
         },
       }),
       route({
@@ -244,15 +249,13 @@ export function contentRoutes(s: Services): RouteGroup {
         path: '/restore',
         summary: 'Restore a trash item to a path',
         permission: 'content:write',
+        authorize: { content: project, paths: ({ body }) => [body.original_path] },
         params,
         body: schema.restoreBody,
         response: schema.restoreAnswer,
-        async handle(ctx, { params: { projectId }, body }) {
-          const g = authorize(ctx, projectId, 'content:write', body.original_path);
-          // Trash items the caller may not see are not found, whatever they are.
-          if (g.scope !== '' && !s.access.visibleTrash(g, store.listTrash(projectId)).some((t) => t.trashPath === body.trash_path)) throw notFound('Trash item');
-          const result = await store.restore(projectId, g.actor, body.trash_path, body.original_path, { message: body.message });
-          ok(ctx, { ...present().node(result.node), restored_from: body.trash_path }, 'Restored');
+        async handle(ctx, { body, access }) {
+          const r = await restoreNode(s, access, { trashPath: body.trash_path, originalPath: body.original_path, message: body.message });
+          ok(ctx, { ...present().node(r.node), restored_from: r.from }, 'Restored');
         },
       }),
       route({
@@ -260,31 +263,32 @@ export function contentRoutes(s: Services): RouteGroup {
         path: '/bulk-write',
         summary: 'Write many files in one commit',
         permission: 'content:write',
+        // The paths are checked in the handler: 100,000 of them, in time slices.
+        authorize: { content: project },
         params,
         response: schema.bulkWriteAnswer,
         description: 'Body: `{files: [{path, node_type, content}], message?}` (up to 100,000 files, checked one by one without holding the server).',
-        async handle(ctx, { params: { projectId } }) {
-          const g = authorize(ctx, projectId, 'content:write');
+        async handle(ctx, { access }) {
           // 100,000 files are checked, scoped and decoded in time slices (parseListInput).
           const body = await parseListInput(schema.bulkWriteBody, 'files', schema.bulkWriteFile, ctx.request.body, (f, i) => {
-            s.access.requirePath(g, f.path);
+            s.access.requirePath(access, f.path);
             return { path: f.path, type: f.node_type, content: contentForStore(f.node_type, f.content, `files.${i}.content`) };
           });
-          const result = await store.bulkWrite(projectId, g.actor, body.files, { message: body.message });
+          const r = await bulkWrite(s, access, body);
           const p = present();
           ok(
             ctx,
             {
-              changed: result.changed,
-              count: body.files.length,
-              changed_count: result.nodes.length,
-              project_version: result.projectVersion,
-              commit_id: result.commitId,
+              changed: r.changed,
+              count: r.count,
+              changed_count: r.nodes.length,
+              project_version: r.projectVersion,
+              commit_id: r.commitId,
               // Bounded: a write of 100,000 files answers with the first nodes, not a 40 MB list.
-              nodes: result.nodes.slice(0, MAX_LISTED_NODES).map((n) => p.node(n)),
-              nodes_truncated: result.nodes.length > MAX_LISTED_NODES,
+              nodes: r.nodes.slice(0, MAX_LISTED_NODES).map((n) => p.node(n)),
+              nodes_truncated: r.nodes.length > MAX_LISTED_NODES,
             },
-            `Wrote ${body.files.length} files in one commit`,
+            `Wrote ${r.count} files in one commit`,
           );
         },
       }),
@@ -295,9 +299,10 @@ export function contentRoutes(s: Services): RouteGroup {
           query: schema.versionsQuery,
           response: schema.versionsAnswer,
         },
-        (q, projectId) => ({
-          project: (scope) => projectCommitsOf(s.changelog, projectId, scope, { limit: q.limit, before: q.before }),
-          node: (node) => (q.version === undefined ? versionListOf(store, node, { limit: q.limit, sinceVersion: q.since_version }) : versionWithContent(store, node, q.version)),
+        (q) => ({
+          project: (g) => presentProjectCommits(listProjectCommits(s, g, { limit: q.limit, before: q.before })),
+          node: async (node) =>
+            q.version === undefined ? presentVersionList(listNodeVersions(s, node, { limit: q.limit, sinceVersion: q.since_version })) : presentNodeVersion(await readNodeVersion(s, node, q.version)),
         }),
       ),
       route({
@@ -305,12 +310,12 @@ export function contentRoutes(s: Services): RouteGroup {
         path: '/version-content',
         summary: 'One version of a node with its content',
         permission: 'content:read',
+        authorize: { content: project, paths: ({ query }) => [query.path] },
         params,
         query: schema.versionContentQuery,
         response: schema.versionWithContentAnswer,
         async handle(ctx, { params: { projectId }, query: q }) {
-          authorize(ctx, projectId, 'content:read', q.path);
-          ok(ctx, await versionWithContent(store, store.getByPath(projectId, q.path), q.version));
+          ok(ctx, presentNodeVersion(await readNodeVersion(s, store.getByPath(projectId, q.path), q.version)));
         },
       }),
       historyRoute(
@@ -320,9 +325,9 @@ export function contentRoutes(s: Services): RouteGroup {
           query: schema.diffQuery,
           response: schema.diffAnswer,
         },
-        (q, projectId) => ({
-          project: (scope) => projectDiffOf(s.changelog, projectId, scope, q.v1, q.v2),
-          node: (node) => versionDiffOf(store, node, q.v1, q.v2),
+        (q) => ({
+          project: (g) => presentProjectDiff(diffProject(s, g, { v1: q.v1, v2: q.v2 })),
+          node: async (node) => presentNodeDiff(await diffNodeVersions(s, node, q.v1, q.v2)),
         }),
       ),
       route({
@@ -330,31 +335,28 @@ export function contentRoutes(s: Services): RouteGroup {
         path: '/rollback',
         summary: 'Roll back a node ({path, version}), a path ({path, target_version}) or the whole project ({target_version})',
         permission: 'content:write',
+        authorize: { content: project, paths: ({ body }) => [body.path] },
         params,
         body: schema.rollbackBody,
         response: schema.rollbackAnswer,
-        async handle(ctx, { params: { projectId }, body }) {
+        async handle(ctx, { params: { projectId }, body, access }) {
           if (body.target_version !== undefined && body.path !== undefined) {
-            const { actor } = authorize(ctx, projectId, 'content:write', body.path);
-            const r = await rollbackPathTo(store, projectId, actor, body.path, body.target_version, body.message);
-            ok(ctx, r.data, r.message);
+            const r = await rollbackPath(s, access, { path: body.path, targetVersion: body.target_version, message: body.message });
+            ok(ctx, presentPathRollback(store, r), `${r.path} rolled back to project version ${r.targetVersion}`);
             return;
           }
           if (body.target_version !== undefined) {
-            const g = authorize(ctx, projectId, 'content:write');
-            s.access.requireWholeProject(g, 'Rolling back the whole project');
-            const result = await store.rollbackProject(projectId, g.actor, body.target_version, { message: body.message });
+            const r = await rollbackProject(s, access, { targetVersion: body.target_version, message: body.message });
             const p = present();
             ok(
               ctx,
-              { target_version: body.target_version, changed: result.changed, project_version: result.projectVersion, commit_id: result.commitId, nodes: result.nodes.map((n) => p.node(n)) },
-              `Project rolled back to version ${body.target_version}`,
+              { target_version: r.targetVersion, changed: r.changed, project_version: r.projectVersion, commit_id: r.commitId, nodes: r.nodes.map((n) => p.node(n)) },
+              `Project rolled back to version ${r.targetVersion}`,
             );
             return;
           }
-          const { actor } = authorize(ctx, projectId, 'content:write', body.path!);
-          const r = await rollbackNodeTo(store, store.getByPath(projectId, body.path!), actor, body.version!, body.message);
-          ok(ctx, r.data, r.message);
+          const r = await rollbackNode(s, access, { node: store.getByPath(projectId, body.path!), version: body.version!, message: body.message });
+          ok(ctx, presentNodeRollback(store, r), `Rolled back to version ${r.restoredVersion}`);
         },
       }),
     ],

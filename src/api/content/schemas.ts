@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { auditLogSchema, contentFieldsSchema, trashItemSchema } from '../presenters/content.ts';
-import { entrySchema, nodeTypeSchema, treeSchema } from '../presenters/node.ts';
-import { nodeRollback, versionDiff, versionList, versionWithContentSchema } from '../shared/nodeHistorySchemas.ts';
+import { nodeRollbackSchema as nodeRollback } from '../../presenters/changes.ts';
+import { auditLogSchema, contentFieldsSchema, trashItemSchema } from '../../presenters/content.ts';
+import { projectCommitsSchema, projectDiffSchema, versionDiffSchema, versionListSchema, versionWithContentSchema } from '../../presenters/history.ts';
+import { entrySchema, treeSchema } from '../../presenters/node.ts';
 
 const path = z.string().max(4096);
 const requiredPath = path.min(1, 'path is required');
@@ -87,7 +88,7 @@ export const rollbackBody = z
 /** project_id may be left out when the segment is a node id (the id surface of spec 4.2 sends none). */
 export const auditQuery = z.object({ project_id: z.string().min(1).optional(), limit: intFromQuery(1).max(1000).default(100) });
 
-// Answers of the path surface (routes.ts), the project history (projectHistory.ts) and the audit trail (auditRoutes.ts).
+// Answers of the path surface (routes.ts) and the audit trail (auditRoutes.ts); history and changes shared with MCP are in src/presenters/.
 
 const int = z.number().int();
 const versionRef = { project_version: int.nullable(), commit_id: z.string().nullable() };
@@ -126,32 +127,8 @@ export const bulkWriteAnswer = z.object({
   nodes_truncated: z.boolean(),
 });
 
-const commitChange = z.object({ path: z.string(), old_path: z.string().nullable(), action: z.string(), node_id: z.string(), version: int.nullable() });
-export const projectCommits = z.object({
-  current_version: int,
-  commits: z.array(
-    z.object({
-      version: int,
-      commit_id: z.string(),
-      actor_type: z.string(),
-      actor_id: z.string(),
-      author: z.string(),
-      message: z.string().nullable(),
-      created_at: z.string(),
-      changes: z.array(commitChange),
-    }),
-  ),
-  next_before: int.nullable().describe('pass as before for the next page'),
-});
-export const projectDiff = z.object({
-  v1: int,
-  v2: int,
-  changes: z.array(
-    z.object({ path: z.string(), old_path: z.string().nullable(), operation: z.enum(['added', 'modified', 'moved', 'deleted']), node_id: z.string(), type: nodeTypeSchema }),
-  ),
-});
-export const versionsAnswer = z.union([projectCommits, versionList, versionWithContentSchema]).describe('without path: project commits; with path: the node\'s versions; with path and version: that version with its content');
-export const diffAnswer = z.union([projectDiff, versionDiff]).describe('without path: the changed paths; with path: the node\'s diff');
+export const versionsAnswer = z.union([projectCommitsSchema, versionListSchema, versionWithContentSchema]).describe('without path: project commits; with path: the node\'s versions; with path and version: that version with its content');
+export const diffAnswer = z.union([projectDiffSchema, versionDiffSchema]).describe('without path: the changed paths; with path: the node\'s diff');
 
 const treeRollback = z.object({ target_version: int, changed: z.boolean(), ...versionRef, nodes: z.array(entrySchema) });
 export const rollbackAnswer = z

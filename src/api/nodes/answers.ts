@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { nodeSchema } from '../presenters/node.ts';
+import { nodeSchema } from '../../presenters/node.ts';
 
 // What the id surface answers (routes.ts, transferRoutes.ts), for the OpenAPI document.
 

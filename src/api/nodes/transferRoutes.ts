@@ -1,26 +1,35 @@
 import { z } from 'zod';
-import type { Services } from '../../app/services.ts';
 import { actorOf } from '../../auth/principal.ts';
+import type { Authenticator } from '../../auth/authenticator.ts';
+import type { Settings } from '../../config/settings.ts';
+import type { Db } from '../../db/database.ts';
 import { newId } from '../../util/ids.ts';
 import { UploadGrants, type UploadGrantRow } from '../../domain/uploads/uploadGrants.ts';
-import { newNodeId, type Actor } from '../../content/contentStore.ts';
+import { newNodeId, type Actor, type ContentStore } from '../../content/contentStore.ts';
 import { joinPath } from '../../content/paths.ts';
 import { sendSource } from '../../http/byteRange.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { asAppError, conflict, forbidden, notFound, validationError } from '../../http/errors.ts';
-import { registerPublicRoute } from '../../http/publicRoutes.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import type { ContentAccess, ContentGrant } from '../../policies/contentAccess.ts';
 import { pathInScope } from '../../policies/scope.ts';
-import { NodeGuard, type Caller } from './nodeAccess.ts';
+import { nodePresenter } from '../../presenters/idPaths.ts';
+import { nodeById } from '../shared/nodeHistory.ts';
+import { parentFolder } from './parentFolder.ts';
 import { DOWNLOAD_TTL_SECONDS, PresignedTokens, UPLOAD_TTL_SECONDS } from './presigned.ts';
-import { nodePresenter } from '../shared/idPaths.ts';
 import * as answer from './answers.ts';
 import { sizedBody, tooLarge } from './uploadBody.ts';
 import * as schema from './schemas.ts';
 
-// The presigned addresses carry their own signed grant instead of a bearer credential.
-registerPublicRoute('PUT', /^\/api\/v1\/nodes\/upload\/[^/]+$/);
-registerPublicRoute('GET', /^\/api\/v1\/nodes\/download\/[^/]+$/);
+/** What transfers use: the content, the policy, who holds an upload address now, the grants' table and the signing secret. */
+export interface TransferDeps {
+  content: ContentStore;
+  access: ContentAccess;
+  authenticator: Pick<Authenticator, 'current'>;
+  db: Db;
+  signingSecret: Uint8Array;
+  settings: Pick<Settings, 'baseUrl' | 'maxUploadBytes'>;
+}
 
 /** A grant row's size when the client declared none: the PUT's body tells it, up to the limit. */
 const UNDECLARED_SIZE = -1;
@@ -34,9 +43,8 @@ const UNDECLARED_SIZE = -1;
  * grant row is deleted: an address writes once. A download address pins one version of a node
  * and serves it with Range support.
  */
-export function nodeTransferRoutes(s: Services): RouteGroup {
+export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
   const store = s.content;
-  const guard = new NodeGuard(s);
   const tokens = new PresignedTokens(s.signingSecret);
   const grants = new UploadGrants(s.db);
   /** Grants whose PUT is streaming: a second PUT of the same address must not stream too. */
@@ -49,27 +57,29 @@ export function nodeTransferRoutes(s: Services): RouteGroup {
     summary: 'An upload address for a new file node or a new version of one',
     description: '`size` is optional: without it the PUT may send any size up to `max_size` (checked while streaming).',
     permission: 'content:write',
+    authorize: { content: ({ body }) => body.project_id },
     status: 201,
     body: schema.uploadBody,
     response: answer.uploadAddress,
-    async handle(ctx, { body }) {
+    async handle(ctx, { body, access: g }) {
     if (body.size !== undefined && body.size > s.settings.maxUploadBytes) throw tooLarge(s.settings.maxUploadBytes);
-    let target: { caller: Caller; nodeId: string; parentId: string | null; name: string; path: string; baseVersion: number };
+    let target: { caller: ContentGrant; nodeId: string; parentId: string | null; name: string; path: string; baseVersion: number };
     if (body.node_id !== undefined) {
-      const { node, caller } = guard.node(ctx, body.node_id, 'content:write', body.project_id);
-      if (node.state !== 'active') throw conflict('The node is in the trash; restore it first.', { id: node.id });
-      if (node.type !== 'file') {
-        throw validationError(`node_id is a ${node.type} node; uploads add versions to file nodes only.`, [{ field: 'node_id', message: `is a ${node.type} node` }]);
+      // A new version of a node named in the body: the node itself through the policy.
+      const node = store.findById(body.node_id);
+      const caller = s.access.node(g.principal, node, 'content:write', body.project_id);
+      if (node!.state !== 'active') throw conflict('The node is in the trash; restore it first.', { id: node!.id });
+      if (node!.type !== 'file') {
+        throw validationError(`node_id is a ${node!.type} node; uploads add versions to file nodes only.`, [{ field: 'node_id', message: `is a ${node!.type} node` }]);
       }
-      target = { caller, nodeId: node.id, parentId: node.parentId, name: node.name, path: node.path, baseVersion: node.version };
+      target = { caller, nodeId: node!.id, parentId: node!.parentId, name: node!.name, path: node!.path, baseVersion: node!.version };
     } else {
-      const caller = guard.project(ctx, body.project_id, 'content:write');
-      const parent = guard.parent(caller, body.parent_id);
+      const parent = parentFolder(store, g, body.parent_id);
       const name = body.name!;
       const path = joinPath(parent.path, name);
-      guard.requirePath(caller, path);
-      if (store.findByPath(caller.projectId, path)) throw conflict(`${path} already exists; send its node_id to upload a new version.`, { path });
-      target = { caller, nodeId: newNodeId(), parentId: parent.id, name, path, baseVersion: 0 };
+      s.access.requirePath(g, path);
+      if (store.findByPath(g.projectId, path)) throw conflict(`${path} already exists; send its node_id to upload a new version.`, { path });
+      target = { caller: g, nodeId: newNodeId(), parentId: parent.id, name, path, baseVersion: 0 };
     }
     const { caller } = target;
     const now = Date.now();
@@ -114,7 +124,7 @@ export function nodeTransferRoutes(s: Services): RouteGroup {
     if (!principal) throw gone();
     let scope: string;
     try {
-      scope = s.authorizer.requireProject(principal, row.project_id, 'content:write').scope;
+      scope = s.access.grant(principal, row.project_id, 'content:write').scope;
     } catch (e) {
       if (asAppError(e)) throw gone();
       throw e;
@@ -150,7 +160,7 @@ export function nodeTransferRoutes(s: Services): RouteGroup {
     path: '/upload/:token',
     summary: 'PUT the bytes of a file to its upload address',
     description: 'No credential: the address is the grant. The body is the raw bytes (any media type). 201 for a new node, 200 for a new version.',
-    public: true,
+    authorize: { public: 'the address is the grant: a signed token naming an upload grant row, rechecked against its holder' },
     status: 201,
     alsoStatus: 200,
     params: tokenParams,
@@ -198,7 +208,7 @@ export function nodeTransferRoutes(s: Services): RouteGroup {
     path: '/download/:token',
     summary: 'The bytes of the node version a download address names',
     description: 'No credential: the address is the grant. Not an envelope: the bytes with their media type, an ETag and Range support.',
-    public: true,
+    authorize: { public: 'the address is the grant: a signed token pinning one version of one node' },
     params: tokenParams,
     streams: 'application/octet-stream',
     async handle(ctx, { params }) {
@@ -217,11 +227,11 @@ export function nodeTransferRoutes(s: Services): RouteGroup {
     path: '/:nodeId/download',
     summary: 'A download address for a version of a file (or json, markdown) node',
     permission: 'content:read',
+    authorize: nodeById,
     params: schema.nodeParams,
     query: schema.downloadQuery,
     response: answer.downloadAddress,
-    async handle(ctx, { params: { nodeId }, query: q }) {
-    const { node } = guard.node(ctx, nodeId, 'content:read', q.project_id);
+    async handle(ctx, { query: q, access: { node } }) {
     if (node.type === 'folder') throw validationError('Folders cannot be downloaded.', [{ field: 'node_id', message: 'is a folder' }]);
     const v = store.getVersion(node.projectId, { id: node.id }, q.version ?? node.version);
     if (!v.blobId) throw validationError(`Version ${v.version} holds no content.`, [{ field: 'version', message: 'no content' }]);

@@ -1,81 +1,78 @@
-import type { Context } from 'koa';
-import type { z } from 'zod';
-import type { Services } from '../../app/services.ts';
-import type { NodeInfo } from '../../content/contentStore.ts';
+import type { ContentStore } from '../../content/contentStore.ts';
+import { diffNodeVersions } from '../../commands/diffNodeVersions.ts';
+import { listNodeVersions } from '../../commands/listNodeVersions.ts';
+import { readNodeVersion } from '../../commands/readNodeVersion.ts';
+import { rollbackNode } from '../../commands/rollbackNode.ts';
 import { ok } from '../../http/envelope.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteDeclaration } from '../../http/routes/declaration.ts';
-import type { ContentAction, ContentGrant } from '../../policies/contentAccess.ts';
-import { rollbackNodeTo, versionDiffOf, versionListOf, versionWithContent } from './history.ts';
+import { nodeRollbackSchema, presentNodeRollback } from '../../presenters/changes.ts';
+import { presentNodeDiff, presentNodeVersion, presentVersionList, versionDiffSchema, versionListSchema, versionWithContentSchema } from '../../presenters/history.ts';
 import * as schema from './nodeHistorySchemas.ts';
 
-/** The node `nodeId` for `action`, through the content-access policy (unknown and unreachable ids are 404). */
-export function nodeFor(s: Services, ctx: Context, nodeId: string, action: ContentAction, projectId?: string): { node: NodeInfo; grant: ContentGrant } {
-  const node = s.content.findById(nodeId);
-  const grant = s.access.node(principalOf(ctx), node, action, projectId);
-  return { node: node!, grant };
-}
+/** The node a route names by id (`project_id`, when sent, must be its project): unknown and unreachable ids are "Node not found.". */
+export const nodeById = { node: ({ params }: { params: { nodeId: string } }) => params.nodeId, project: ({ query }: { query: { project_id?: string } }) => query.project_id };
 
 /**
  * Version operations by node id, declared for `/nodes/{id}/…` and their `/collab/…` twins (the
- * paths differ, route params `nodeId`, `version`, `v1`, `v2` do not). Their bodies are shared
- * with the path surface (history.ts), so all three answer alike for the same node.
+ * paths differ, route params `nodeId`, `version`, `v1`, `v2` do not). They run the commands the
+ * path surface and MCP run and answer through the same presenters, so all answer alike for the
+ * same node.
  */
-export function nodeHistoryRoutes(s: Services, paths: { versions: string; version: string; rollback: string; diff: string }): RouteDeclaration[] {
-  const store = s.content;
-  /** A read of one node's history: the node as the caller may read it, then `answer`. */
-  const nodeRead = <P extends z.ZodType<{ nodeId: string }>, Q extends z.ZodType<{ project_id?: string }>>(
-    d: { path: string; summary: string; params: P; query: Q; response: z.ZodType },
-    answer: (node: NodeInfo, input: { params: z.output<P>; query: z.output<Q> }) => unknown,
-  ) =>
+export function nodeHistoryRoutes(s: { content: ContentStore }, paths: { versions: string; version: string; rollback: string; diff: string }): RouteDeclaration[] {
+  return [
     route({
       method: 'get',
-      ...d,
+      path: paths.versions,
+      summary: "A node's versions, newest first",
       permission: 'content:read',
-      async handle(ctx, input) {
-        const { node } = nodeFor(s, ctx, input.params.nodeId, 'content:read', input.query.project_id);
-        ok(ctx, await answer(node, input));
+      authorize: nodeById,
+      params: schema.nodeParams,
+      query: schema.versionsQuery,
+      response: versionListSchema,
+      handle(ctx, { query, access: { node } }) {
+        ok(ctx, presentVersionList(listNodeVersions(s, node, { limit: query.limit, sinceVersion: query.since_version })));
       },
-    });
-  return [
-    nodeRead(
-      { path: paths.versions, summary: "A node's versions, newest first", params: schema.nodeParams, query: schema.versionsQuery, response: schema.versionList },
-      (node, { query }) => versionListOf(store, node, { limit: query.limit, sinceVersion: query.since_version }),
-    ),
-    nodeRead(
-      {
-        path: paths.version,
-        summary: 'One version of a node with its complete content',
-        params: schema.versionParams,
-        query: schema.optionalProjectQuery,
-        response: schema.versionWithContentSchema,
+    }),
+    route({
+      method: 'get',
+      path: paths.version,
+      summary: 'One version of a node with its complete content',
+      permission: 'content:read',
+      authorize: nodeById,
+      params: schema.versionParams,
+      query: schema.optionalProjectQuery,
+      response: versionWithContentSchema,
+      async handle(ctx, { params, access: { node } }) {
+        ok(ctx, presentNodeVersion(await readNodeVersion(s, node, params.version)));
       },
-      (node, { params }) => versionWithContent(store, node, params.version),
-    ),
+    }),
     route({
       method: 'post',
       path: paths.rollback,
       summary: 'Roll a node back: a new version with the content of `version`',
       permission: 'content:write',
+      authorize: nodeById,
       params: schema.versionParams,
       query: schema.optionalProjectQuery,
       body: schema.rollbackBody,
-      response: schema.nodeRollback,
-      async handle(ctx, { params, query, body }) {
-        const { node, grant } = nodeFor(s, ctx, params.nodeId, 'content:write', query.project_id);
-        const r = await rollbackNodeTo(store, node, grant.actor, params.version, body?.message);
-        ok(ctx, r.data, r.message);
+      response: nodeRollbackSchema,
+      async handle(ctx, { params, body, access: { node, grant } }) {
+        const r = await rollbackNode(s, grant, { node, version: params.version, message: body?.message });
+        ok(ctx, presentNodeRollback(s.content, r), `Rolled back to version ${r.restoredVersion}`);
       },
     }),
-    nodeRead(
-      {
-        path: paths.diff,
-        summary: 'The difference between two versions of a node (text, JSON Patch, or sizes and hashes for binary files)',
-        params: schema.diffParams,
-        query: schema.optionalProjectQuery,
-        response: schema.versionDiff,
+    route({
+      method: 'get',
+      path: paths.diff,
+      summary: 'The difference between two versions of a node (text, JSON Patch, or sizes and hashes for binary files)',
+      permission: 'content:read',
+      authorize: nodeById,
+      params: schema.diffParams,
+      query: schema.optionalProjectQuery,
+      response: versionDiffSchema,
+      async handle(ctx, { params, access: { node } }) {
+        ok(ctx, presentNodeDiff(await diffNodeVersions(s, node, params.v1, params.v2)));
       },
-      (node, { params }) => versionDiffOf(store, node, params.v1, params.v2),
-    ),
+    }),
   ];
 }

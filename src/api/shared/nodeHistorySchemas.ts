@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { contentFieldsSchema, versionSchema } from '../presenters/content.ts';
-import { entrySchema, nodeSchema } from '../presenters/node.ts';
+import { nodeSchema } from '../../presenters/node.ts';
 
 // Requests of the history and snapshot routes by node id (/nodes/{id}/… and their /collab twins).
 
@@ -26,34 +25,7 @@ export const snapshotsQuery = optionalProjectQuery.extend({
 });
 export const rollbackBody = z.object({ message }).optional();
 
-// Answers (shared/history.ts and shared/nodeSnapshots.ts).
-
-export const versionList = z.object({
-  id: z.string(),
-  path: z.string(),
-  versions: z.array(versionSchema),
-  total: z.number().int(),
-  current_version: z.number().int(),
-});
-
-export const versionWithContentSchema = versionSchema.extend({ id: z.string(), ...contentFieldsSchema });
-
-const side = z.object({ size: z.number().int(), sha256: z.string() });
-const lines = { unified_diff: z.string(), added_lines: z.number().int(), removed_lines: z.number().int() };
-const diffHead = { id: z.string(), path: z.string(), v1: z.number().int(), v2: z.number().int() };
-export const versionDiff = z.discriminatedUnion('kind', [
-  z.object({ ...diffHead, kind: z.literal('text'), ...lines }),
-  z.object({ ...diffHead, kind: z.literal('json'), json_patch: z.array(z.record(z.string(), z.unknown())).describe('RFC 6902'), ...lines }),
-  z.object({ ...diffHead, kind: z.literal('binary'), from: side, to: side, identical: z.boolean() }),
-]);
-
-export const nodeRollback = entrySchema.extend({
-  content: z.unknown().optional(),
-  content_text: z.string().optional(),
-  changed: z.boolean(),
-  restored_version: z.number().int(),
-  project_version: z.number().int().nullable(),
-});
+// Answers of the snapshot routes (nodeSnapshots.ts); the history answers are src/presenters/history.ts and changes.ts.
 
 export const snapshotSchema = z.object({
   snapshot_id: z.string().describe('the commit id'),

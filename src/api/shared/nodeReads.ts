@@ -1,7 +1,7 @@
 import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
 import { AppError } from '../../http/errors.ts';
-import { IdPaths } from './idPaths.ts';
-import { presentNode } from '../presenters/node.ts';
+import { IdPaths } from '../../presenters/idPaths.ts';
+import { presentNode } from '../../presenters/node.ts';
 
 /** Files larger than this are not inlined as base64; their download address serves them. */
 const INLINE_FILE_BYTES = 10 * 1024 * 1024;

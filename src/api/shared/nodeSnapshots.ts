@@ -1,25 +1,22 @@
-import type { Context } from 'koa';
 import type { z } from 'zod';
-import type { Services } from '../../app/services.ts';
-import type { FolderSnapshot } from '../../content/contentStore.ts';
+import { rollbackFolder } from '../../commands/rollbackFolder.ts';
+import type { ContentStore, FolderSnapshot, NodeInfo } from '../../content/contentStore.ts';
 import { ok } from '../../http/envelope.ts';
 import { validationError } from '../../http/errors.ts';
 import { route, type RouteDeclaration } from '../../http/routes/declaration.ts';
-import type { ContentAction } from '../../policies/contentAccess.ts';
-import { nodePresenter } from './idPaths.ts';
-import { nodeFor } from './nodeHistory.ts';
+import { nodePresenter } from '../../presenters/idPaths.ts';
+import { nodeById } from './nodeHistory.ts';
 import * as schema from './nodeHistorySchemas.ts';
 
 /**
  * Folder snapshots: the commits that changed anything beneath a folder, and rolling the folder
  * back to one of them as one new commit. Declared for /nodes/{id}/snapshots and /collab/snapshots/{id}.
  */
-export function nodeSnapshotRoutes(s: Services, paths: { list: string; rollback: string }): RouteDeclaration[] {
+export function nodeSnapshotRoutes(s: { content: ContentStore }, paths: { list: string; rollback: string }): RouteDeclaration[] {
   const store = s.content;
-  const folderOf = (ctx: Context, nodeId: string, action: ContentAction, projectId: string | undefined) => {
-    const r = nodeFor(s, ctx, nodeId, action, projectId);
-    if (r.node.type !== 'folder') throw validationError('Snapshots exist for folders only.', [{ field: 'node_id', message: 'not a folder' }]);
-    return r;
+  const folder = (node: NodeInfo) => {
+    if (node.type !== 'folder') throw validationError('Snapshots exist for folders only.', [{ field: 'node_id', message: 'not a folder' }]);
+    return node;
   };
   return [
     route({
@@ -27,11 +24,12 @@ export function nodeSnapshotRoutes(s: Services, paths: { list: string; rollback:
       path: paths.list,
       summary: 'The commits that changed anything beneath a folder, newest first',
       permission: 'content:read',
+      authorize: nodeById,
       params: schema.nodeParams,
       query: schema.snapshotsQuery,
       response: schema.snapshotList,
-      handle(ctx, { params, query }) {
-        const { node } = folderOf(ctx, params.nodeId, 'content:read', query.project_id);
+      handle(ctx, { query, access }) {
+        const node = folder(access.node);
         const page = store.folderSnapshots(node.projectId, node.id, { limit: query.limit, before: query.before });
         ok(ctx, { folder_id: node.id, path: node.path, snapshots: page.snapshots.map(presentSnapshot), total: page.total });
       },
@@ -41,14 +39,15 @@ export function nodeSnapshotRoutes(s: Services, paths: { list: string; rollback:
       path: paths.rollback,
       summary: 'Roll a folder back to a snapshot, as one new commit',
       permission: 'content:write',
+      authorize: nodeById,
       params: schema.snapshotParams,
       query: schema.optionalProjectQuery,
       body: schema.rollbackBody,
       response: schema.snapshotRollback,
-      async handle(ctx, { params, query, body }) {
-        const { node, grant } = folderOf(ctx, params.nodeId, 'content:write', query.project_id);
+      async handle(ctx, { params, body, access }) {
+        const node = folder(access.node);
         const { snapshotId } = params;
-        const r = await store.rollbackFolder(grant.projectId, grant.actor, node.id, { commitId: snapshotId }, { message: body?.message });
+        const r = await rollbackFolder(s, access.grant, { folder: node, to: { commitId: snapshotId }, message: body?.message });
         const present = nodePresenter(store, 'id');
         ok(
           ctx,

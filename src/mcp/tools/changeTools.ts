@@ -1,11 +1,14 @@
 import { z } from 'zod';
-import { nodePresenter } from '../../api/shared/idPaths.ts';
+import { makeFolder } from '../../commands/makeFolder.ts';
+import { moveNode } from '../../commands/moveNode.ts';
+import { removeNode } from '../../commands/removeNode.ts';
 import { invalidField } from '../../errors/domainError.ts';
-import { endpointPath, grantIn, projectOf, type CallContext } from '../context.ts';
-import { generatedMessage } from './libraryTools.ts';
+import { presentFolderMade, presentMove, presentRemoval } from '../../presenters/changes.ts';
+import { nodePresenter } from '../../presenters/idPaths.ts';
+import { endpointPath, grantIn, viaOf, type CallContext } from '../context.ts';
 import { jsonInput, parseArgs, withPaths, type McpTool } from './mcpTool.ts';
 
-/** mkdir, mv and rm: one content-store call each behind the policy, one version each. */
+/** mkdir, mv and rm: the commands behind the policy, one version each, answered as the path routes answer (plus the project version). */
 
 const path = z.string().max(4096);
 const message = z.string().max(1000).optional().describe('why (recorded with the version; generated when left out)');
@@ -37,8 +40,8 @@ export const mkdirTool: McpTool = {
   async run(c, args) {
     const a = parseArgs(mkdirInput, args);
     const { g, paths: [p] } = changing(c, [['arguments.path', a.path]]);
-    const r = await c.env.content.mkdir(projectOf(c), g.actor, p!, { message: a.message ?? generatedMessage(c, `mkdir ${p}`) });
-    return { ...nodePresenter(c.env.content, 'path').node(r.node), changed: r.changed, project_version: r.projectVersion };
+    const r = await makeFolder(c.env, g, { path: p!, message: a.message, via: viaOf(c) });
+    return { ...presentFolderMade(nodePresenter(c.env.content, 'path'), r), project_version: r.projectVersion };
   },
 };
 
@@ -55,8 +58,8 @@ export const mvTool: McpTool = {
     const a = parseArgs(mvInput, args);
     const { g, paths: [from, to] } = changing(c, [['arguments.from', a.from], ['arguments.to', a.to]]);
     notTheRoot(c, from!, 'arguments.from', 'moved');
-    const r = await c.env.content.move(projectOf(c), g.actor, from!, to!, { message: a.message ?? generatedMessage(c, `move ${from} to ${to}`) });
-    return { ...nodePresenter(c.env.content, 'path').node(r.node), old_path: from, changed: r.changed, project_version: r.projectVersion };
+    const r = await moveNode(c.env, g, { from: from!, to: to!, message: a.message, via: viaOf(c) });
+    return { ...presentMove(nodePresenter(c.env.content, 'path'), r), project_version: r.projectVersion };
   },
 };
 
@@ -75,11 +78,6 @@ export const rmTool: McpTool = {
     const a = parseArgs(rmInput, args);
     const { g, paths: [p] } = changing(c, [['arguments.path', a.path]]);
     notTheRoot(c, p!, 'arguments.path', 'deleted');
-    const { content } = c.env;
-    const before = content.getByPath(projectOf(c), p!);
-    const permanent = a.permanent ?? false;
-    const r = await content.remove(projectOf(c), g.actor, p!, { permanent, message: a.message ?? generatedMessage(c, `${permanent ? 'delete' : 'trash'} ${p}`) });
-    const trashed = permanent ? null : (r.nodes.find((n) => n.id === before.id) ?? null);
-    return { id: before.id, path: before.path, permanent, trash_path: trashed?.path ?? null, project_version: r.projectVersion };
+    return presentRemoval(await removeNode(c.env, g, { target: { path: p! }, permanent: a.permanent, message: a.message, via: viaOf(c) }));
   },
 };

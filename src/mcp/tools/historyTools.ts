@@ -1,10 +1,16 @@
 import { z } from 'zod';
-import { projectCommitsOf, projectDiffOf, rollbackPathTo } from '../../api/content/projectHistory.ts';
-import { rollbackNodeTo, versionDiffOf, versionListOf, versionWithContent } from '../../api/shared/history.ts';
-import { nodePresenter } from '../../api/shared/idPaths.ts';
+import { diffNodeVersions } from '../../commands/diffNodeVersions.ts';
+import { diffProject } from '../../commands/diffProject.ts';
+import { listNodeVersions } from '../../commands/listNodeVersions.ts';
+import { listProjectCommits } from '../../commands/listProjectCommits.ts';
+import { readNodeVersion } from '../../commands/readNodeVersion.ts';
+import { rollbackNode } from '../../commands/rollbackNode.ts';
+import { rollbackPath } from '../../commands/rollbackPath.ts';
 import { invalidField } from '../../errors/domainError.ts';
-import { endpointPath, grantIn, projectOf, type CallContext } from '../context.ts';
-import { generatedMessage } from './libraryTools.ts';
+import { presentNodeRollback, presentPathRollback } from '../../presenters/changes.ts';
+import { presentNodeDiff, presentNodeVersion, presentProjectCommits, presentProjectDiff, presentVersionList } from '../../presenters/history.ts';
+import { nodePresenter } from '../../presenters/idPaths.ts';
+import { endpointPath, grantIn, projectOf, viaOf, type CallContext } from '../context.ts';
 import { jsonInput, parseArgs, withPaths, type McpTool } from './mcpTool.ts';
 
 /**
@@ -59,17 +65,16 @@ export const versionsTool: McpTool = {
   inputSchema: (c) => withPaths(jsonInput(versionsInput), c, { path: 'the node (leave out for the commits of the whole folder)' }),
   async run(c, args) {
     const a = parseArgs(versionsInput, args);
-    const { content, changelog } = c.env;
     if (a.path === undefined) {
       if (a.version !== undefined) throw invalidField('arguments.version', 'version needs a path');
-      resolved(c, 'content:read', undefined);
-      return projectCommitsOf(changelog, projectOf(c), c.root, { limit: a.limit ?? 50, before: a.before });
+      const { g } = resolved(c, 'content:read', undefined);
+      return presentProjectCommits(listProjectCommits(c.env, g, { limit: a.limit ?? 50, before: a.before, within: c.root }));
     }
     if (a.before !== undefined) throw invalidField('arguments.before', 'before pages the commits of the folder: leave out path');
     const { path: p } = resolved(c, 'content:read', a.path);
-    const node = content.getByPath(projectOf(c), p);
-    if (a.version !== undefined) return versionWithContent(content, node, a.version);
-    return versionListOf(content, node, { limit: a.limit ?? 50 });
+    const node = c.env.content.getByPath(projectOf(c), p);
+    if (a.version !== undefined) return presentNodeVersion(await readNodeVersion(c.env, node, a.version));
+    return presentVersionList(listNodeVersions(c.env, node, { limit: a.limit ?? 50 }));
   },
 };
 
@@ -93,11 +98,11 @@ export const diffTool: McpTool = {
   async run(c, args) {
     const a = parseArgs(diffInput, args);
     if (a.path === undefined) {
-      resolved(c, 'content:read', undefined);
-      return projectDiffOf(c.env.changelog, projectOf(c), c.root, a.v1, a.v2);
+      const { g } = resolved(c, 'content:read', undefined);
+      return presentProjectDiff(diffProject(c.env, g, { v1: a.v1, v2: a.v2, within: c.root }));
     }
     const { path: p } = resolved(c, 'content:read', a.path);
-    return versionDiffOf(c.env.content, c.env.content.getByPath(projectOf(c), p), a.v1, a.v2);
+    return presentNodeDiff(await diffNodeVersions(c.env, c.env.content.getByPath(projectOf(c), p), a.v1, a.v2));
   },
 };
 
@@ -124,11 +129,8 @@ export const rollbackTool: McpTool = {
     if ((a.version === undefined) === (a.target_version === undefined)) throw invalidField('arguments.version', 'give exactly one of version and target_version');
     const { g, path: p } = resolved(c, 'content:write', a.path);
     const { content } = c.env;
-    if (a.target_version !== undefined) {
-      const message = a.message ?? generatedMessage(c, `rollback ${p} to project version ${a.target_version}`);
-      return (await rollbackPathTo(content, projectOf(c), g.actor, p, a.target_version, message)).data;
-    }
-    const message = a.message ?? generatedMessage(c, `rollback ${p} to version ${a.version}`);
-    return (await rollbackNodeTo(content, content.getByPath(projectOf(c), p), g.actor, a.version!, message)).data;
+    const note = { message: a.message, via: viaOf(c) };
+    if (a.target_version !== undefined) return presentPathRollback(content, await rollbackPath(c.env, g, { ...note, path: p, targetVersion: a.target_version }));
+    return presentNodeRollback(content, await rollbackNode(c.env, g, { ...note, node: content.getByPath(projectOf(c), p), version: a.version! }));
   },
 };

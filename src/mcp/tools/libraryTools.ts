@@ -1,7 +1,7 @@
 import { pathInScope } from '../../policies/scope.ts';
 import type { ToolRecord } from '../../tools/toolStore.ts';
 import { unstoredTool } from '../../tools/unstoredTool.ts';
-import { endpointPath, libraryPath, projectOf, type CallContext } from '../context.ts';
+import { libraryPath, projectOf, viaOf, type CallContext } from '../context.ts';
 import { typeInputSchema, withPaths, type McpTool, type ToolHints } from './mcpTool.ts';
 
 /**
@@ -28,9 +28,6 @@ function asToolRecord(c: CallContext, type: string, config: Record<string, unkno
   return unstoredTool({ id: `${connection.id}:${type}`, projectId: connection.project_id, nodeId: c.endpoint.nodeId, type, config, at: connection.updated_at });
 }
 
-/** The message of a change made through MCP when the caller gave none. */
-export const generatedMessage = (c: CallContext, what: string) => `${what} (via MCP endpoint "${c.endpoint.connection.name}")`;
-
 function libraryTool(spec: LibrarySpec): McpTool {
   return {
     name: spec.type,
@@ -42,10 +39,7 @@ function libraryTool(spec: LibrarySpec): McpTool {
     async run(c, args) {
       const translated: Record<string, unknown> = { ...args };
       for (const field of Object.keys(spec.paths)) if (field in args) translated[field] = libraryPath(c, args[field], `arguments.${field}`);
-      if (spec.writes && translated.message === undefined && typeof args.path === 'string') {
-        translated.message = generatedMessage(c, `write ${endpointPath(c, args.path, 'arguments.path')}`);
-      }
-      const result = await c.env.tools.call(c.principal, asToolRecord(c, spec.type, spec.config?.(c) ?? {}), translated, { root: c.rootNode });
+      const result = await c.env.tools.call(c.principal, asToolRecord(c, spec.type, spec.config?.(c) ?? {}), translated, { root: c.rootNode, via: viaOf(c) });
       return result as Record<string, unknown>;
     },
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { writeNode, writeTypeOf } from '../../commands/writeNode.ts';
 import { invalidField } from '../../errors/domainError.ts';
 import { defineToolType } from '../toolType.ts';
 
@@ -13,7 +14,7 @@ export const writeTool = defineToolType({
     .object({
       path: z.string().max(4096).optional().describe("node path relative to the tool's node (empty when the tool is bound to the node itself)"),
       content: z.unknown().describe('markdown/file: a string; json: an object or array'),
-      type: writable.optional().describe('for a new node; default from the name: .md markdown, .json json, otherwise file'),
+      type: writable.optional().describe('for a new node; default from the name: .md or .markdown markdown, .json json, otherwise file'),
       base_version: z.number().int().min(0).optional().describe('conflict (409) unless the node is at this version; 0 = must not exist yet'),
       message: z.string().max(1000).optional(),
     })
@@ -24,12 +25,12 @@ export const writeTool = defineToolType({
     if (path === '' || (call.rootNode?.type === 'folder' && path === call.root)) {
       throw invalidField('arguments.path', "path must name a node beneath the tool's folder");
     }
-    const existing = call.env.content.findByPath(g.projectId, path);
-    const type = existing && existing.type !== 'folder' ? existing.type : (call.args.type ?? (/\.md$/i.test(path) ? 'markdown' : /\.json$/i.test(path) ? 'json' : 'file'));
+    const { content } = call.env;
+    const type = writeTypeOf(content, g.projectId, path, call.args.type);
     if (call.config.allowed_types && !call.config.allowed_types.includes(type)) {
       throw invalidField('arguments.type', `this tool writes only ${call.config.allowed_types.join(', ')} nodes`);
     }
-    const r = await call.env.content.write(g.projectId, g.actor, { path, type, content: call.args.content, baseVersion: call.args.base_version, message: call.args.message });
+    const r = await writeNode({ content }, g, { path, type, content: call.args.content, baseVersion: call.args.base_version, message: call.args.message, via: call.via });
     return { id: r.node.id, path: r.node.path, type: r.node.type, version: r.node.version, changed: r.changed, project_version: r.projectVersion };
   },
 });

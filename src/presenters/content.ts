@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AuditLogEntry, NodeInfo, TrashItem, VersionInfo } from '../../content/contentStore.ts';
+import type { AuditLogEntry, NodeInfo, TrashItem, VersionInfo } from '../content/contentStore.ts';
 import { nodeTypeSchema } from './node.ts';
 
 // A node itself is presented by node.ts (one presenter for both surfaces).

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { NodeInfo, TreeNode } from '../../content/contentStore.ts';
+import type { NodeInfo, TreeNode } from '../content/contentStore.ts';
 
 /**
  * Which surface a node is shown on. Both show the same metadata (spec 2.1 plus path, version,
@@ -11,7 +11,7 @@ export type NodeSurface = 'path' | 'id';
 /**
  * The one presenter of a node, for both surfaces. `idPath` is the ids from the root joined by
  * `/` (as `GET /nodes/by-id-path` takes them; '' for the root); callers resolve it (IdPaths in
- * src/api/shared/idPaths.ts). `content` (id surface only): json → the value, markdown → the
+ * idPaths.ts). `content` (id surface only): json → the value, markdown → the
  * text, file → `content_base64`.
  */
 export function presentNode(n: NodeInfo, surface: NodeSurface, idPath: string, content?: Buffer): PresentedNode {

@@ -1,5 +1,8 @@
-import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
-import { presentNode, presentTree, type NodeSurface } from '../presenters/node.ts';
+import type { ContentStore, NodeInfo } from '../content/contentStore.ts';
+import { presentNode, presentTree, type NodeSurface } from './node.ts';
+
+/** What resolving id paths reads: the ids from the root down to a folder. */
+export type IdPathReader = Pick<ContentStore, 'idPathOf'>;
 
 /**
  * Resolves `id_path` (the ids from the root joined by `/`) for the nodes of one answer: a node's
@@ -8,7 +11,7 @@ import { presentNode, presentTree, type NodeSurface } from '../presenters/node.t
  */
 export class IdPaths {
   private readonly folders = new Map<string, string>();
-  constructor(private readonly store: ContentStore) {}
+  constructor(private readonly store: IdPathReader) {}
 
   of(n: Pick<NodeInfo, 'id' | 'parentId' | 'projectId'>): string {
     if (!n.id) return ''; // the project root (or the trash folder) has no id
@@ -25,11 +28,13 @@ export class IdPaths {
   }
 }
 
-/** The node presenter of one answer, with its id paths resolved (src/api/presenters/node.ts). */
-export function nodePresenter(store: ContentStore, surface: NodeSurface) {
+/** The node presenter of one answer, with its id paths resolved (node.ts). */
+export function nodePresenter(store: IdPathReader, surface: NodeSurface) {
   const ids = new IdPaths(store);
   return {
     node: (n: NodeInfo, content?: Buffer) => presentNode(n, surface, ids.of(n), content),
     tree: (root: Parameters<typeof presentTree>[0]) => presentTree(root, ids.of(root)),
   };
 }
+
+export type NodePresenter = ReturnType<typeof nodePresenter>;

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import type { NodeVersion } from '../commands/readNodeVersion.ts';
+import type { ProjectCommits } from '../commands/listProjectCommits.ts';
+import type { PathChange } from '../commands/diffProject.ts';
+import type { NodeInfo, VersionList } from '../content/contentStore.ts';
+import type { VersionDiff } from '../content/versionDiff.ts';
+import type { CommitChanges } from '../events/changelog.ts';
+import { contentFieldsSchema, presentContent, presentVersion, versionSchema } from './content.ts';
+import { nodeTypeSchema } from './node.ts';
+
+/**
+ * History as every surface answers it (the path routes, the id routes and their /collab twins,
+ * MCP's versions and diff): the same node or project gives the same answer whichever way it is
+ * asked.
+ */
+
+export function presentVersionList(r: VersionList & { node: NodeInfo }) {
+  return { id: r.node.id, path: r.node.path, versions: r.versions.map(presentVersion), total: r.total, current_version: r.currentVersion };
+}
+
+/** One version's record with its complete content (none for folder versions). */
+export function presentNodeVersion(r: NodeVersion) {
+  const base = { id: r.node.id, ...presentVersion(r.version) };
+  return r.bytes ? { ...base, ...presentContent(r.version.type, r.bytes) } : base;
+}
+
+export function presentNodeDiff(r: { node: NodeInfo; v1: number; v2: number; diff: VersionDiff }) {
+  return { id: r.node.id, path: r.node.path, v1: r.v1, v2: r.v2, ...r.diff };
+}
+
+export function presentProjectCommits(r: ProjectCommits) {
+  return { current_version: r.currentVersion, commits: r.commits.map(presentCommit), next_before: r.nextBefore };
+}
+
+function presentCommit(c: CommitChanges) {
+  return {
+    version: c.projectVersion,
+    commit_id: c.commitId,
+    actor_type: c.actor.type,
+    actor_id: c.actor.id,
+    author: c.actor.author,
+    message: c.message,
+    created_at: c.createdAt,
+    changes: c.changes.map((e) => ({ path: e.path, old_path: e.oldPath, action: e.action, node_id: e.nodeId, version: e.version })),
+  };
+}
+
+export function presentProjectDiff(r: { v1: number; v2: number; changes: PathChange[] }) {
+  return { v1: r.v1, v2: r.v2, changes: r.changes.map((c) => ({ path: c.path, old_path: c.oldPath, operation: c.operation, node_id: c.nodeId, type: c.type })) };
+}
+
+// What the presenters above answer, for the response schemas of the OpenAPI document.
+
+const int = z.number().int();
+
+export const versionListSchema = z.object({ id: z.string(), path: z.string(), versions: z.array(versionSchema), total: int, current_version: int });
+
+export const versionWithContentSchema = versionSchema.extend({ id: z.string(), ...contentFieldsSchema });
+
+const side = z.object({ size: int, sha256: z.string() });
+const lines = { unified_diff: z.string(), added_lines: int, removed_lines: int };
+const diffHead = { id: z.string(), path: z.string(), v1: int, v2: int };
+export const versionDiffSchema = z.discriminatedUnion('kind', [
+  z.object({ ...diffHead, kind: z.literal('text'), ...lines }),
+  z.object({ ...diffHead, kind: z.literal('json'), json_patch: z.array(z.record(z.string(), z.unknown())).describe('RFC 6902'), ...lines }),
+  z.object({ ...diffHead, kind: z.literal('binary'), from: side, to: side, identical: z.boolean() }),
+]);
+
+const commitChange = z.object({ path: z.string(), old_path: z.string().nullable(), action: z.string(), node_id: z.string(), version: int.nullable() });
+export const projectCommitsSchema = z.object({
+  current_version: int,
+  commits: z.array(
+    z.object({
+      version: int,
+      commit_id: z.string(),
+      actor_type: z.string(),
+      actor_id: z.string(),
+      author: z.string(),
+      message: z.string().nullable(),
+      created_at: z.string(),
+      changes: z.array(commitChange),
+    }),
+  ),
+  next_before: int.nullable().describe('pass as before for the next page'),
+});
+
+export const projectDiffSchema = z.object({
+  v1: int,
+  v2: int,
+  changes: z.array(
+    z.object({ path: z.string(), old_path: z.string().nullable(), operation: z.enum(['added', 'modified', 'moved', 'deleted']), node_id: z.string(), type: nodeTypeSchema }),
+  ),
+});

@@ -1,0 +1,38 @@
+import type { Principal } from '../../src/auth/principal.ts';
+import type { ConnectionRecord } from '../../src/domain/connections/connectionRecord.ts';
+import { ContentAccess, type ContentAction, type ContentGrant } from '../../src/policies/contentAccess.ts';
+import { fixture, type Fixture } from '../content/helpers.ts';
+
+export const P = 'proj';
+
+/**
+ * A real content store with the real content-access policy over a gate that grants every
+ * action on P: the commands' rules run as every surface runs them, with no server.
+ */
+export interface CommandFixture extends Fixture {
+  access: ContentAccess;
+  /** A user's grant over the whole project. */
+  user: ContentGrant;
+  /** An access key's grant held to `scope`. */
+  key(scope: string, action?: ContentAction): ContentGrant;
+}
+
+export function commandFixture(): CommandFixture {
+  const f = fixture();
+  const scopes = new Map<string, string>();
+  const access = new ContentAccess({
+    requireProject: (principal) => ({ role: principal.kind === 'user' ? 'admin' : null, scope: principal.kind === 'key' ? scopes.get(principal.id)! : '' }),
+  });
+  const user: Principal = { kind: 'user', id: 'u_alice', user: { email: 'alice@example.com' } } as Principal;
+  let keys = 0;
+  return Object.assign(f, {
+    access,
+    user: access.grant(user, P, 'content:write'),
+    key(scope: string, action: ContentAction = 'content:write') {
+      const id = `c_key${++keys}`;
+      scopes.set(id, scope);
+      const connection = { id, kind: 'api', name: `key ${keys}`, project_id: P, scope_path: scope } as ConnectionRecord;
+      return access.grant({ kind: 'key', id, connection }, P, action);
+    },
+  });
+}
