@@ -100,6 +100,8 @@ const layers: string[][] = [
   ['policies'],
   ['events'],
   ['commands'],
+  // The wire shapes REST and MCP share, over the commands' results.
+  ['presenters'],
   ['search'],
   ['llm'],
   ['sandbox'],
