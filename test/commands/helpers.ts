@@ -1,4 +1,6 @@
+import type { ExecutionContext } from 'ava';
 import type { Principal } from '../../src/auth/principal.ts';
+import type { WritableNodeType } from '../../src/content/contentStore.ts';
 import type { ConnectionRecord } from '../../src/domain/connections/connectionRecord.ts';
 import { ContentAccess, type ContentAction, type ContentGrant } from '../../src/policies/contentAccess.ts';
 import { fixture, type Fixture } from '../content/helpers.ts';
@@ -15,19 +17,25 @@ export interface CommandFixture extends Fixture {
   user: ContentGrant;
   /** An access key's grant held to `scope`. */
   key(scope: string, action?: ContentAction): ContentGrant;
+  /** Writes a node as the user (markdown unless said). */
+  write(path: string, content: unknown, type?: WritableNodeType): ReturnType<Fixture['store']['write']>;
 }
 
-export function commandFixture(): CommandFixture {
+/** The fixture of one test, removed when the test ends. */
+export function commandFixture(t: ExecutionContext): CommandFixture {
   const f = fixture();
+  t.teardown(f.cleanup);
   const scopes = new Map<string, string>();
   const access = new ContentAccess({
     requireProject: (principal) => ({ role: principal.kind === 'user' ? 'admin' : null, scope: principal.kind === 'key' ? scopes.get(principal.id)! : '' }),
   });
   const user: Principal = { kind: 'user', id: 'u_alice', user: { email: 'alice@example.com' } } as Principal;
   let keys = 0;
+  const grant = access.grant(user, P, 'content:write');
   return Object.assign(f, {
     access,
-    user: access.grant(user, P, 'content:write'),
+    user: grant,
+    write: (path: string, content: unknown, type: WritableNodeType = 'markdown') => f.store.write(P, grant.actor, { path, type, content }),
     key(scope: string, action: ContentAction = 'content:write') {
       const id = `c_key${++keys}`;
       scopes.set(id, scope);

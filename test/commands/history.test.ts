@@ -6,13 +6,12 @@ import { errorCode } from '../content/helpers.ts';
 import { commandFixture, P } from './helpers.ts';
 
 test('project commits are read as far as the scope (or a folder within it) reaches, in pages', async (t) => {
-  const f = commandFixture();
-  t.teardown(f.cleanup);
+  const f = commandFixture(t);
   const { store } = f;
   const d = { changelog: new Changelog(store) };
-  await store.write(P, f.user.actor, { path: 'docs/a.md', type: 'markdown', content: 'a' }); // 1
-  await store.write(P, f.user.actor, { path: 'other/b.md', type: 'markdown', content: 'b' }); // 2
-  await store.write(P, f.user.actor, { path: 'docs/sub/c.md', type: 'markdown', content: 'c' }); // 3
+  await f.write('docs/a.md', 'a'); // 1
+  await f.write('other/b.md', 'b'); // 2
+  await f.write('docs/sub/c.md', 'c'); // 3
 
   const all = listProjectCommits(d, f.user, { limit: 2 });
   t.is(all.currentVersion, 3);
@@ -27,15 +26,14 @@ test('project commits are read as far as the scope (or a folder within it) reach
 });
 
 test('a project diff says what happened to each node overall between two versions', async (t) => {
-  const f = commandFixture();
-  t.teardown(f.cleanup);
+  const f = commandFixture(t);
   const { store } = f;
   const d = { changelog: new Changelog(store) };
-  await store.write(P, f.user.actor, { path: 'a.md', type: 'markdown', content: 'a' }); // 1
-  await store.write(P, f.user.actor, { path: 'b.md', type: 'markdown', content: 'b' }); // 2
-  await store.write(P, f.user.actor, { path: 'a.md', type: 'markdown', content: 'a2' }); // 3
+  await f.write('a.md', 'a'); // 1
+  await f.write('b.md', 'b'); // 2
+  await f.write('a.md', 'a2'); // 3
   await store.move(P, f.user.actor, 'b.md', 'c.md'); // 4
-  await store.write(P, f.user.actor, { path: 'tmp.md', type: 'markdown', content: 't' }); // 5
+  await f.write('tmp.md', 't'); // 5
   await store.remove(P, f.user.actor, 'tmp.md'); // 6
 
   const diff = diffProject(d, f.user, { v1: 1, v2: 6 });

@@ -5,10 +5,9 @@ import { errorCode } from '../content/helpers.ts';
 import { commandFixture, P } from './helpers.ts';
 
 test('rm moves a node to .trash/<id>_<name> with its id; permanent, or removing from the trash, deletes it', async (t) => {
-  const f = commandFixture();
-  t.teardown(f.cleanup);
+  const f = commandFixture(t);
   const { store } = f;
-  const a = await store.write(P, f.user.actor, { path: 'docs/a.md', type: 'markdown', content: 'a' });
+  const a = await f.write('docs/a.md', 'a');
   const r = await removeNode({ content: store }, f.user, { target: { path: 'docs/a.md' } });
   t.is(r.node.path, 'docs/a.md');
   t.false(r.permanent);
@@ -20,28 +19,26 @@ test('rm moves a node to .trash/<id>_<name> with its id; permanent, or removing 
   t.is(gone.trashed, null, 'what is in the trash is deleted for good');
   t.is(store.findById(a.node.id), null);
 
-  await store.write(P, f.user.actor, { path: 'b.md', type: 'markdown', content: 'b' });
+  await f.write('b.md', 'b');
   const forGood = await removeNode({ content: store }, f.user, { target: { path: 'b.md' }, permanent: true });
   t.true(forGood.permanent);
   t.is(forGood.trashed, null);
 });
 
 test('rm of a node found by id refuses one already in the trash (409)', async (t) => {
-  const f = commandFixture();
-  t.teardown(f.cleanup);
+  const f = commandFixture(t);
   const { store } = f;
-  await store.write(P, f.user.actor, { path: 'a.md', type: 'markdown', content: 'a' });
+  await f.write('a.md', 'a');
   const r = await removeNode({ content: store }, f.user, { target: { node: store.getByPath(P, 'a.md') } });
   t.is(await errorCode(removeNode({ content: store }, f.user, { target: { node: store.getById(P, r.node.id) } })), 'CONFLICT');
 });
 
 test('a scoped caller restores only what was deleted from inside its scope; anything else is not found', async (t) => {
-  const f = commandFixture();
-  t.teardown(f.cleanup);
+  const f = commandFixture(t);
   const { store } = f;
   const d = { content: store, access: f.access };
-  await store.write(P, f.user.actor, { path: 'docs/a.md', type: 'markdown', content: 'a' });
-  await store.write(P, f.user.actor, { path: 'secret/b.md', type: 'markdown', content: 'b' });
+  await f.write('docs/a.md', 'a');
+  await f.write('secret/b.md', 'b');
   const a = await removeNode(d, f.user, { target: { path: 'docs/a.md' } });
   const b = await removeNode(d, f.user, { target: { path: 'secret/b.md' } });
   const docs = f.key('docs');

@@ -6,11 +6,10 @@ import { errorCode } from '../content/helpers.ts';
 import { commandFixture, P } from './helpers.ts';
 
 test('a node rollback is a new version with the old content, carried back for json and markdown', async (t) => {
-  const f = commandFixture();
-  t.teardown(f.cleanup);
+  const f = commandFixture(t);
   const { store } = f;
-  await store.write(P, f.user.actor, { path: 'a.md', type: 'markdown', content: 'one' });
-  await store.write(P, f.user.actor, { path: 'a.md', type: 'markdown', content: 'two' });
+  await f.write('a.md', 'one');
+  await f.write('a.md', 'two');
   const r = await rollbackNode({ content: store }, f.user, { node: store.getByPath(P, 'a.md'), version: 1, via: 'via MCP endpoint "e"' });
   t.true(r.changed);
   t.is(r.node.version, 3);
@@ -18,19 +17,18 @@ test('a node rollback is a new version with the old content, carried back for js
   t.is(r.bytes?.toString(), 'one');
   t.is(store.getVersion(P, { path: 'a.md' }, 3).message, 'rollback a.md to version 1 (via MCP endpoint "e")');
 
-  await store.write(P, f.user.actor, { path: 'b.bin', type: 'file', content: Buffer.from([1]) });
-  await store.write(P, f.user.actor, { path: 'b.bin', type: 'file', content: Buffer.from([2]) });
+  await f.write('b.bin', Buffer.from([1]), 'file');
+  await f.write('b.bin', Buffer.from([2]), 'file');
   t.is((await rollbackNode({ content: store }, f.user, { node: store.getByPath(P, 'b.bin'), version: 1 })).bytes, null, 'file bytes are not carried');
 });
 
 test('a path rollback: a node to its version at a project version, a folder with everything beneath it', async (t) => {
-  const f = commandFixture();
-  t.teardown(f.cleanup);
+  const f = commandFixture(t);
   const { store } = f;
   const d = { content: store };
-  await store.write(P, f.user.actor, { path: 'docs/a.md', type: 'markdown', content: 'one' }); // 1
-  await store.write(P, f.user.actor, { path: 'docs/a.md', type: 'markdown', content: 'two' }); // 2
-  await store.write(P, f.user.actor, { path: 'docs/b.md', type: 'markdown', content: 'b' }); // 3
+  await f.write('docs/a.md', 'one'); // 1
+  await f.write('docs/a.md', 'two'); // 2
+  await f.write('docs/b.md', 'b'); // 3
 
   const node = await rollbackPath(d, f.user, { path: 'docs/a.md', targetVersion: 1 });
   t.true('node' in node && node.node.restoredVersion === 1);
@@ -42,18 +40,17 @@ test('a path rollback: a node to its version at a project version, a folder with
   t.is((await store.readContent(P, { path: 'docs/a.md' })).bytes.toString(), 'two');
 
   t.is(await errorCode(rollbackPath(d, f.user, { path: 'docs/a.md', targetVersion: 99 })), 'NOT_FOUND');
-  await store.write(P, f.user.actor, { path: 'docs/c.md', type: 'markdown', content: 'c' });
+  await f.write('docs/c.md', 'c');
   const missing = await t.throwsAsync(rollbackPath(d, f.user, { path: 'docs/c.md', targetVersion: 1 }));
   t.is(missing.message, 'docs/c.md did not exist at project version 1');
 });
 
 test('only a grant over the whole project rolls the project back', async (t) => {
-  const f = commandFixture();
-  t.teardown(f.cleanup);
+  const f = commandFixture(t);
   const { store } = f;
   const d = { content: store, access: f.access };
-  await store.write(P, f.user.actor, { path: 'docs/a.md', type: 'markdown', content: 'one' });
-  await store.write(P, f.user.actor, { path: 'docs/a.md', type: 'markdown', content: 'two' });
+  await f.write('docs/a.md', 'one');
+  await f.write('docs/a.md', 'two');
   t.is(await errorCode(rollbackProject(d, f.key('docs'), { targetVersion: 1 })), 'FORBIDDEN');
   const r = await rollbackProject(d, f.user, { targetVersion: 1 });
   t.true(r.changed);

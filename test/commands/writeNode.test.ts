@@ -3,8 +3,7 @@ import { writeNode, writeTypeOf } from '../../src/commands/writeNode.ts';
 import { commandFixture, P } from './helpers.ts';
 
 test('a new node takes the requested type, else the one its name says; an existing node keeps its own', async (t) => {
-  const f = commandFixture();
-  t.teardown(f.cleanup);
+  const f = commandFixture(t);
   const { store } = f;
   t.is(writeTypeOf(store, P, 'docs/a.md'), 'markdown');
   t.is(writeTypeOf(store, P, 'docs/a.markdown'), 'markdown');
@@ -19,8 +18,7 @@ test('a new node takes the requested type, else the one its name says; an existi
 });
 
 test('created is the first version only: an update and an unchanged write are not', async (t) => {
-  const f = commandFixture();
-  t.teardown(f.cleanup);
+  const f = commandFixture(t);
   const d = { content: f.store };
   const first = await writeNode(d, f.user, { path: 'a.md', type: 'markdown', content: 'one' });
   t.true(first.created);
@@ -36,8 +34,7 @@ test('created is the first version only: an update and an unchanged write are no
 });
 
 test('a change made through an endpoint without a message says what and through what; the caller\'s words win', async (t) => {
-  const f = commandFixture();
-  t.teardown(f.cleanup);
+  const f = commandFixture(t);
   const d = { content: f.store };
   const via = 'via MCP endpoint "docs"';
   await writeNode(d, f.user, { path: 'a.md', type: 'markdown', content: 'one', via });
