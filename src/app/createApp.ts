@@ -27,7 +27,8 @@ import type { Services } from './services.ts';
 export function createApp(s: Services): Koa {
   const app = new Koa();
   app.silent = true; // the error handler logs; Koa's default printer would duplicate it
-  const health = mountGroup(healthRoutes(s), routeGuards(s));
+  const guards = routeGuards(s);
+  const health = mountGroup(healthRoutes(s), guards);
   // The API's declarations (/healthz included) say which routes are public.
   const { router: api, isPublic } = apiRouter(s);
   const isPublicRoute = publicRoutes(isPublic);
@@ -42,7 +43,7 @@ export function createApp(s: Services): Koa {
     // The web dashboard's static files (web/dist): public, and never for the service's own paths.
     .use(webAssets(fileURLToPath(new URL('../../web/dist', import.meta.url))))
     // Published pages (GET /api/v1/p/…) are public: served before the credential chain, like /healthz.
-    .use(publicPublishing(s))
+    .use(publicPublishing(s, guards))
     // Git remotes authenticate themselves (Basic challenge) and stream raw bodies: before both.
     .use(gitRemote(s))
     // MCP servers know their endpoint: a paused endpoint's key is 403, a deleted endpoint 404 (before the 401 of unknown keys).

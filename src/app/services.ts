@@ -216,7 +216,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
     agents,
     ingest,
     tables: new Tables({ store: new TableStore(db), content, access, authorizer, projects }),
-    dbConnectors: createDbConnectors({ db, signingSecret, authorizer, access, content, settings: () => settings.dbConnectors }),
+    dbConnectors: createDbConnectors({ db, signingSecret, access, content, settings: () => settings.dbConnectors }),
     publishing,
     analytics,
     oauth,

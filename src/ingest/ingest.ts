@@ -1,6 +1,6 @@
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { actorOf, type Principal } from '../auth/principal.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { ContentStore } from '../content/contentStore.ts';
 import { isTrashPath, normalizePath, TRASH_DIR } from '../content/paths.ts';
 import { DomainError, invalidField } from '../errors/domainError.ts';
@@ -55,7 +55,7 @@ export interface IngestDeps {
   store: TaskStore;
   queue: IngestQueue;
   rules: IngestRules;
-  access: ContentAccess;
+  access: Pick<ContentAccess, 'grant' | 'mayPath' | 'requirePath'>;
   content: ContentStore;
   temp: IngestTemp;
   pool: ConversionPool;
@@ -74,7 +74,8 @@ const SOURCE_FILE = 'source';
  * Ingestion as its callers see it (spec 4.10): submissions become queued tasks, and tasks are
  * read, listed and cancelled. Submitting needs content:write on the project with the target
  * folder inside the caller's scope; reading a task needs content:read with its target folder in
- * scope (others' tasks outside the scope are not found); cancelling needs content:write.
+ * scope (others' tasks outside the scope are not found); cancelling needs content:write. The
+ * grant on the project comes from the route's check; the folder is checked here.
  */
 export class Ingest {
   constructor(private readonly d: IngestDeps) {}
@@ -84,8 +85,8 @@ export class Ingest {
   }
 
   /** One task per file; the files move into the tasks' temporary folders. All are queued or none. */
-  async submitFiles(principal: Principal, o: SubmitOptions & { keep_original: boolean }, files: UploadedFile[]): Promise<TaskRecord[]> {
-    const { target } = this.target(principal, o.project_id, o.path);
+  async submitFiles(g: ContentGrant, o: SubmitOptions & { keep_original: boolean }, files: UploadedFile[]): Promise<TaskRecord[]> {
+    const { target } = this.target(g, o.path);
     const rule = this.namedRule(o);
     const now = nowIso();
     const tasks: NewTask[] = [];
@@ -96,7 +97,7 @@ export class Ingest {
         // The rule that applies is decided now, and shown on the task.
         const ruleId = rule?.id ?? (o.mode ? null : (this.d.rules.match(o.project_id, f.name, f.mimeType)?.id ?? null));
         const input = { file: SOURCE_FILE, size: f.size, mime_type: f.mimeType };
-        tasks.push(this.newTask(principal, { id, kind: 'file', source: f.name, target, o, ruleId, now, input, keepOriginal: o.keep_original }));
+        tasks.push(this.newTask(g, { id, kind: 'file', source: f.name, target, o, ruleId, now, input, keepOriginal: o.keep_original }));
       }
       this.d.store.insert(tasks);
     } catch (e) {
@@ -108,9 +109,9 @@ export class Ingest {
   }
 
   /** One task for the page and the pages it links to; platform sources are refused with the supported types. */
-  async submitSource(principal: Principal, o: SubmitOptions & { keep_original: boolean }, source: { type: string; config?: Record<string, unknown> } & UrlSource): Promise<TaskRecord> {
+  async submitSource(g: ContentGrant, o: SubmitOptions & { keep_original: boolean }, source: { type: string; config?: Record<string, unknown> } & UrlSource): Promise<TaskRecord> {
     if (source.type !== 'url') throw platformSourceError(source.type);
-    const { target } = this.target(principal, o.project_id, o.path);
+    const { target } = this.target(g, o.path);
     const rule = this.namedRule(o);
     const maxPages = source.max_pages ?? this.d.maxPages;
     if (maxPages > this.d.maxPages) throw invalidField('source.max_pages', `max_pages may be at most ${this.d.maxPages} (CNS_INGEST_MAX_PAGES)`);
@@ -120,7 +121,7 @@ export class Ingest {
       if (isRefusal(e)) throw invalidField('source.url', `this address may not be fetched: ${e.message}`);
       throw e;
     }
-    const task = this.newTask(principal, {
+    const task = this.newTask(g, {
       id: newId('ing'),
       kind: 'url',
       source: redactUrl(source.url!),
@@ -136,17 +137,27 @@ export class Ingest {
     return this.d.store.find(task.id)!;
   }
 
-  task(principal: Principal, id: string): TaskRecord {
-    return this.visible(principal, id, 'content:read').task;
+  /** A task by id, whoever asks (a route's check is made on its project). */
+  find(id: string): TaskRecord | null {
+    return this.d.store.find(id);
   }
 
-  /** The tasks the caller may see, in the order asked; the others (unknown, or not theirs to see) by id. */
+  /** The task, if `g` (a grant on its project) reaches its target folder; else "Task not found." */
+  visibleTo(g: ContentGrant, task: TaskRecord): TaskRecord {
+    if (task.project_id !== g.projectId || !this.d.access.mayPath(g, task.target_path)) throw notFound();
+    return task;
+  }
+
+  /**
+   * The tasks the caller may see, in the order asked; the others (unknown, or not theirs to see)
+   * by id. The ids may name tasks of any project: each is checked on its own.
+   */
   tasks(principal: Principal, ids: string[]): { tasks: TaskRecord[]; notFound: string[] } {
     const tasks: TaskRecord[] = [];
     const missing: string[] = [];
     for (const id of ids) {
       try {
-        tasks.push(this.task(principal, id));
+        tasks.push(this.visible(principal, id));
       } catch (e) {
         if ((e as { code?: unknown }).code === 'NOT_FOUND') missing.push(id);
         else throw e;
@@ -155,10 +166,9 @@ export class Ingest {
     return { tasks, notFound: missing };
   }
 
-  /** A project's tasks the caller may see (target folder in its scope), newest first. */
-  list(principal: Principal, projectId: string, status: TaskStatus | undefined, page: Page): Paged<TaskRecord> {
-    const g = this.d.access.grant(principal, projectId, 'content:read');
-    const visible = this.d.store.summaries(projectId, status).filter((t) => this.d.access.mayPath(g, t.target_path));
+  /** The project's tasks `g` (content:read on the project) may see (target folder in its scope), newest first. */
+  list(g: ContentGrant, status: TaskStatus | undefined, page: Page): Paged<TaskRecord> {
+    const visible = this.d.store.summaries(g.projectId, status).filter((t) => this.d.access.mayPath(g, t.target_path));
     const items = visible.slice(page.offset, page.offset + page.limit).flatMap((t) => this.d.store.find(t.id) ?? []);
     return { items, total: visible.length };
   }
@@ -167,8 +177,8 @@ export class Ingest {
    * Cancels a queued or running task (409 when it has finished). A running task is stopped
    * before this answers, and wrote nothing.
    */
-  async cancel(principal: Principal, id: string): Promise<TaskRecord> {
-    const { task } = this.visible(principal, id, 'content:write');
+  async cancel(g: ContentGrant, task: TaskRecord): Promise<TaskRecord> {
+    const id = this.visibleTo(g, task).id;
     if (!(await this.d.queue.cancel(id))) {
       const now = this.d.store.find(id)!;
       throw new DomainError('CONFLICT', `The task has already ${now.status === 'cancelled' ? 'been cancelled' : now.status}.`, { status: now.status });
@@ -187,11 +197,11 @@ export class Ingest {
   }
 
   /** The target folder: inside the caller's write scope, not in the trash, and not a node other than a folder. */
-  private target(principal: Principal, projectId: string, path: string): { target: string } {
+  private target(g: ContentGrant, path: string): { target: string } {
     const target = normalizePath(path, 'path');
     if (target === TRASH_DIR || isTrashPath(target)) throw invalidField('path', `path may not be inside ${TRASH_DIR}`);
-    this.d.access.grantPaths(principal, projectId, 'content:write', [target]);
-    const node = target === '' ? null : this.d.content.findByPath(projectId, target);
+    this.d.access.requirePath(g, target);
+    const node = target === '' ? null : this.d.content.findByPath(g.projectId, target);
     if (node && node.type !== 'folder') throw new DomainError('CONFLICT', `${target} is a ${node.type} node, not a folder.`, { path: target });
     return { target };
   }
@@ -205,7 +215,7 @@ export class Ingest {
   }
 
   private newTask(
-    principal: Principal,
+    g: ContentGrant,
     t: { id: string; kind: 'file' | 'url'; source: string; target: string; o: SubmitOptions; ruleId: string | null; now: string; input: NewTask['input']; keepOriginal: boolean },
   ): NewTask {
     return {
@@ -218,14 +228,14 @@ export class Ingest {
       keep_original: t.keepOriginal,
       rule_id: t.ruleId,
       input: t.input,
-      created_by: principal.id,
-      actor: actorOf(principal),
+      created_by: g.principal.id,
+      actor: g.actor,
       created_at: t.now,
     };
   }
 
-  /** A task the caller may see for `action` (404 when it may not read it, 403 when it may read but not write). */
-  private visible(principal: Principal, id: string, action: 'content:read' | 'content:write'): { task: TaskRecord } {
+  /** A task of any project the caller may read (404 when it may not). */
+  private visible(principal: Principal, id: string): TaskRecord {
     const task = this.d.store.find(id);
     if (!task) throw notFound();
     let g: ContentGrant;
@@ -235,8 +245,6 @@ export class Ingest {
       if ((e as { code?: unknown }).code === 'NOT_FOUND') throw notFound();
       throw e;
     }
-    if (!this.d.access.mayPath(g, task.target_path)) throw notFound();
-    if (action === 'content:write') this.d.access.grantPaths(principal, task.project_id, 'content:write', [task.target_path]);
-    return { task };
+    return this.visibleTo(g, task);
   }
 }

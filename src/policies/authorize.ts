@@ -67,20 +67,13 @@ export class Authorizer {
 
   /**
    * Granting, changing or taking away an organization role (invitations, role changes,
-   * removals): the action itself, plus the rule that only owners touch the owner role.
+   * removals), by a caller whose role the route found allows the action: only owners touch the
+   * owner role.
    */
-  requireOrgRoleAssignment(
-    principal: Principal,
-    orgId: string,
-    action: 'org:members:manage' | 'org:invite',
-    targetCurrent: OrgRole | null,
-    targetNew: OrgRole | null,
-  ): OrgRole {
-    const role = this.requireOrg(principal, orgId, action);
+  requireOrgRoleAssignment(role: OrgRole, targetCurrent: OrgRole | null, targetNew: OrgRole | null): void {
     if (!mayAssignOrgRole(role, targetCurrent, targetNew)) {
       throw forbidden('Only an owner can grant, change or remove the owner role.');
     }
-    return role;
   }
 
   /** A project route; with `path`, a key must also hold that path inside its scope. */

@@ -2,6 +2,7 @@ import { actorOf, type Principal } from '../auth/principal.ts';
 import type { NodeInfo, TrashItem } from '../content/types.ts';
 import { DomainError } from '../errors/domainError.ts';
 import type { ProjectRole } from '../domain/roles.ts';
+import type { ProjectAccess } from './authorize.ts';
 import type { ContentAction } from './permissions.ts';
 import { pathAboveScope, pathInScope } from './scope.ts';
 
@@ -120,6 +121,15 @@ export class ContentAccess {
   requireWholeProject(g: ContentGrant, what: string): void {
     if (g.scope !== '') throw new DomainError('FORBIDDEN', `${outsideScope(g.scope).message} ${what} needs a key whose scope is the whole project.`);
   }
+}
+
+/**
+ * The content grant of a project check already made for `action` (a route's declared `project`
+ * or `resource` check on content:read or content:write): the same question `grant` asks, so the
+ * same answer, without asking again.
+ */
+export function grantOf(access: Pick<ProjectAccess, 'principal' | 'project' | 'role' | 'scope'>, action: ContentAction): ContentGrant {
+  return { principal: access.principal, projectId: access.project.id, role: access.role, scope: access.scope, action, actor: actorOf(access.principal) };
 }
 
 /** The one message for a path outside a scope, whatever the surface. */

@@ -1,4 +1,3 @@
-import type { Principal } from '../auth/principal.ts';
 import type { ContentStore, NodeInfo } from '../content/contentStore.ts';
 import { DomainError, invalidField } from '../errors/domainError.ts';
 import type { ContentAccess, ContentGrant } from '../policies/contentAccess.ts';
@@ -8,7 +7,7 @@ import type { PublishChanges, PublishRecord, PublishStore } from './publishStore
 export interface PublishesDeps {
   store: PublishStore;
   content: Pick<ContentStore, 'findById' | 'getVersion'>;
-  access: ContentAccess;
+  access: Pick<ContentAccess, 'requireNode' | 'mayNode'>;
 }
 
 /** A publish with its node as it is now (null: permanently deleted). */
@@ -18,8 +17,6 @@ export interface PublishView {
 }
 
 export interface NewPublish {
-  projectId: string;
-  nodeId: string;
   version?: number;
   expiresAt?: string;
   slug?: string;
@@ -39,19 +36,20 @@ const publishNotFound = () => new DomainError('NOT_FOUND', 'Publish not found.')
  * Publishing (spec 4.10): a node of a project made readable without a credential under an
  * unguessable key. Publishing, changing and unpublishing need content:write on the node (the
  * content-access policy: a key only publishes inside its scope); listing needs content:read and
- * shows the publishes of nodes the caller may see. What the public sees is in publicTarget.ts.
+ * shows the publishes of nodes the caller may see. The caller's grant on the project comes from
+ * the route's check; what is checked here is the node under it. What the public sees is in
+ * publicTarget.ts.
  */
 export class Publishes {
   constructor(private readonly d: PublishesDeps) {}
 
-  create(principal: Principal, input: NewPublish): PublishView {
-    const node = this.d.content.findById(input.nodeId);
-    const g = this.d.access.node(principal, node, 'content:write', input.projectId);
-    if (node!.state !== 'active') throw new DomainError('CONFLICT', 'The node is in the trash; restore it before publishing it.', { node_id: node!.id });
-    if (input.version !== undefined) this.checkPin(node!, input.version);
+  /** Publishes `node`, reached with `g` (content:write): the route found both. */
+  create(g: ContentGrant, node: NodeInfo, input: NewPublish): PublishView {
+    if (node.state !== 'active') throw new DomainError('CONFLICT', 'The node is in the trash; restore it before publishing it.', { node_id: node.id });
+    if (input.version !== undefined) this.checkPin(node, input.version);
     const record = this.d.store.create({
       project_id: g.projectId,
-      node_id: node!.id,
+      node_id: node.id,
       publish_key: newPublishKey(),
       slug: input.slug ?? null,
       version: input.version ?? null,
@@ -62,20 +60,20 @@ export class Publishes {
     return { record, node };
   }
 
-  list(principal: Principal, projectId: string): PublishView[] {
-    const g = this.d.access.grant(principal, projectId, 'content:read');
-    return this.d.store.listByProject(projectId).flatMap((record) => {
+  /** The project's publishes whose nodes `g` (content:read on the project) reaches. */
+  list(g: ContentGrant): PublishView[] {
+    return this.d.store.listByProject(g.projectId).flatMap((record) => {
       const node = this.nodeOf(record);
       return this.visible(g, node) ? [{ record, node }] : [];
     });
   }
 
-  get(principal: Principal, id: string): PublishView {
-    return this.reach(principal, id, 'content:read');
+  get(g: ContentGrant, record: PublishRecord): PublishView {
+    return this.reach(g, record);
   }
 
-  update(principal: Principal, id: string, changes: PublishUpdate): PublishView {
-    const { record, node } = this.reach(principal, id, 'content:write');
+  update(g: ContentGrant, record: PublishRecord, changes: PublishUpdate): PublishView {
+    const { node } = this.reach(g, record);
     if (changes.version !== undefined && changes.version !== null) {
       if (!node) throw new DomainError('CONFLICT', 'The published node was permanently deleted; no version can be pinned.', { node_id: record.node_id });
       this.checkPin(node, changes.version);
@@ -89,32 +87,24 @@ export class Publishes {
     return { record: this.d.store.update(record, next), node };
   }
 
-  delete(principal: Principal, id: string): PublishView {
-    const view = this.reach(principal, id, 'content:write');
-    this.d.store.delete(id);
+  delete(g: ContentGrant, record: PublishRecord): PublishView {
+    const view = this.reach(g, record);
+    this.d.store.delete(record.id);
     return view;
   }
 
-  /** The record by id, whoever asks (reports name publishes they have counted). */
+  /** The record by id, whoever asks (the routes' check is made on its project; reports name publishes they have counted). */
   find(id: string): PublishRecord | null {
     return this.d.store.find(id);
   }
 
   /**
-   * A publish the caller may act on: it must see the project and the node (a node in the trash
-   * counts at the path it was deleted from; a permanently deleted node's publish needs a grant over
-   * the whole project). Anything else is "not found": a publish's existence is not revealed.
+   * A publish of the grant's project the caller may act on: it must see the node (a node in the
+   * trash counts at the path it was deleted from; a permanently deleted node's publish needs a
+   * grant over the whole project).
    */
-  private reach(principal: Principal, id: string, action: 'content:read' | 'content:write'): PublishView {
-    const record = this.d.store.find(id);
-    if (!record) throw publishNotFound();
-    let g: ContentGrant;
-    try {
-      g = this.d.access.grant(principal, record.project_id, action);
-    } catch (e) {
-      if ((e as { code?: string }).code === 'NOT_FOUND') throw publishNotFound();
-      throw e;
-    }
+  private reach(g: ContentGrant, record: PublishRecord): PublishView {
+    if (record.project_id !== g.projectId) throw publishNotFound();
     const node = this.nodeOf(record);
     if (node) this.d.access.requireNode(g, node);
     else if (g.scope !== '') throw new DomainError('FORBIDDEN', 'The published node was permanently deleted; only a caller who reaches the whole project can change this publish.');

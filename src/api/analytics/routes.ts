@@ -1,8 +1,6 @@
-import type { Services } from '../../app/services.ts';
 import { ok } from '../../http/envelope.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
-import { MAX_POINTS } from '../../analytics/usageReports.ts';
+import { MAX_POINTS, type UsageReports } from '../../analytics/usageReports.ts';
 import * as schema from './schemas.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -20,7 +18,7 @@ const permissionNote =
  * Usage analytics (spec 4.10): public views of publishes and authenticated API calls, counted in
  * per-minute aggregates (src/analytics/). Nothing is counted when CNS_ANALYTICS=false.
  */
-export function analyticsRoutes(s: Services): RouteGroup {
+export function analyticsRoutes(s: { analytics: { reports: UsageReports } }): RouteGroup {
   const reports = () => s.analytics.reports;
   return {
     prefix: '/analytics',
@@ -35,8 +33,9 @@ export function analyticsRoutes(s: Services): RouteGroup {
         authorize: { project: ({ query }) => query.project_id },
         query: schema.timeseriesQuery,
         response: schema.timeseriesAnswer,
-        handle(ctx, { query }) {
-          const series = reports().timeseries(principalOf(ctx), {
+        handle(ctx, { query, access }) {
+          // What the caller sees of nodes and connections inside the project is the reports' finer check.
+          const series = reports().timeseries(access.principal, {
             projectId: query.project_id,
             ...rangeOf(query),
             interval: query.interval,
@@ -56,8 +55,8 @@ export function analyticsRoutes(s: Services): RouteGroup {
         authorize: { project: ({ query }) => query.project_id },
         query: schema.summaryQuery,
         response: schema.summaryAnswer,
-        handle(ctx, { query }) {
-          const summary = reports().summary(principalOf(ctx), { projectId: query.project_id, ...rangeOf(query), limit: query.limit });
+        handle(ctx, { query, access }) {
+          const summary = reports().summary(access.principal, { projectId: query.project_id, ...rangeOf(query), limit: query.limit });
           ok(ctx, { project_id: query.project_id, ...summary });
         },
       }),

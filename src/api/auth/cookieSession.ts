@@ -1,10 +1,21 @@
 import type { Context } from 'koa';
-import type { Services } from '../../app/services.ts';
+import type { AccessTokens } from '../../auth/accessTokens.ts';
+import type { CsrfTokens } from '../../auth/csrfTokens.ts';
+import type { RefreshTokens } from '../../auth/refreshTokens.ts';
+import type { Settings } from '../../config/settings.ts';
 import type { UserRecord } from '../../domain/users/userStore.ts';
 import { AppError } from '../../http/errors.ts';
 import { CSRF_HEADER, REFRESH_COOKIE, clearSessionCookies, requestCookie, secureRequest, setSessionCookies } from '../../http/sessionCookies.ts';
 import { newId } from '../../util/ids.ts';
 import { presentUser } from '../presenters/user.ts';
+
+/** What the cookie session uses: the tokens it sets and the public URL that says whether cookies are Secure. */
+export interface CookieSessionDeps {
+  settings: Pick<Settings, 'baseUrl'>;
+  accessTokens: AccessTokens;
+  refreshTokens: RefreshTokens;
+  csrfTokens: CsrfTokens;
+}
 
 export const NO_REFRESH_TOKEN = 'No refresh token: send refresh_token in the body, or the cns_refresh cookie of a dashboard session.';
 
@@ -14,7 +25,7 @@ export const NO_REFRESH_TOKEN = 'No refresh token: send refresh_token in the bod
  * token expires. The sign-in's refresh-token family is its session id: the access token carries
  * it (so logout ends it at once) and the CSRF token is derived from it.
  */
-export function cookieSessions(s: Services, rotate: (token: string) => { user: UserRecord; token: string; sessionId: string }) {
+export function cookieSessions(s: CookieSessionDeps, rotate: (token: string) => { user: UserRecord; token: string; sessionId: string }) {
   const secure = (ctx: Context) => secureRequest(ctx, s.settings.baseUrl);
 
   async function answer(ctx: Context, user: UserRecord, sessionId: string, refreshToken: string) {

@@ -1,23 +1,33 @@
 import { z } from 'zod';
-import type { Services } from '../../app/services.ts';
 import { anonKeyOf } from '../../auth/anonKey.ts';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../auth/passwords.ts';
-import type { UserRecord } from '../../domain/users/userStore.ts';
+import type { Settings } from '../../config/settings.ts';
+import type { UserRecord, UserStore } from '../../domain/users/userStore.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { AppError, forbidden } from '../../http/errors.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { cookieSessionOf } from '../../http/middleware/cookieSession.ts';
+import type { RateLimiter } from '../../http/rateLimiter.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { presentUser } from '../presenters/user.ts';
-import { cookieSessions } from './cookieSession.ts';
+import { cookieSessions, type CookieSessionDeps } from './cookieSession.ts';
 import * as schema from './schemas.ts';
 
+export interface AuthRouteDeps extends CookieSessionDeps {
+  settings: Pick<Settings, 'baseUrl' | 'signupOpen'>;
+  /** The anon key of GET /auth/config is derived from it. */
+  signingSecret: Uint8Array;
+  users: Pick<UserStore, 'findByEmail' | 'findById' | 'create'>;
+  loginRateLimiter: RateLimiter;
+  loginAddressRateLimiter: RateLimiter;
+}
+
 /**
- * Sign-in, tokens and "who am I" (spec 4.4). All but /auth/me are public (src/http/publicRoutes.ts).
+ * Sign-in, tokens and "who am I" (spec 4.4). All but /auth/me are public: they are how a caller gets a credential.
  * Bearer clients get their tokens in the answer; the web dashboard signs in with
  * `session: "cookie"` and gets them as HttpOnly cookies instead (./cookieSession.ts).
  */
-export function authRoutes(s: Services): RouteGroup {
+export function authRoutes(s: AuthRouteDeps): RouteGroup {
   async function issueTokens(user: UserRecord, refreshToken?: string) {
     return {
       access_token: await s.accessTokens.sign(user.id),
@@ -54,7 +64,7 @@ export function authRoutes(s: Services): RouteGroup {
         path: '/config',
         summary: "This deployment's realtime address and public anon key",
         description: 'Public by design: the anon key identifies this deployment to realtime clients and grants nothing.',
-        public: true,
+        authorize: { public: 'the anon key identifies this deployment to realtime clients and grants nothing' },
         response: schema.authConfig,
         handle(ctx) {
           ok(ctx, { realtime_url: `${s.settings.baseUrl}/api/v1/events`, anon_key: anonKeyOf(s.signingSecret) });
@@ -69,7 +79,7 @@ export function authRoutes(s: Services): RouteGroup {
           '`cns_access` (HttpOnly, `Path=/api`) authenticates requests without an Authorization header, `cns_refresh` (HttpOnly, `Path=/api/v1/auth`) ' +
           'is read by refresh and logout, and the readable `cns_csrf` must be echoed in `X-CSRF-Token` by every request other than GET, HEAD and OPTIONS ' +
           '(else 403). Bearer clients are unaffected.',
-        public: true,
+        authorize: { public: 'signing in is how a caller gets a credential' },
         body: schema.loginBody,
         response: schema.session,
         async handle(ctx, { body }) {
@@ -91,7 +101,7 @@ export function authRoutes(s: Services): RouteGroup {
         path: '/refresh',
         summary: 'Exchange a refresh token for new tokens (each refresh token works once)',
         description: 'Without `refresh_token`, the cookie session is refreshed: both cookies are rotated (the request needs `X-CSRF-Token`).',
-        public: true,
+        authorize: { public: 'the refresh token (in the body or the session cookie) is the credential' },
         body: schema.refreshBody,
         response: schema.session,
         async handle(ctx, { body }) {
@@ -105,7 +115,7 @@ export function authRoutes(s: Services): RouteGroup {
         path: '/logout',
         summary: 'Revoke a refresh token',
         description: 'Without `refresh_token`, ends the cookie session: revoked (its access cookie stops working at once) and the cookies cleared (needs `X-CSRF-Token`).',
-        public: true,
+        authorize: { public: 'the refresh token (in the body or the session cookie) is the credential it revokes' },
         body: schema.refreshBody,
         response: z.object({ revoked: z.literal(true) }),
         handle(ctx, { body }) {
@@ -118,7 +128,7 @@ export function authRoutes(s: Services): RouteGroup {
         method: 'post',
         path: '/signup',
         summary: 'Create an account (403 when sign-up is closed on this server)',
-        public: true,
+        authorize: { public: 'creates the account a caller then signs in with (403 while sign-up is closed)' },
         status: 201,
         body: schema.signupBody,
         response: schema.tokens,
@@ -132,6 +142,7 @@ export function authRoutes(s: Services): RouteGroup {
         method: 'get',
         path: '/me',
         summary: 'The caller: a signed-in user, or an access key with its project, scope and mode',
+        authorize: { signedIn: 'answers who the caller is, user or key' },
         response: schema.me,
         handle(ctx) {
           const principal = principalOf(ctx);

@@ -1,9 +1,9 @@
-import type { Services } from '../../app/services.ts';
+import type { DbConnectors } from '../../data/dbConnectors/connectors.ts';
 import type { SslMode } from '../../data/dbConnectors/types.ts';
 import { created, ok } from '../../http/envelope.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import { grantOf } from '../../policies/contentAccess.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
 import { presentConnection, presentPreview, presentSave, presentTables } from './presenter.ts';
 import * as schema from './schemas.ts';
@@ -15,8 +15,10 @@ const sslMode = (ssl: boolean | SslMode | undefined): SslMode | undefined => (ss
  * `/db-connector/connections` and `/db-connector/access`. Creating and deleting need
  * keys:manage; reading tables content:read; saving content:write on the target path.
  */
-export function dbConnectorRoutes(s: Services, prefix: '/db-connector/connections' | '/db-connector/access'): RouteGroup {
+export function dbConnectorRoutes(s: { dbConnectors: DbConnectors }, prefix: '/db-connector/connections' | '/db-connector/access'): RouteGroup {
   const connectors = () => s.dbConnectors;
+  /** A database connection by id: one of a project the caller cannot see is "Database connection not found." */
+  const connection = { resource: ({ params }: { params: { id: string } }) => connectors().find(params.id), name: 'Database connection' };
   return {
     prefix,
     tag: prefix === '/db-connector/connections' ? 'Database connectors' : 'Database connectors (alias /db-connector/access)',
@@ -30,7 +32,7 @@ export function dbConnectorRoutes(s: Services, prefix: '/db-connector/connection
         query: schema.listQuery,
         response: schema.connectionList,
         handle(ctx, { query }) {
-          const { items, total } = connectors().list(principalOf(ctx), query.project_id, query);
+          const { items, total } = connectors().list(query.project_id, query);
           ok(ctx, { connections: items.map(presentConnection), ...pageInfo(total, query) });
         },
       }),
@@ -46,9 +48,10 @@ export function dbConnectorRoutes(s: Services, prefix: '/db-connector/connection
         status: 201,
         body: schema.createBody,
         response: schema.connectionSchema,
-        async handle(ctx, { body }) {
+        async handle(ctx, { body, access: { principal } }) {
           const { project_id, ssl, ...rest } = body;
-          const connection = await connectors().create(principalOf(ctx), { projectId: project_id, ...rest, ssl: sslMode(ssl) });
+          const createdBy = principal.kind === 'user' ? principal.id : null;
+          const connection = await connectors().create({ projectId: project_id, ...rest, ssl: sslMode(ssl) }, createdBy);
           created(ctx, presentConnection(connection), 'Database connection tested and created');
         },
       }),
@@ -57,10 +60,11 @@ export function dbConnectorRoutes(s: Services, prefix: '/db-connector/connection
         path: '/:id',
         summary: 'Read a database connection (never its password)',
         permission: 'content:read',
+        authorize: connection,
         params: schema.connectionParams,
         response: schema.connectionSchema,
-        handle(ctx, { params }) {
-          ok(ctx, presentConnection(connectors().get(principalOf(ctx), params.id, 'content:read')));
+        handle(ctx, { access }) {
+          ok(ctx, presentConnection(access.record));
         },
       }),
       route({
@@ -68,10 +72,11 @@ export function dbConnectorRoutes(s: Services, prefix: '/db-connector/connection
         path: '/:id',
         summary: 'Delete a database connection',
         permission: 'keys:manage',
+        authorize: connection,
         params: schema.connectionParams,
         response: deletedSchema,
-        handle(ctx, { params }) {
-          connectors().delete(principalOf(ctx), params.id);
+        handle(ctx, { params, access }) {
+          connectors().delete(access.record);
           ok(ctx, presentDeleted(params.id), 'Database connection deleted');
         },
       }),
@@ -80,10 +85,11 @@ export function dbConnectorRoutes(s: Services, prefix: '/db-connector/connection
         path: '/:id/tables',
         summary: 'Schemas, tables and views of the database, with row estimates and columns',
         permission: 'content:read',
+        authorize: connection,
         params: schema.connectionParams,
         response: schema.tableList,
-        async handle(ctx, { params }) {
-          const { connection, ...list } = await connectors().tables(principalOf(ctx), params.id);
+        async handle(ctx, { access }) {
+          const { connection, ...list } = await connectors().tables(access.record);
           ok(ctx, presentTables(connection, list));
         },
       }),
@@ -92,11 +98,12 @@ export function dbConnectorRoutes(s: Services, prefix: '/db-connector/connection
         path: '/:id/tables/:table/preview',
         summary: 'The first rows of a table or view (LIMIT, never a full scan), typed',
         permission: 'content:read',
+        authorize: connection,
         params: schema.tableParams,
         query: schema.previewQuery,
         response: schema.previewSchema,
-        async handle(ctx, { params, query }) {
-          ok(ctx, presentPreview(await connectors().preview(principalOf(ctx), params.id, params.table, query.limit)));
+        async handle(ctx, { params, query, access }) {
+          ok(ctx, presentPreview(await connectors().preview(access.record, params.table, query.limit)));
         },
       }),
       route({
@@ -107,13 +114,15 @@ export function dbConnectorRoutes(s: Services, prefix: '/db-connector/connection
           '`query` must be one read-only SELECT (or WITH … SELECT) statement; every session is read-only anyway. A result larger than the ' +
           'largest node (CNS_MAX_CONTENT_BYTES) is 413 naming how many rows fit. 201 when the node was created, 200 when it got a new version.',
         permission: 'content:write',
+        // The target path is checked once normalized (422 for one that is not a path).
+        authorize: connection,
         params: schema.connectionParams,
         body: schema.saveBody,
         status: 201,
         alsoStatus: 200,
         response: schema.saveResultSchema,
-        async handle(ctx, { params, body }) {
-          const result = await connectors().save(principalOf(ctx), params.id, body);
+        async handle(ctx, { body, access }) {
+          const result = await connectors().save(grantOf(access, 'content:write'), access.record, body);
           const status = result.node.version === 1 ? 201 : 200;
           ok(ctx, presentSave(result, body.format), `Saved ${result.rows} rows`, status);
         },

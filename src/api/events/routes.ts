@@ -1,10 +1,11 @@
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import type { Services } from '../../app/services.ts';
 import { anonKeyOf } from '../../auth/anonKey.ts';
+import type { Authenticator } from '../../auth/authenticator.ts';
+import type { ChangeFeed } from '../../events/changeFeed.ts';
 import { AppError } from '../../http/errors.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import type { ContentAccess } from '../../policies/contentAccess.ts';
 
 const eventsQuery = z.object({
   project_id: z.string().min(1).max(100),
@@ -25,12 +26,21 @@ Events (each \`data\` a JSON object whose \`type\` is the event name):
 
 Comment lines (\`: keep-alive\`) are heartbeats. A client may also send the \`anon_key\` of \`GET /auth/config\` as \`apikey\` (header or query) to make sure it reached the deployment it was configured for: another value is 401. It never replaces the credential. One credential holds at most CNS_MAX_EVENT_STREAMS open streams; one more is 429.`;
 
+export interface EventRouteDeps {
+  /** The anon key a client may send as `apikey` is derived from it. */
+  signingSecret: Uint8Array;
+  feed: ChangeFeed;
+  /** An open stream re-checks the credential and its access as they stand now. */
+  authenticator: Pick<Authenticator, 'current'>;
+  access: Pick<ContentAccess, 'grant'>;
+}
+
 /**
  * `GET /events?project_id=` — the live change feed as Server-Sent Events (`GET /auth/config`
  * advertises it as `realtime_url`). The answer is a stream, not the envelope: its description in
  * the OpenAPI document (`streamDescription`) lists the events.
  */
-export function eventRoutes(s: Services): RouteGroup {
+export function eventRoutes(s: EventRouteDeps): RouteGroup {
   return {
     prefix: '',
     tag: 'Events',
@@ -42,16 +52,16 @@ export function eventRoutes(s: Services): RouteGroup {
         description: streamDescription,
         streams: 'text/event-stream',
         permission: 'content:read',
+        authorize: { content: ({ query }) => query.project_id },
         query: eventsQuery,
-        handle(ctx, { query: q }) {
+        handle(ctx, { query: q, access: grant }) {
           const header = ctx.get('Last-Event-ID');
           const fromHeader = /^\d+$/.test(header.trim()) ? Number(header.trim()) : undefined;
           const apikey = ctx.get('apikey') || q.apikey;
           if (apikey !== undefined && apikey !== '' && apikey !== anonKeyOf(s.signingSecret)) {
             throw new AppError('UNAUTHORIZED', 'The apikey is not the anon_key of this server (GET /auth/config): this client is configured for another deployment.');
           }
-          const principal = principalOf(ctx);
-          const grant = s.access.grant(principal, q.project_id, 'content:read');
+          const { principal } = grant;
           const holder = `${principal.kind}:${principal.id}`;
           if (!s.feed.mayOpen(holder)) {
             throw new AppError('RATE_LIMITED', `This credential already holds ${s.feed.streamCap} open event streams; close one first.`, {
@@ -90,7 +100,7 @@ const accessChanging =
  * After a successful request that may have changed credentials or memberships, every open
  * stream re-checks its access at once (streams also re-check before each event and heartbeat).
  */
-export function feedAccessWatch(s: Services): Middleware {
+export function feedAccessWatch(s: { feed: Pick<ChangeFeed, 'revalidate'> }): Middleware {
   return async (ctx, next) => {
     await next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.status < 400 && accessChanging.test(ctx.path)) s.feed.revalidate();

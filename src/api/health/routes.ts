@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { Services } from '../../app/services.ts';
+import type { Db } from '../../db/database.ts';
 import { serviceVersion } from '../../config/version.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 
 export const healthSchema = z.object({ status: z.enum(['ok', 'degraded']), version: z.string(), database: z.boolean() });
 
 /** GET /healthz: outside the base path and unauthenticated, for load balancers and orchestrators. */
-export function healthRoutes(s: Services): RouteGroup {
+export function healthRoutes(s: { db: Db }): RouteGroup {
   return {
     prefix: '',
     server: '/',
@@ -16,7 +16,7 @@ export function healthRoutes(s: Services): RouteGroup {
         method: 'get',
         path: '/healthz',
         summary: 'Liveness and database reachability (503 when the database is unreachable)',
-        public: true,
+        authorize: { public: 'load balancers and orchestrators probe it without a credential' },
         response: healthSchema,
         handle(ctx) {
           let database = false;

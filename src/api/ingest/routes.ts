@@ -1,12 +1,21 @@
-import type { Services } from '../../app/services.ts';
+import type { Settings } from '../../config/settings.ts';
 import { ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import type { Ingest } from '../../ingest/ingest.ts';
+import type { IngestRules } from '../../ingest/rules/rules.ts';
+import { grantOf } from '../../policies/contentAccess.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
 import { multipartUploads } from './multipart.ts';
 import { presentHealth, presentRule, presentTask } from './presenter.ts';
 import * as schema from './schemas.ts';
+
+export interface IngestRouteDeps {
+  ingest: { ingest: Ingest; rules: IngestRules };
+  /** Upload limits, read at each request. */
+  settings: { ingest: Pick<Settings['ingest'], 'maxFileBytes' | 'maxFiles'> };
+}
 
 /**
  * Ingestion (spec 4.10, issue 15): files and web pages submitted as tasks of a durable queue
@@ -15,9 +24,12 @@ import * as schema from './schemas.ts';
  * scope; tasks are read with content:read (a scoped key sees the tasks whose folder is in its
  * scope). Submissions answer 202 at once; clients poll the tasks.
  */
-export function ingestRoutes(s: Services): RouteGroup {
+export function ingestRoutes(s: IngestRouteDeps): RouteGroup {
   const ingest = () => s.ingest.ingest;
   const rules = () => s.ingest.rules;
+  /** A task by id: one of a project the caller cannot see is "Task not found." (so is one outside a key's scope, below). */
+  const task = { resource: ({ params }: { params: { task_id: string } }) => ingest().find(params.task_id), name: 'Task' };
+  const rule = { resource: ({ params }: { params: { rule_id: string } }) => rules().find(params.rule_id), name: 'Rule' };
   const limits = () => ({ dir: () => ingest().temp.uploadDir(), maxFileBytes: s.settings.ingest.maxFileBytes, maxFiles: s.settings.ingest.maxFiles });
   return {
     prefix: '/ingest',
@@ -31,14 +43,15 @@ export function ingestRoutes(s: Services): RouteGroup {
           'Fields: project_id, path (target folder), rule_id?, mode?, keep_original?, and one or more file parts. Files are streamed to disk. ' +
           'A file larger than CNS_INGEST_MAX_FILE_BYTES, or more files than CNS_INGEST_MAX_FILES, is 413.',
         permission: 'content:write',
-        authorize: { project: ({ body }) => body.project_id },
+        // The target folder is checked once normalized (422 for a path in the trash comes first).
+        authorize: { content: ({ body }) => body.project_id },
         status: 202,
         multipart: multipartUploads(limits),
         body: schema.submitFileBody,
         response: schema.taskList,
-        async handle(ctx, { body }) {
+        async handle(ctx, { body, access: grant }) {
           const { files, ...options } = body;
-          const tasks = await ingest().submitFiles(principalOf(ctx), options, files);
+          const tasks = await ingest().submitFiles(grant, options, files);
           ok(ctx, { tasks: tasks.map(presentTask) }, `${tasks.length} task${tasks.length === 1 ? '' : 's'} queued`, 202);
         },
       }),
@@ -47,13 +60,13 @@ export function ingestRoutes(s: Services): RouteGroup {
         path: '/submit/saas',
         summary: 'Ingest a web page (and the pages it links to) as one task (202); platform sources are 422 until one can be ingested',
         permission: 'content:write',
-        authorize: { project: ({ body }) => body.project_id },
+        authorize: { content: ({ body }) => body.project_id },
         status: 202,
         body: schema.submitSaasBody,
         response: schema.taskList,
-        async handle(ctx, { body }) {
+        async handle(ctx, { body, access: grant }) {
           const { source, ...options } = body;
-          const task = await ingest().submitSource(principalOf(ctx), options, source);
+          const task = await ingest().submitSource(grant, options, source);
           ok(ctx, { tasks: [presentTask(task)] }, 'Task queued', 202);
         },
       }),
@@ -62,12 +75,12 @@ export function ingestRoutes(s: Services): RouteGroup {
         path: '/tasks',
         summary: "A project's tasks, newest first, optionally by status",
         permission: 'content:read',
-        authorize: { project: ({ query }) => query.project_id },
+        authorize: { content: ({ query }) => query.project_id },
         query: schema.listTasksQuery,
         response: schema.pagedTaskList,
-        handle(ctx, { query }) {
+        handle(ctx, { query, access: grant }) {
           const page = { limit: query.limit, offset: query.offset };
-          const { items, total } = ingest().list(principalOf(ctx), query.project_id, query.status as never, page);
+          const { items, total } = ingest().list(grant, query.status as never, page);
           ok(ctx, { tasks: items.map(presentTask), ...pageInfo(total, page) });
         },
       }),
@@ -75,7 +88,8 @@ export function ingestRoutes(s: Services): RouteGroup {
         method: 'post',
         path: '/tasks/batch',
         summary: 'Several tasks by id; unknown ids and tasks the caller may not see are listed in not_found',
-        permission: 'content:read',
+        description: 'Each task needs content:read on its project with its target folder in the caller\'s scope.',
+        authorize: { signedIn: 'the ids may name tasks of any project: each is checked on its own, and those the caller may not see are listed in not_found' },
         body: schema.batchBody,
         response: schema.batchAnswer,
         handle(ctx, { body }) {
@@ -88,10 +102,11 @@ export function ingestRoutes(s: Services): RouteGroup {
         path: '/tasks/:task_id',
         summary: 'A task: status, progress, result (the nodes written) or error',
         permission: 'content:read',
+        authorize: task,
         params: schema.taskParams,
         response: schema.taskSchema,
-        handle(ctx, { params }) {
-          ok(ctx, presentTask(ingest().task(principalOf(ctx), params.task_id)));
+        handle(ctx, { access }) {
+          ok(ctx, presentTask(ingest().visibleTo(grantOf(access, 'content:read'), access.record)));
         },
       }),
       route({
@@ -99,19 +114,20 @@ export function ingestRoutes(s: Services): RouteGroup {
         path: '/tasks/:task_id',
         summary: 'Cancel a task: a queued one never runs, a running one stops and writes nothing (409 once finished)',
         permission: 'content:write',
+        authorize: task,
         params: schema.taskParams,
         response: schema.taskSchema,
-        async handle(ctx, { params }) {
-          ok(ctx, presentTask(await ingest().cancel(principalOf(ctx), params.task_id)), 'Task cancelled');
+        async handle(ctx, { access }) {
+          ok(ctx, presentTask(await ingest().cancel(grantOf(access, 'content:write'), access.record)), 'Task cancelled');
         },
       }),
       route({
         method: 'get',
         path: '/health',
         summary: 'Queue depth, busy workers and the converters this installation has (OCR data present, …)',
+        authorize: { signedIn: "this server's queue and converters; nothing of any project" },
         response: schema.healthSchema,
         handle(ctx) {
-          principalOf(ctx);
           ok(ctx, presentHealth(ingest().health()));
         },
       }),
@@ -124,7 +140,7 @@ export function ingestRoutes(s: Services): RouteGroup {
         query: schema.listRulesQuery,
         response: schema.ruleList,
         handle(ctx, { query }) {
-          const list = rules().list(principalOf(ctx), query.project_id);
+          const list = rules().list(query.project_id);
           ok(ctx, { rules: list.map(presentRule), total: list.length });
         },
       }),
@@ -133,12 +149,12 @@ export function ingestRoutes(s: Services): RouteGroup {
         path: '/rules',
         summary: 'Create an ETL rule; one with json_schema has the language model extract JSON (422 when no provider is configured)',
         permission: 'content:write',
-        authorize: { project: ({ body }) => body.project_id },
+        authorize: { content: ({ body }) => body.project_id },
         status: 201,
         body: schema.createRuleBody,
         response: schema.ruleSchema,
-        handle(ctx, { body }) {
-          ok(ctx, presentRule(rules().create(principalOf(ctx), body)), 'Rule created', 201);
+        handle(ctx, { body, access: grant }) {
+          ok(ctx, presentRule(rules().create(grant, body)), 'Rule created', 201);
         },
       }),
       route({
@@ -146,10 +162,11 @@ export function ingestRoutes(s: Services): RouteGroup {
         path: '/rules/:rule_id',
         summary: 'Read a rule',
         permission: 'content:read',
+        authorize: rule,
         params: schema.ruleParams,
         response: schema.ruleSchema,
-        handle(ctx, { params }) {
-          ok(ctx, presentRule(rules().visible(principalOf(ctx), params.rule_id)));
+        handle(ctx, { access }) {
+          ok(ctx, presentRule(access.record));
         },
       }),
       route({
@@ -157,10 +174,11 @@ export function ingestRoutes(s: Services): RouteGroup {
         path: '/rules/:rule_id',
         summary: 'Delete a rule (tasks already queued with it fail: rule_deleted)',
         permission: 'content:write',
+        authorize: rule,
         params: schema.ruleParams,
         response: deletedSchema,
-        handle(ctx, { params }) {
-          rules().delete(principalOf(ctx), params.rule_id);
+        handle(ctx, { params, access }) {
+          rules().delete(grantOf(access, 'content:write'), access.record);
           ok(ctx, presentDeleted(params.rule_id), 'Rule deleted');
         },
       }),

@@ -1,25 +1,27 @@
 import { errorStatus } from '../../http/errors.ts';
 import type { Context } from 'koa';
-import type { Services } from '../../app/services.ts';
+import type { Principal } from '../../auth/principal.ts';
 import { ok } from '../../http/envelope.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
-import { registerPublicRoute } from '../../http/publicRoutes.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
-import { CallbackFailed, type ConnectionInfo } from '../../platform/oauth/oauthService.ts';
+import { CallbackFailed, type ConnectionInfo, type OAuthService } from '../../platform/oauth/oauthService.ts';
+import type { Authorizer } from '../../policies/authorize.ts';
 import { sendCallbackPage } from './callbackPage.ts';
 import { presentConnection, presentDisconnect } from './presenter.ts';
 import * as schema from './schemas.ts';
 
-// The browser lands on the callback without our credential: the signed, single-use state is its authority.
-registerPublicRoute('GET', /^\/api\/v1\/oauth\/callback$/);
+export interface OAuthRouteDeps {
+  oauth: { service: OAuthService };
+  authorizer: Pick<Authorizer, 'requireUser'>;
+}
 
 /**
  * OAuth and token connections per project (spec 4.10). Connecting and disconnecting need a user
  * who may write the project; status needs read. The tokens are never in an answer.
  */
-export function oauthRoutes(s: Services): RouteGroup {
+export function oauthRoutes(s: OAuthRouteDeps): RouteGroup {
   const oauth = s.oauth.service;
-  const user = (ctx: Context) => s.authorizer.requireUser(principalOf(ctx));
+  /** Beyond the project check: a connection is made by a person (its tokens act for them), never by a key. */
+  const user = (access: { principal: Principal }) => s.authorizer.requireUser(access.principal);
   /** 201 when the project had no connection to the provider, 200 when one was replaced. */
   const answer = (ctx: Context, r: { info: ConnectionInfo; created: boolean }, message: string) =>
     ok(ctx, presentConnection(r.info), message, r.created ? 201 : 200);
@@ -37,7 +39,7 @@ export function oauthRoutes(s: Services): RouteGroup {
           'given to authorize (with `oauth=connected|error`, `provider` and, on failure, `error` in its query). A state is valid for 10 minutes ' +
           'and accepted once; a tampered, expired or reused state, or a code the provider refuses, is an error page (422), a provider that ' +
           'cannot be reached 502.',
-        public: true,
+        authorize: { public: 'the browser comes back from the provider without our credential: the signed, single-use state is the authority' },
         streams: 'text/html',
         query: schema.callbackQuery,
         async handle(ctx, { query }) {
@@ -79,8 +81,8 @@ export function oauthRoutes(s: Services): RouteGroup {
         params: schema.providerParams,
         query: schema.authorizeQuery,
         response: schema.authorizeAnswer,
-        async handle(ctx, { params, query }) {
-          const { id } = user(ctx);
+        async handle(ctx, { params, query, access }) {
+          const { id } = user(access);
           const r = await oauth.authorize(id, query.project_id, params.provider, query.redirect_uri);
           ok(ctx, { provider: params.provider, project_id: query.project_id, authorization_url: r.authorizationUrl, redirect_uri: oauth.callbackUrl(), expires_at: r.expiresAt });
         },
@@ -89,15 +91,16 @@ export function oauthRoutes(s: Services): RouteGroup {
         method: 'post',
         path: '/:provider/callback',
         summary: 'Complete an authorization whose redirect the client handled itself',
-        description: 'The `code` and `state` the provider sent; only the user who started the authorization may complete it (403 otherwise).',
-        permission: 'content:write',
+        description:
+          'The `code` and `state` the provider sent; only the user who started the authorization may complete it (403 otherwise), ' +
+          'and only while they may still write the project the state names.',
+        authorize: { user: "the state names the project; the service checks that its user is the caller and may still write the project" },
         params: schema.providerParams,
         body: schema.callbackBody,
         response: schema.connectionSchema,
         status: 201,
         alsoStatus: 200,
-        async handle(ctx, { params, body }) {
-          const { id } = user(ctx);
+        async handle(ctx, { params, body, access: { id } }) {
           try {
             answer(ctx, await oauth.callback(body, id, params.provider), 'Connected');
           } catch (err) {
@@ -132,8 +135,8 @@ export function oauthRoutes(s: Services): RouteGroup {
         response: schema.connectionSchema,
         status: 201,
         alsoStatus: 200,
-        async handle(ctx, { params, body }) {
-          const { id } = user(ctx);
+        async handle(ctx, { params, body, access }) {
+          const { id } = user(access);
           answer(ctx, await oauth.connectToken(id, body.project_id, params.provider, body.token), 'Connected');
         },
       }),
@@ -146,8 +149,8 @@ export function oauthRoutes(s: Services): RouteGroup {
         params: schema.providerParams,
         query: schema.projectQuery,
         response: schema.disconnectAnswer,
-        async handle(ctx, { params, query }) {
-          user(ctx);
+        async handle(ctx, { params, query, access }) {
+          user(access);
           const outcome = await oauth.disconnect(query.project_id, params.provider);
           ok(ctx, presentDisconnect(params.provider, query.project_id, outcome), 'Disconnected');
         },

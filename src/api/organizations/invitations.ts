@@ -1,14 +1,25 @@
-import type { Services } from '../../app/services.ts';
+import type { Settings } from '../../config/settings.ts';
+import type { InvitationStore } from '../../domain/invitations/invitationStore.ts';
+import type { OrganizationStore } from '../../domain/organizations/organizationStore.ts';
 import { API_PREFIX } from '../../http/apiPrefix.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo, paginationQuery } from '../../http/pagination.ts';
 import { route, type RouteDeclaration } from '../../http/routes/declaration.ts';
 import { organizationSchema, presentInvitation, presentOrganization } from '../presenters/organization.ts';
+import type { Authorizer } from '../../policies/authorize.ts';
 import * as schema from './schemas.ts';
 
+export interface InvitationRouteDeps {
+  invitations: InvitationStore;
+  organizations: Pick<OrganizationStore, 'find'>;
+  authorizer: Pick<Authorizer, 'requireOrgRoleAssignment'>;
+  /** The accept URL is built on the public URL. */
+  settings: Pick<Settings, 'baseUrl'>;
+}
+
 /** Invitations: single-use, expiring tokens that let the invited address join with a role. */
-export function invitationRoutes(s: Services): RouteDeclaration[] {
+export function invitationRoutes(s: InvitationRouteDeps): RouteDeclaration[] {
   return [
     route({
       method: 'post',
@@ -20,11 +31,11 @@ export function invitationRoutes(s: Services): RouteDeclaration[] {
       params: schema.orgParams,
       body: schema.inviteBody,
       response: schema.createdInvitation,
-      handle(ctx, { params, body }) {
-        const principal = principalOf(ctx);
+      handle(ctx, { params, body, access: role }) {
         const orgId = params.org_id;
-        s.authorizer.requireOrgRoleAssignment(principal, orgId, 'org:invite', null, body.role);
-        const { invitation, token } = s.invitations.create({ orgId, email: body.email, role: body.role, invitedBy: principal.id });
+        s.authorizer.requireOrgRoleAssignment(role, null, body.role);
+        // The organization check let in a user: the inviter.
+        const { invitation, token } = s.invitations.create({ orgId, email: body.email, role: body.role, invitedBy: principalOf(ctx).id });
         created(
           ctx,
           {
@@ -54,11 +65,11 @@ export function invitationRoutes(s: Services): RouteDeclaration[] {
       method: 'post',
       path: '/invitations/:token/accept',
       summary: 'Accept an invitation, signed in as the invited address; answers the organization joined',
+      authorize: { user: 'the token is the authority, for the user signed in as the invited address' },
       params: schema.invitationTokenParams,
       response: organizationSchema,
-      handle(ctx, { params }) {
-        const { user } = s.authorizer.requireUser(principalOf(ctx));
-        const invitation = s.invitations.accept(params.token, user);
+      handle(ctx, { params, access }) {
+        const invitation = s.invitations.accept(params.token, access.user);
         ok(ctx, presentOrganization(s.organizations.find(invitation.org_id)!, invitation.role), 'Invitation accepted');
       },
     }),

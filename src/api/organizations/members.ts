@@ -1,15 +1,20 @@
 import { z } from 'zod';
-import type { Services } from '../../app/services.ts';
+import type { OrgMembers } from '../../domain/organizations/orgMembers.ts';
 import { ok } from '../../http/envelope.ts';
 import { notFound } from '../../http/errors.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo, paginationQuery } from '../../http/pagination.ts';
 import { route, type RouteDeclaration } from '../../http/routes/declaration.ts';
 import { orgMemberSchema, presentOrgMember } from '../presenters/organization.ts';
+import type { Authorizer } from '../../policies/authorize.ts';
 import * as schema from './schemas.ts';
 
+export interface OrgMemberRouteDeps {
+  orgMembers: OrgMembers;
+  authorizer: Pick<Authorizer, 'requireOrgRoleAssignment'>;
+}
+
 /** Members of an organization: list, change a role, remove. Leaving is in routes.ts. */
-export function orgMemberRoutes(s: Services): RouteDeclaration[] {
+export function orgMemberRoutes(s: OrgMemberRouteDeps): RouteDeclaration[] {
   return [
     route({
       method: 'get',
@@ -34,11 +39,11 @@ export function orgMemberRoutes(s: Services): RouteDeclaration[] {
       params: schema.memberParams,
       body: schema.orgRoleBody,
       response: orgMemberSchema,
-      handle(ctx, { params, body }) {
+      handle(ctx, { params, body, access: role }) {
         const { org_id, user_id } = params;
         const current = s.orgMembers.roleOf(org_id, user_id);
         if (!current) throw notFound('Member');
-        s.authorizer.requireOrgRoleAssignment(principalOf(ctx), org_id, 'org:members:manage', current, body.role);
+        s.authorizer.requireOrgRoleAssignment(role, current, body.role);
         ok(ctx, presentOrgMember(s.orgMembers.changeRole(org_id, user_id, body.role)), 'Role changed');
       },
     }),
@@ -50,11 +55,11 @@ export function orgMemberRoutes(s: Services): RouteDeclaration[] {
       authorize: { org: ({ params }) => params.org_id },
       params: schema.memberParams,
       response: z.object({ org_id: z.string(), user_id: z.string(), removed: z.literal(true) }),
-      handle(ctx, { params }) {
+      handle(ctx, { params, access: role }) {
         const { org_id, user_id } = params;
         const current = s.orgMembers.roleOf(org_id, user_id);
         if (!current) throw notFound('Member');
-        s.authorizer.requireOrgRoleAssignment(principalOf(ctx), org_id, 'org:members:manage', current, null);
+        s.authorizer.requireOrgRoleAssignment(role, current, null);
         s.orgMembers.remove(org_id, user_id);
         ok(ctx, { org_id, user_id, removed: true }, 'Member removed');
       },

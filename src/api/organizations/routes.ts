@@ -1,17 +1,21 @@
 import { z } from 'zod';
-import type { Services } from '../../app/services.ts';
+import type { OrganizationStore } from '../../domain/organizations/organizationStore.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { organizationSchema, presentOrganization } from '../presenters/organization.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
-import { invitationRoutes } from './invitations.ts';
-import { orgMemberRoutes } from './members.ts';
+import { invitationRoutes, type InvitationRouteDeps } from './invitations.ts';
+import { orgMemberRoutes, type OrgMemberRouteDeps } from './members.ts';
 import * as schema from './schemas.ts';
 
+export interface OrganizationRouteDeps extends OrgMemberRouteDeps, InvitationRouteDeps {
+  organizations: OrganizationStore;
+}
+
 /** Organizations (spec 4.4): the caller's list, CRUD, and (in sibling files) members and invitations. */
-export function organizationRoutes(s: Services): RouteGroup {
+export function organizationRoutes(s: OrganizationRouteDeps): RouteGroup {
   return {
     prefix: '/organizations',
     tag: 'Organizations',
@@ -20,10 +24,10 @@ export function organizationRoutes(s: Services): RouteGroup {
         method: 'get',
         path: '/',
         summary: "The signed-in user's organizations, with their role in each",
+        authorize: { user: 'the organizations the signed-in user belongs to; keys belong to none' },
         query: schema.listOrganizationsQuery,
         response: schema.organizationList,
-        handle(ctx, { query }) {
-          const user = s.authorizer.requireUser(principalOf(ctx));
+        handle(ctx, { query, access: user }) {
           const { items, total } = s.organizations.listForUser(user.id, query);
           ok(ctx, { organizations: items.map((o) => presentOrganization(o, o.role)), ...pageInfo(total, query) });
         },
@@ -32,11 +36,11 @@ export function organizationRoutes(s: Services): RouteGroup {
         method: 'post',
         path: '/',
         summary: 'Create an organization; the caller becomes its owner',
+        authorize: { user: 'any user may found an organization; keys may not' },
         status: 201,
         body: schema.createOrganizationBody,
         response: organizationSchema,
-        handle(ctx, { body }) {
-          const user = s.authorizer.requireUser(principalOf(ctx));
+        handle(ctx, { body, access: user }) {
           const org = s.organizations.create({ name: body.name, description: body.description, createdBy: user.id });
           created(ctx, presentOrganization(org, 'owner'), 'Organization created');
         },
@@ -88,6 +92,7 @@ export function organizationRoutes(s: Services): RouteGroup {
         params: schema.orgParams,
         response: z.object({ org_id: z.string(), left: z.literal(true) }),
         handle(ctx, { params }) {
+          // The organization check let in a user: the one who leaves.
           s.orgMembers.remove(params.org_id, principalOf(ctx).id, 'leave');
           ok(ctx, { org_id: params.org_id, left: true }, 'You left the organization');
         },

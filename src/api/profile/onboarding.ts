@@ -1,7 +1,10 @@
-import type { Services } from '../../app/services.ts';
+import type { ContentStore } from '../../content/contentStore.ts';
+import type { AccessConnectionStore } from '../../domain/connections/accessConnectionStore.ts';
 import type { ConnectionKind } from '../../domain/connections/connectionRecord.ts';
+import type { ProjectStore } from '../../domain/projects/projectStore.ts';
 import type { ProjectView } from '../../domain/projects/projectView.ts';
 import type { UserRecord } from '../../domain/users/userStore.ts';
+import type { Authorizer } from '../../policies/authorize.ts';
 
 export type OnboardingStepId = 'project_created' | 'content_added' | 'key_or_agent_created' | 'connected';
 
@@ -24,6 +27,14 @@ export interface OnboardingStatus {
   completed_at: string | null;
 }
 
+/** What the steps are computed from. */
+export interface OnboardingDeps {
+  projects: Pick<ProjectStore, 'listVisible'>;
+  content: Pick<ContentStore, 'stats' | 'commitsAfter'>;
+  connections: Pick<AccessConnectionStore, 'listByProject'>;
+  authorizer: Pick<Authorizer, 'orgRole'>;
+}
+
 const PAGE = 500;
 
 /** The oldest of some times (ISO strings compare as times), or null. */
@@ -35,7 +46,7 @@ const earliest = (times: (string | null | undefined)[]): string | null =>
  * organizations, content and connections in the projects they reach (an organization role or a
  * project membership). Nothing is stored but the explicit completion (`users.onboarding_completed_at`).
  */
-export function onboardingStatus(s: Pick<Services, 'projects' | 'content' | 'connections' | 'authorizer'>, user: UserRecord): OnboardingStatus {
+export function onboardingStatus(s: OnboardingDeps, user: UserRecord): OnboardingStatus {
   const projects: ProjectView[] = [];
   for (let offset = 0; ; offset += PAGE) {
     const page = s.projects.listVisible(user.id, undefined, { limit: PAGE, offset });

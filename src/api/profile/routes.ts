@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import type { Services } from '../../app/services.ts';
+import type { UserInitializer } from '../../domain/users/userInitialization.ts';
+import type { UserStore } from '../../domain/users/userStore.ts';
 import { ok } from '../../http/envelope.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import type { Authorizer } from '../../policies/authorize.ts';
 import { organizationSchema, presentOrganization } from '../presenters/organization.ts';
 import { presentProject, projectSchema } from '../presenters/project.ts';
 import { presentUser, userSchema } from '../presenters/user.ts';
-import { onboardingStatus } from './onboarding.ts';
+import { onboardingStatus, type OnboardingDeps } from './onboarding.ts';
 import { onboardingSchema } from './presenter.ts';
 
 const initializeResult = z.object({
@@ -17,6 +18,14 @@ const initializeResult = z.object({
 });
 
 const userOnly = 'Needs a user sign-in: an access key is answered 403.';
+/** Every route here is about the caller's own account. */
+const ownAccount = { user: "the signed-in user's own account; access keys have none" };
+
+export interface ProfileRouteDeps extends OnboardingDeps {
+  users: Pick<UserStore, 'findById' | 'setOnboardingCompleted'>;
+  userInitializer: Pick<UserInitializer, 'initialize' | 'defaultsOf'>;
+  authorizer: Pick<Authorizer, 'orgRole' | 'projectRole'>;
+}
 
 const profile = userSchema.extend({ default_organization_id: z.string().nullable(), default_project_id: z.string().nullable() });
 
@@ -25,17 +34,17 @@ const profile = userSchema.extend({ default_organization_id: z.string().nullable
  * lives here though its path is under /auth), the profile and the onboarding flag. Signed-in
  * users only: access keys have no profile (403).
  */
-export function profileRoutes(s: Services): RouteGroup {
-  const user = (ctx: Parameters<typeof principalOf>[0]) => s.authorizer.requireUser(principalOf(ctx)).user;
+export function profileRoutes(s: ProfileRouteDeps): RouteGroup {
   const onboarding = (completed: boolean, summary: string, message: string) =>
     route({
       method: 'post',
       path: `/profile/onboarding/${completed ? 'complete' : 'reset'}`,
       summary,
       description: userOnly,
+      authorize: ownAccount,
       response: onboardingSchema,
-      handle(ctx) {
-        ok(ctx, onboardingStatus(s, s.users.setOnboardingCompleted(user(ctx).id, completed)), message);
+      handle(ctx, { access }) {
+        ok(ctx, onboardingStatus(s, s.users.setOnboardingCompleted(access.id, completed)), message);
       },
     });
 
@@ -48,9 +57,10 @@ export function profileRoutes(s: Services): RouteGroup {
         path: '/auth/initialize',
         summary: "Create the signed-in user's default organization and project (once; later calls change nothing)",
         description: userOnly,
+        authorize: ownAccount,
         response: initializeResult,
-        async handle(ctx) {
-          const me = user(ctx);
+        async handle(ctx, { access }) {
+          const me = access.user;
           const result = await s.userInitializer.initialize(me);
           const { organization, project } = result;
           ok(
@@ -70,12 +80,12 @@ export function profileRoutes(s: Services): RouteGroup {
         path: '/profile/me',
         summary: "The signed-in user's profile with their default organization and project",
         description: userOnly,
+        authorize: ownAccount,
         response: profile,
-        handle(ctx) {
-          const me = user(ctx);
-          const defaults = s.userInitializer.defaultsOf(me.id);
+        handle(ctx, { access }) {
+          const defaults = s.userInitializer.defaultsOf(access.id);
           ok(ctx, {
-            ...presentUser(s.users.findById(me.id)!),
+            ...presentUser(s.users.findById(access.id)!),
             default_organization_id: defaults.organization?.id ?? null,
             default_project_id: defaults.project?.id ?? null,
           });
@@ -86,9 +96,10 @@ export function profileRoutes(s: Services): RouteGroup {
         path: '/profile/onboarding/status',
         summary: "The signed-in user's onboarding: steps computed from real state (project created, content added, key or agent created, connected)",
         description: `${userOnly} A step is done when its evidence exists now in a project the user reaches; completed when every step is done or the user completed it explicitly.`,
+        authorize: ownAccount,
         response: onboardingSchema,
-        handle(ctx) {
-          ok(ctx, onboardingStatus(s, s.users.findById(user(ctx).id)!));
+        handle(ctx, { access }) {
+          ok(ctx, onboardingStatus(s, s.users.findById(access.id)!));
         },
       }),
       onboarding(true, 'Mark onboarding as completed (whatever the steps say); answers the status', 'Onboarding completed'),

@@ -1,28 +1,37 @@
 import { z } from 'zod';
-import type { Services } from '../../app/services.ts';
+import type { ProjectMembers } from '../../domain/projects/projectMembers.ts';
+import type { UserStore } from '../../domain/users/userStore.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { validationError } from '../../http/errors.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo, paginationQuery } from '../../http/pagination.ts';
 import { route, type RouteDeclaration } from '../../http/routes/declaration.ts';
 import { pageFields } from '../presenters/page.ts';
 import { presentProjectMember, projectMemberSchema } from '../presenters/project.ts';
+import type { Authorizer } from '../../policies/authorize.ts';
 import { addProjectMemberBody, memberParams, projectParams, projectRoleBody } from './schemas.ts';
 
+export interface ProjectMemberRouteDeps {
+  projectMembers: ProjectMembers;
+  users: Pick<UserStore, 'findById' | 'findByEmail'>;
+  authorizer: Pick<Authorizer, 'requireUser'>;
+}
+
 /** Project members (under /projects): everyone with a role, inherited from the organization or explicit. */
-export function projectMemberRoutes(s: Services): RouteDeclaration[] {
+export function projectMemberRoutes(s: ProjectMemberRouteDeps): RouteDeclaration[] {
   return [
     route({
       method: 'get',
       path: '/:project_id/members',
       summary: "A project's members with their effective, explicit and inherited roles",
+      description: 'Needs a user sign-in: an access key is answered 403.',
       permission: 'project:read',
+      authorize: { project: ({ params }) => params.project_id },
       params: projectParams,
       query: paginationQuery,
       response: z.object({ members: z.array(projectMemberSchema), ...pageFields }),
-      handle(ctx, { params, query }) {
-        const principal = s.authorizer.requireUser(principalOf(ctx));
-        const { project } = s.authorizer.requireProject(principal, params.project_id, 'project:read');
+      handle(ctx, { query, access: { principal, project } }) {
+        // Members are people: a key of the project may read it, not who else is in it.
+        s.authorizer.requireUser(principal);
         const { items, total } = s.projectMembers.list(project, query);
         ok(ctx, { members: items.map(presentProjectMember), ...pageInfo(total, query) });
       },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Services } from '../../app/services.ts';
+import type { ProjectStore } from '../../domain/projects/projectStore.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { notFound } from '../../http/errors.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
@@ -8,12 +8,18 @@ import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { pageFields } from '../presenters/page.ts';
 import { presentProject, projectSchema } from '../presenters/project.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
-import { projectMemberRoutes } from './members.ts';
-import { projectPurgeRoute } from './purge.ts';
+import type { Authorizer } from '../../policies/authorize.ts';
+import { projectMemberRoutes, type ProjectMemberRouteDeps } from './members.ts';
+import { projectPurgeRoute, type ProjectPurgeDeps } from './purge.ts';
 import { createProjectBody, listProjectsQuery, projectParams, updateProjectBody } from './schemas.ts';
 
+export interface ProjectRouteDeps extends ProjectMemberRouteDeps, ProjectPurgeDeps {
+  projects: ProjectStore;
+  authorizer: Pick<Authorizer, 'requireUser' | 'orgRole' | 'projectRole'>;
+}
+
 /** Projects (spec 4.4): list, CRUD; members in members.ts, purge in purge.ts. */
-export function projectRoutes(s: Services): RouteGroup {
+export function projectRoutes(s: ProjectRouteDeps): RouteGroup {
   return {
     prefix: '/projects',
     tag: 'Projects',
@@ -22,7 +28,7 @@ export function projectRoutes(s: Services): RouteGroup {
         method: 'get',
         path: '/',
         summary: 'The projects the caller may see (an access key: its one project)',
-        permission: 'project:read',
+        authorize: { signedIn: "lists only what the caller sees: a user's projects, a key's one project" },
         query: listProjectsQuery,
         response: z.object({ projects: z.array(projectSchema), ...pageFields }),
         handle(ctx, { query }) {
@@ -51,6 +57,7 @@ export function projectRoutes(s: Services): RouteGroup {
         body: createProjectBody,
         response: projectSchema,
         async handle(ctx, { body }) {
+          // The organization check let in a user: the creator.
           const principal = principalOf(ctx);
           const project = await s.projects.create({ orgId: body.org_id, name: body.name, description: body.description, createdBy: principal.id });
           created(ctx, presentProject(project, s.authorizer.projectRole(principal.id, project)), 'Project created');

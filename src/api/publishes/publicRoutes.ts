@@ -1,12 +1,13 @@
 import type { Context, Middleware } from 'koa';
-import type { Services } from '../../app/services.ts';
+import type { AccessCounter } from '../../analytics/accessCounter.ts';
 import { API_PREFIX } from '../../http/apiPrefix.ts';
 import { sendSource } from '../../http/byteRange.ts';
 import { callerKey, rateLimit } from '../../http/middleware/rateLimit.ts';
-import { mountGroup } from '../../http/routes/mount.ts';
+import type { RateLimiter } from '../../http/rateLimiter.ts';
+import { mountGroup, type RouteGuards } from '../../http/routes/mount.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
-import type { PublicAnswer } from '../../publish/publicReader.ts';
-import { publicNotFound, subPathSegments } from '../../publish/publicTarget.ts';
+import type { PublicAnswer, PublicReader } from '../../publish/publicReader.ts';
+import { publicNotFound, subPathSegments, type PublicResolver } from '../../publish/publicTarget.ts';
 import * as schema from './schemas.ts';
 
 const PUBLIC_BASE = `${API_PREFIX}/p`;
@@ -18,12 +19,17 @@ const description =
   'If-None-Match answers 304. A disabled, expired or deleted publish, a node that is gone and a path outside the published folder are all the same 404. ' +
   'Other query parameters (utm_… and the like) are ignored: they do not change what is served.';
 
+export interface PublicPublishDeps {
+  publishing: { resolver: PublicResolver; reader: PublicReader };
+  /** Each page served counts as one view. */
+  analytics: { counter: Pick<AccessCounter, 'view'> };
+}
+
 /**
- * The public address of a publish (spec 4.10, "public, no authentication"; listed in
- * src/http/publicRoutes.ts). Every answer carries a strict Content-Security-Policy: nothing
+ * The public address of a publish (spec 4.10, "public, no authentication"). Every answer carries a strict Content-Security-Policy: nothing
  * served here can run a script on this origin. Each served answer counts as one view.
  */
-export function publicPublishRoutes(s: Services): RouteGroup {
+export function publicPublishRoutes(s: PublicPublishDeps): RouteGroup {
   async function serve(ctx: Context, query: { format?: 'html' | 'md' | 'json'; pointer?: string }): Promise<void> {
     const { address, rest } = splitAddress(ctx.path);
     if (address === null) throw publicNotFound();
@@ -44,7 +50,7 @@ export function publicPublishRoutes(s: Services): RouteGroup {
   const common = {
     method: 'get' as const,
     description,
-    public: true,
+    authorize: { public: 'a publish makes its node readable by anyone who has the address' },
     params: schema.publicParams,
     query: schema.publicQuery,
     streams: 'application/octet-stream' as const,
@@ -67,8 +73,8 @@ export function publicPublishRoutes(s: Services): RouteGroup {
  * from memory should cost little more than the trivial route (issue 18, figure 1). Anonymous
  * callers keep the per-address rate limit every anonymous request has.
  */
-export function publicPublishing(s: Services): Middleware {
-  const routes = mountGroup(publicPublishRoutes(s)).routes() as Middleware;
+export function publicPublishing(s: PublicPublishDeps & { rateLimiter: RateLimiter }, guards: RouteGuards): Middleware {
+  const routes = mountGroup(publicPublishRoutes(s), guards).routes() as Middleware;
   const limit = rateLimit(s.rateLimiter, callerKey);
   return (ctx, next) => (ctx.path.startsWith(`${PUBLIC_BASE}/`) ? limit(ctx, () => routes(ctx, next)) : next());
 }

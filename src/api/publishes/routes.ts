@@ -1,21 +1,30 @@
-import type { Services } from '../../app/services.ts';
+import type { Settings } from '../../config/settings.ts';
 import { ok } from '../../http/envelope.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import { grantOf } from '../../policies/contentAccess.ts';
+import type { Publishes } from '../../publish/publishes.ts';
 import { presentPublish } from './presenter.ts';
 import * as schema from './schemas.ts';
 
 const writeNote =
   'Needs content:write on the node (a key publishes only inside its scope). A publish of a node in the trash, or permanently deleted, answers 404 at its public address until the node is back.';
 
+export interface PublishRouteDeps {
+  publishing: { publishes: Publishes };
+  /** Public addresses are built on the public URL. */
+  settings: Pick<Settings, 'baseUrl'>;
+}
+
 /**
  * Publishes (spec 4.10): make a node readable without a credential at `/p/{publish_key}`, list,
  * change (enable, expiry, version pin, slug) and remove them. The public address itself is in
  * publicRoutes.ts.
  */
-export function publishRoutes(s: Services): RouteGroup {
+export function publishRoutes(s: PublishRouteDeps): RouteGroup {
   const p = () => s.publishing.publishes;
   const present = (v: Parameters<typeof presentPublish>[0]) => presentPublish(v, s.settings.baseUrl);
+  /** A publish by id: one of a project the caller cannot see is "Publish not found." */
+  const publish = { resource: ({ params }: { params: { publish_id: string } }) => p().find(params.publish_id), name: 'Publish' };
   return {
     prefix: '/publishes',
     tag: 'Publishing',
@@ -26,13 +35,12 @@ export function publishRoutes(s: Services): RouteGroup {
         summary: 'Publish a node: a public address that serves it without a credential',
         description: `Markdown is served as a sanitized HTML page, json as JSON, files as their bytes, folders as an index page. ${writeNote} A slug already in use is 409; a version that does not exist, or a pin on a folder, 422.`,
         permission: 'content:write',
+        authorize: { node: ({ body }) => body.node_id, project: ({ body }) => body.project_id },
         status: 201,
         body: schema.createBody,
         response: schema.publishSchema,
-        handle(ctx, { body }) {
-          const view = p().create(principalOf(ctx), {
-            projectId: body.project_id,
-            nodeId: body.node_id,
+        handle(ctx, { body, access: { node, grant } }) {
+          const view = p().create(grant, node, {
             version: body.version,
             expiresAt: body.expires_at,
             slug: body.slug,
@@ -45,10 +53,11 @@ export function publishRoutes(s: Services): RouteGroup {
         path: '/',
         summary: "A project's publishes (those of nodes the caller may read)",
         permission: 'content:read',
+        authorize: { content: ({ query }) => query.project_id },
         query: schema.listQuery,
         response: schema.publishList,
-        handle(ctx, { query }) {
-          const views = p().list(principalOf(ctx), query.project_id);
+        handle(ctx, { access: grant }) {
+          const views = p().list(grant);
           ok(ctx, { publishes: views.map(present), total: views.length });
         },
       }),
@@ -57,10 +66,11 @@ export function publishRoutes(s: Services): RouteGroup {
         path: '/:publish_id',
         summary: 'One publish',
         permission: 'content:read',
+        authorize: publish,
         params: schema.publishParams,
         response: schema.publishSchema,
-        handle(ctx, { params }) {
-          ok(ctx, present(p().get(principalOf(ctx), params.publish_id)));
+        handle(ctx, { access }) {
+          ok(ctx, present(p().get(grantOf(access, 'content:read'), access.record)));
         },
       }),
       route({
@@ -69,11 +79,12 @@ export function publishRoutes(s: Services): RouteGroup {
         summary: 'Enable or disable a publish, change its expiry, pin a version (null: the latest) or change its slug',
         description: writeNote,
         permission: 'content:write',
+        authorize: publish,
         params: schema.publishParams,
         body: schema.updateBody,
         response: schema.publishSchema,
-        handle(ctx, { params, body }) {
-          const view = p().update(principalOf(ctx), params.publish_id, {
+        handle(ctx, { body, access }) {
+          const view = p().update(grantOf(access, 'content:write'), access.record, {
             enabled: body.enabled,
             expiresAt: body.expires_at,
             version: body.version,
@@ -87,10 +98,11 @@ export function publishRoutes(s: Services): RouteGroup {
         path: '/:publish_id',
         summary: 'Unpublish: the public address answers 404 from now on (the node is not touched)',
         permission: 'content:write',
+        authorize: publish,
         params: schema.publishParams,
         response: schema.publishDeleted,
-        handle(ctx, { params }) {
-          p().delete(principalOf(ctx), params.publish_id);
+        handle(ctx, { params, access }) {
+          p().delete(grantOf(access, 'content:write'), access.record);
           ok(ctx, { id: params.publish_id, deleted: true as const }, 'Unpublished');
         },
       }),

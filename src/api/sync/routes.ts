@@ -1,31 +1,41 @@
-import type { Context } from 'koa';
 import { z } from 'zod';
-import type { Services } from '../../app/services.ts';
+import type { Settings } from '../../config/settings.ts';
+import type { Changelog } from '../../events/changelog.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { AppError, asAppError, forbidden, notFound } from '../../http/errors.ts';
-import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
-import type { ContentAction, ContentGrant } from '../../policies/contentAccess.ts';
+import type { Authorizer, ProjectAccess } from '../../policies/authorize.ts';
+import { grantOf, type ContentAccess } from '../../policies/contentAccess.ts';
 import { scopedEntry } from '../../events/scopedChanges.ts';
-import { RefreshFailed, type Sync } from '../../sync/syncService.ts';
+import { RefreshFailed, type Sync, type SyncService } from '../../sync/syncService.ts';
+import type { SyncStore } from '../../sync/syncStore.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
 import { presentChange, presentPullEntry, presentRun, presentSync } from './presenter.ts';
 import * as schema from './schemas.ts';
-import { registerPublicRoute } from '../../http/publicRoutes.ts';
 import { registerRawBodyRoute } from '../../http/middleware/bodyParser.ts';
 import type { SyncRunRecord, SyncStateRecord } from '../../sync/syncRecords.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
 import type { RunHandle } from '../../platform/runtime/syncRuntime.ts';
 
-// Platforms post webhooks without our credentials: the signature over the raw body is the check.
-registerPublicRoute('POST', /^\/api\/v1\/sync\/webhooks\/[^/]+$/);
+// Platforms post webhooks unparsed: the signature is over the raw body.
 registerRawBodyRoute('POST', /^\/api\/v1\/sync\/webhooks\/[^/]+$/);
 
 /** How long a refresh waits for its run before answering 202 with the run still going. */
 const REFRESH_WAIT_MS = 20_000;
 /** Largest webhook delivery read (a run needs none of it; GitHub's push events are small). */
 const WEBHOOK_MAX_BYTES = 1024 * 1024;
+
+export interface SyncRouteDeps {
+  syncs: SyncService;
+  syncStore: Pick<SyncStore, 'find' | 'findRun' | 'lastRun' | 'listRuns'>;
+  changelog: Pick<Changelog, 'latest' | 'page'>;
+  /** Finer checks: every path a push touches lies in the key's scope. */
+  access: Pick<ContentAccess, 'requirePath'>;
+  authorizer: Pick<Authorizer, 'requireUser'>;
+  /** Webhook addresses are built on the public URL. */
+  settings: Pick<Settings, 'baseUrl'>;
+}
 
 /**
  * Data sync (spec 4.7). People manage syncs of projects they may write to; a sync's own key
@@ -34,25 +44,27 @@ const WEBHOOK_MAX_BYTES = 1024 * 1024;
  * the content-access policy: the sync's key is a key principal like any other, limited to its
  * scope path and mode.
  */
-export function syncRoutes(s: Services): RouteGroup {
-  /** The sync `syncId` if the caller may perform `action` on it, with the caller's grant; others' syncs are not found. */
-  function allowedSync(ctx: Context, syncId: string, action: ContentAction, ownKeyOnly = false): { sync: Sync; grant: ContentGrant } {
-    const principal = principalOf(ctx);
-    const state = s.syncStore.find(syncId);
-    if (!state) throw notFound('Sync');
-    if (principal.kind === 'key' && principal.connection.id !== syncId) throw notFound('Sync');
-    // Access first: to a caller with no relation to the project the sync does not exist (404).
-    let grant: ContentGrant;
-    try {
-      grant = s.access.grant(principal, state.project_id, action);
-    } catch (err) {
-      if (asAppError(err)?.code === 'NOT_FOUND') throw notFound('Sync');
-      throw err;
-    }
+export function syncRoutes(s: SyncRouteDeps): RouteGroup {
+  /** A sync by id: one of a project the caller cannot see is "Sync not found." */
+  const syncById = { resource: ({ params }: { params: { syncId: string } }) => s.syncStore.find(params.syncId), name: 'Sync' };
+  /** A run's sync: an unknown run is "Run not found."; a run of a sync the caller cannot see is "Sync not found.", as the sync is. */
+  const runSync = {
+    resource: ({ params }: { params: { runId: string } }) => {
+      const run = s.syncStore.findRun(params.runId);
+      if (!run) throw notFound('Run');
+      return s.syncStore.find(run.sync_id);
+    },
+    name: 'Sync',
+  };
+  /**
+   * The sync the route's check found, as this caller may act on it: a key reaches only its own
+   * sync (another sync is not found to it), and with `ownKeyOnly` only that key may act.
+   */
+  function syncOf({ principal, record }: ProjectAccess & { record: SyncStateRecord }, ownKeyOnly = false): Sync {
+    if (principal.kind === 'key' && principal.connection.id !== record.sync_id) throw notFound('Sync');
     if (ownKeyOnly && principal.kind !== 'key') throw forbidden('Only the sync\'s own access key moves files; `cns sync` uses it.');
-    return { sync: s.syncs.get(syncId), grant };
+    return s.syncs.get(record.sync_id);
   }
-  const syncFor = (ctx: Context, syncId: string, action: ContentAction) => allowedSync(ctx, syncId, action).sync;
 
   const manage = 'content:write';
   const present = (state: SyncStateRecord, c: ConnectionRecord) => presentSync(state, c, s.settings.baseUrl);
@@ -75,6 +87,7 @@ export function syncRoutes(s: Services): RouteGroup {
         method: 'get',
         path: '/connectors',
         summary: 'The connectors a sync may use, with their configuration fields',
+        authorize: { signedIn: "what this server's syncs can connect to; nothing of any project" },
         response: schema.connectorList,
         handle(ctx) {
           ok(ctx, { connectors: s.syncs.specs() });
@@ -127,8 +140,7 @@ export function syncRoutes(s: Services): RouteGroup {
         authorize: { project: ({ query }) => query.project_id },
         query: schema.projectQuery,
         response: schema.syncList,
-        handle(ctx, { query }) {
-          const principal = principalOf(ctx);
+        handle(ctx, { query, access: { principal } }) {
           const visible = s.syncs.list(query.project_id).filter((x) => principal.kind === 'user' || x.state.sync_id === principal.id);
           ok(ctx, { syncs: visible.map((x) => present(x.state, x.connection)), total: visible.length });
         },
@@ -138,15 +150,15 @@ export function syncRoutes(s: Services): RouteGroup {
         path: '/bootstrap',
         summary: 'Create a sync with its own access key (shown once); needs a user sign-in',
         permission: manage,
+        // A sync key can do no more than its creator, who must be able to write the project.
+        authorize: { project: ({ body }) => body.project_id },
         status: 201,
         body: schema.bootstrapBody,
         response: schema.syncWithKey,
-        handle(ctx, { body }) {
-          const principal = s.authorizer.requireUser(principalOf(ctx));
-          // A sync key can do no more than its creator, who must be able to write the project.
-          const grant = s.access.grant(principal, body.project_id, manage);
+        handle(ctx, { body, access }) {
+          const principal = s.authorizer.requireUser(access.principal);
           const { sync, key } = s.syncs.bootstrap({
-            projectId: grant.projectId,
+            projectId: access.project.id,
             provider: body.provider,
             name: body.name,
             config: body.config,
@@ -162,11 +174,12 @@ export function syncRoutes(s: Services): RouteGroup {
         description:
           'A platform sync (github, notion, linear, airtable) starts a run, or joins the one already queued or running, and answers it once finished (within 20 s), else 202 with the run still going: poll GET /sync/runs/{run_id}.',
         permission: manage,
+        authorize: syncById,
         params: schema.syncParams,
         response: z.object({ run: schema.runSchema }),
         alsoStatus: 202,
-        async handle(ctx, { params }) {
-          const sync = syncFor(ctx, params.syncId, manage);
+        async handle(ctx, { access }) {
+          const sync = syncOf(access);
           if (s.syncs.isPlatform(sync)) {
             const handle = s.syncs.runPlatform(sync, 'manual');
             const done = await settled(handle, REFRESH_WAIT_MS);
@@ -192,10 +205,11 @@ export function syncRoutes(s: Services): RouteGroup {
           path: `/syncs/:syncId/${verb}`,
           summary: verb === 'pause' ? 'Pause a sync' : 'Resume a paused sync',
           permission: manage,
+          authorize: syncById,
           params: schema.syncParams,
           response: schema.syncSchema,
-          async handle(ctx, { params }) {
-            const sync = syncFor(ctx, params.syncId, manage);
+          async handle(ctx, { access }) {
+            const sync = syncOf(access);
             const state = await s.syncs.setPaused(sync, verb === 'pause');
             ok(ctx, present(state, sync.connection), verb === 'pause' ? 'Paused' : 'Resumed');
           },
@@ -208,11 +222,12 @@ export function syncRoutes(s: Services): RouteGroup {
         description:
           'Interval syncs are run by the service\'s scheduler (the next run time survives restarts; at most one run of a sync at a time). Webhook mode answers the signing secret once, with `webhook_url`: the platform posts there, signed with X-Hub-Signature-256.',
         permission: manage,
+        authorize: syncById,
         params: schema.syncParams,
         body: schema.triggerBody,
         response: schema.triggerResult,
-        handle(ctx, { params, body }) {
-          const sync = syncFor(ctx, params.syncId, manage);
+        handle(ctx, { body, access }) {
+          const sync = syncOf(access);
           const mode = (body.mode ?? body.trigger_mode)!;
           const { state, webhookSecret } = s.syncs.setTrigger(sync, { mode, intervalS: body.interval_s, field: body.mode !== undefined ? 'mode' : 'trigger_mode' });
           ok(ctx, { ...present(state, sync.connection), ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) }, 'Trigger updated');
@@ -223,10 +238,11 @@ export function syncRoutes(s: Services): RouteGroup {
         path: '/syncs/:syncId',
         summary: 'Delete a sync; its key stops working',
         permission: manage,
+        authorize: syncById,
         params: schema.syncParams,
         response: deletedSchema,
-        async handle(ctx, { params }) {
-          const sync = syncFor(ctx, params.syncId, manage);
+        async handle(ctx, { access }) {
+          const sync = syncOf(access);
           await s.syncs.delete(sync);
           ok(ctx, presentDeleted(sync.state.sync_id), 'Sync deleted; its key no longer works');
         },
@@ -237,7 +253,7 @@ export function syncRoutes(s: Services): RouteGroup {
         summary: 'A platform tells a webhook sync that something changed: a run starts (signed with the sync\'s secret)',
         description:
           'No credential: the body must be signed with the secret PATCH …/trigger {mode: webhook} gave, as `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>` (401 otherwise). Answers 202 with the run started, or the one already going.',
-        public: true,
+        authorize: { public: "platforms post without our credential: the signature with the sync's webhook secret is the check" },
         params: schema.syncParams,
         status: 202,
         response: z.object({ run: schema.runSchema }),
@@ -252,11 +268,12 @@ export function syncRoutes(s: Services): RouteGroup {
         path: '/syncs/:syncId/runs',
         summary: "A sync's runs, newest first",
         permission: 'content:read',
+        authorize: syncById,
         params: schema.syncParams,
         query: schema.runsQuery,
         response: schema.runList,
-        handle(ctx, { params, query }) {
-          const sync = syncFor(ctx, params.syncId, 'content:read');
+        handle(ctx, { query, access }) {
+          const sync = syncOf(access);
           const { items, total } = s.syncStore.listRuns(sync.state.sync_id, query);
           ok(ctx, { runs: items.map(presentRun), ...pageInfo(total, query) });
         },
@@ -266,13 +283,12 @@ export function syncRoutes(s: Services): RouteGroup {
         path: '/runs/:runId',
         summary: 'Read one run',
         permission: 'content:read',
+        authorize: runSync,
         params: schema.runParams,
         response: schema.runSchema,
-        handle(ctx, { params }) {
-          const run = s.syncStore.findRun(params.runId);
-          if (!run) throw notFound('Run');
-          allowedSync(ctx, run.sync_id, 'content:read');
-          ok(ctx, presentRun(run));
+        handle(ctx, { params, access }) {
+          syncOf(access);
+          ok(ctx, presentRun(s.syncStore.findRun(params.runId)!));
         },
       }),
       route({
@@ -282,11 +298,13 @@ export function syncRoutes(s: Services): RouteGroup {
         description:
           'One change with its fields at the top level, or `files`, a list of changes applied as one commit. Every path must lie inside the sync key\'s scope (403 otherwise, before anything is written).',
         permission: manage,
+        authorize: syncById,
         params: schema.syncParams,
         body: schema.pushBody,
         response: schema.pushResult,
-        async handle(ctx, { params, body }) {
-          const { sync, grant } = allowedSync(ctx, params.syncId, manage, true);
+        async handle(ctx, { body, access }) {
+          const sync = syncOf(access, true);
+          const grant = grantOf(access, manage);
           const ops = 'files' in body ? body.files : [body];
           for (const op of ops) for (const p of op.action === 'move' ? [op.from, op.path] : [op.path]) s.access.requirePath(grant, p);
           const result = await s.syncs.push(sync, ops, { runId: body.run_id, message: body.message });
@@ -298,11 +316,12 @@ export function syncRoutes(s: Services): RouteGroup {
         path: '/syncs/:syncId/pull-files',
         summary: "The files changed in the sync's scope since `cursor`, paged (the sync's own key only)",
         permission: 'content:read',
+        authorize: syncById,
         params: schema.syncParams,
         query: schema.pullQuery,
         response: schema.pullPage,
-        async handle(ctx, { params, query: q }) {
-          const { sync } = allowedSync(ctx, params.syncId, 'content:read', true);
+        async handle(ctx, { query: q, access }) {
+          const sync = syncOf(access, true);
           const page = await s.syncs.pull(sync, { cursor: q.cursor, until: q.until, after: q.after, limit: q.limit, runId: q.run_id, withContent: q.content, ids: q.ids });
           ok(ctx, {
             run_id: page.runId,
@@ -321,11 +340,12 @@ export function syncRoutes(s: Services): RouteGroup {
         path: '/syncs/:syncId/ack-pull',
         summary: 'Confirm the client applied changes up to `cursor`, closing the run (the sync\'s own key only)',
         permission: 'content:read',
+        authorize: syncById,
         params: schema.syncParams,
         body: schema.ackBody,
         response: schema.ackResult,
-        handle(ctx, { params, body }) {
-          const { sync } = allowedSync(ctx, params.syncId, 'content:read', true);
+        handle(ctx, { body, access }) {
+          const sync = syncOf(access, true);
           const { state, run } = s.syncs.ack(sync, {
             cursor: body.cursor,
             runId: body.run_id,
@@ -341,10 +361,10 @@ export function syncRoutes(s: Services): RouteGroup {
         path: '/changelog',
         summary: "A project's changes since `cursor` (a scoped key sees only its scope)",
         permission: 'content:read',
+        authorize: { content: ({ query }) => query.project_id },
         query: schema.changelogQuery,
         response: schema.changelogPage,
-        handle(ctx, { query: q }) {
-          const grant = s.access.grant(principalOf(ctx), q.project_id, 'content:read');
+        handle(ctx, { query: q, access: grant }) {
           const page = s.changelog.page(q.project_id, q.cursor, q.limit);
           const entries = page.entries.map((e) => scopedEntry(grant.scope, e)).filter((e) => e !== null);
           ok(ctx, { entries: entries.map(presentChange), cursor: page.cursor, has_more: page.hasMore });

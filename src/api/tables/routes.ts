@@ -1,7 +1,8 @@
-import type { Services } from '../../app/services.ts';
+import { tablePath, type Tables } from '../../data/tables/tables.ts';
 import { ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import { grantOf } from '../../policies/contentAccess.ts';
 import { presentChange, presentTable, presentTableList } from './presenter.ts';
 import * as schema from './schemas.ts';
 
@@ -15,10 +16,13 @@ const changeNote =
 /**
  * Tables (spec 4.5): JSON data addressed by JSON Pointer, kept in a json node of a project.
  * Reading needs content:read and changing content:write on the node's path (the content-access
- * policy, so a key's scope applies); the tables service checks both on every call.
+ * policy, so a key's scope applies): the routes check the table's project, the tables service
+ * the node under that grant.
  */
-export function tableRoutes(s: Services): RouteGroup {
+export function tableRoutes(s: { tables: Tables }): RouteGroup {
   const t = () => s.tables;
+  /** A table by id: one of a project the caller cannot see is "Table not found." */
+  const table = { resource: ({ params }: { params: { table_id: string } }) => t().find(params.table_id), name: 'Table' };
   return {
     prefix: '/tables',
     tag: 'Tables',
@@ -27,7 +31,8 @@ export function tableRoutes(s: Services): RouteGroup {
         method: 'get',
         path: '/',
         summary: "List the tables of an organization's projects (org_id) or of one project (project_id)",
-        permission: 'content:read',
+        description: "Needs content:read on the project, or a role in the organization (then the tables of the organization's projects the caller may read).",
+        authorize: { signedIn: 'one project or a whole organization, as the query says: the tables service checks whichever is named' },
         query: schema.listTablesQuery,
         response: schema.tableList,
         handle(ctx, { query }) {
@@ -41,13 +46,13 @@ export function tableRoutes(s: Services): RouteGroup {
         summary: 'Create a table: a new json node (default tables/<slug>.json) holding data (default []), optionally with a JSON Schema',
         description: 'The schema is compiled when it is set (422 when ajv refuses it) and the initial data must match it. Nothing may be at the path yet (409).',
         permission: 'content:write',
+        authorize: { content: ({ body }) => body.project_id, paths: ({ body }) => [tablePath(body)] },
         status: 201,
         body: schema.createTableBody,
         response: schema.tableSchema,
-        async handle(ctx, { body }) {
-          const view = await t().create(principalOf(ctx), {
+        async handle(ctx, { body, access: grant }) {
+          const view = await t().create(grant, {
             name: body.name,
-            projectId: body.project_id,
             path: body.path,
             description: body.description,
             data: body.data,
@@ -61,10 +66,11 @@ export function tableRoutes(s: Services): RouteGroup {
         path: '/:table_id',
         summary: 'Read a table (its record, with the path and version of its node)',
         permission: 'content:read',
+        authorize: table,
         params: schema.tableParams,
         response: schema.tableSchema,
-        handle(ctx, { params }) {
-          ok(ctx, presentTable(t().get(principalOf(ctx), params.table_id)));
+        handle(ctx, { params, access }) {
+          ok(ctx, presentTable(t().get(grantOf(access, 'content:read'), params.table_id)));
         },
       }),
       route({
@@ -73,11 +79,12 @@ export function tableRoutes(s: Services): RouteGroup {
         summary: "Change a table's name, description or JSON Schema (null removes it)",
         description: 'A new schema must accept the data as it is: 422 with the schema errors otherwise. The name is the record\'s; the node keeps its path.',
         permission: 'content:write',
+        authorize: table,
         params: schema.tableParams,
         body: schema.updateTableBody,
         response: schema.tableSchema,
-        async handle(ctx, { params, body }) {
-          const view = await t().update(principalOf(ctx), params.table_id, { name: body.name, description: body.description, jsonSchema: body.json_schema });
+        async handle(ctx, { params, body, access }) {
+          const view = await t().update(grantOf(access, 'content:write'), params.table_id, { name: body.name, description: body.description, jsonSchema: body.json_schema });
           ok(ctx, presentTable(view), 'Table updated');
         },
       }),
@@ -86,10 +93,11 @@ export function tableRoutes(s: Services): RouteGroup {
         path: '/:table_id',
         summary: "Delete a table: its node goes to the trash (restorable there as a json node) and the record goes",
         permission: 'content:write',
+        authorize: table,
         params: schema.tableParams,
         response: schema.tableDeleted,
-        async handle(ctx, { params }) {
-          const { trashed } = await t().delete(principalOf(ctx), params.table_id);
+        async handle(ctx, { params, access }) {
+          const { trashed } = await t().delete(grantOf(access, 'content:write'), params.table_id);
           ok(ctx, { id: params.table_id, deleted: true as const, trash_path: trashed?.path ?? null }, 'Table deleted');
         },
       }),
@@ -99,11 +107,12 @@ export function tableRoutes(s: Services): RouteGroup {
         summary: 'The value at a JSON Pointer (path; default: the whole table)',
         description: pointerNote,
         permission: 'content:read',
+        authorize: table,
         params: schema.tableParams,
         query: schema.readDataQuery,
         response: schema.dataSchema,
-        async handle(ctx, { params, query }) {
-          const r = await t().read(principalOf(ctx), params.table_id, query.path);
+        async handle(ctx, { params, query, access }) {
+          const r = await t().read(grantOf(access, 'content:read'), params.table_id, query.path);
           ok(ctx, { table_id: r.view.table.id, node_id: r.view.table.node_id, version: r.view.node!.version, pointer: r.pointer, value: r.value });
         },
       }),
@@ -113,11 +122,12 @@ export function tableRoutes(s: Services): RouteGroup {
         summary: 'Append data to the array at path, or merge the keys of data into the object at path',
         description: `${pointerNote} ${changeNote}`,
         permission: 'content:write',
+        authorize: table,
         params: schema.tableParams,
         body: schema.appendDataBody,
         response: schema.changeSchema,
-        async handle(ctx, { params, body }) {
-          const c = await t().append(principalOf(ctx), params.table_id, body.path, body.data, body.base_version);
+        async handle(ctx, { params, body, access }) {
+          const c = await t().append(grantOf(access, 'content:write'), params.table_id, body.path, body.data, body.base_version);
           ok(ctx, presentChange(c), c.changed ? 'Data appended' : 'Nothing changed; no new version');
         },
       }),
@@ -127,12 +137,13 @@ export function tableRoutes(s: Services): RouteGroup {
         summary: 'Replace the member at path with value, or create it (its parent must exist; "-" appends to an array)',
         description: `${pointerNote} ${changeNote} Answers 201 when the member was created, 200 when it was replaced.`,
         permission: 'content:write',
+        authorize: table,
         params: schema.tableParams,
         body: schema.putDataBody,
         response: schema.changeSchema,
         alsoStatus: 201,
-        async handle(ctx, { params, body }) {
-          const c = await t().put(principalOf(ctx), params.table_id, body.path, body.value, body.base_version);
+        async handle(ctx, { params, body, access }) {
+          const c = await t().put(grantOf(access, 'content:write'), params.table_id, body.path, body.value, body.base_version);
           ok(ctx, presentChange(c), c.created ? 'Member created' : c.changed ? 'Member replaced' : 'Nothing changed; no new version', c.created ? 201 : 200);
         },
       }),
@@ -142,11 +153,12 @@ export function tableRoutes(s: Services): RouteGroup {
         summary: 'Remove the member at path (an array closes the gap)',
         description: `${pointerNote} ${changeNote}`,
         permission: 'content:write',
+        authorize: table,
         params: schema.tableParams,
         query: schema.deleteDataQuery,
         response: schema.changeSchema,
-        async handle(ctx, { params, query }) {
-          const c = await t().remove(principalOf(ctx), params.table_id, query.path, query.base_version);
+        async handle(ctx, { params, query, access }) {
+          const c = await t().remove(grantOf(access, 'content:write'), params.table_id, query.path, query.base_version);
           ok(ctx, presentChange(c), 'Member deleted');
         },
       }),

@@ -2,14 +2,11 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Principal } from '../../auth/principal.ts';
 import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
 import { normalizeTargetPath } from '../../content/paths.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import { isRefusal } from '../../net/outboundGuard.ts';
-import type { Authorizer } from '../../policies/authorize.ts';
-import type { ContentAccess } from '../../policies/contentAccess.ts';
-import type { ProjectAction } from '../../policies/permissions.ts';
+import type { ContentAccess, ContentGrant } from '../../policies/contentAccess.ts';
 import type { DbConnectionRecord, DbConnectionStore } from './dbConnectionStore.ts';
 import type { Preview } from './engine.ts';
 import { DEFAULT_PORTS, engineFor, type ConnectionSpec, type ConnectorSettings } from './engines.ts';
@@ -48,21 +45,19 @@ export interface SaveResult {
   bytes: number;
 }
 
-const notFound = () => new DomainError('NOT_FOUND', 'Database connection not found.');
-
 /**
  * Database connectors (spec 4.10): connections of a project to PostgreSQL, MySQL/MariaDB and
  * SQLite, their tables, previews, and results saved as content nodes. Managing connections
  * needs keys:manage; reading tables content:read; saving content:write with the target path
- * in the caller's scope. A connection another caller cannot see is 404. The connection is
- * tested before it is saved; every session is read-only with a statement timeout and a row cap.
+ * in the caller's scope. The routes check the project (a connection another caller cannot see
+ * is 404); the target path of a save is checked here. The connection is tested before it is
+ * saved; every session is read-only with a statement timeout and a row cap.
  */
 export class DbConnectors {
   constructor(
     private readonly d: {
       store: DbConnectionStore;
-      authorizer: Authorizer;
-      access: ContentAccess;
+      access: Pick<ContentAccess, 'requirePath'>;
       content: ContentStore;
       /** Read at each use, so a changed setting applies to saved connections too. */
       settings: () => ConnectorSettings;
@@ -70,25 +65,17 @@ export class DbConnectors {
     },
   ) {}
 
-  list(principal: Principal, projectId: string, page: { limit: number; offset: number }) {
-    this.d.authorizer.requireProject(principal, projectId, 'content:read');
+  list(projectId: string, page: { limit: number; offset: number }) {
     return this.d.store.list(projectId, page);
   }
 
-  get(principal: Principal, id: string, action: ProjectAction): DbConnectionRecord {
-    const c = this.d.store.find(id);
-    if (!c) throw notFound();
-    try {
-      this.d.authorizer.requireProject(principal, c.project_id, action);
-    } catch (e) {
-      if ((e as DomainError).code === 'NOT_FOUND') throw notFound();
-      throw e;
-    }
-    return c;
+  /** The record by id, whoever asks (a route's check is made on its project). */
+  find(id: string): DbConnectionRecord | null {
+    return this.d.store.find(id);
   }
 
-  async create(principal: Principal, input: NewConnectionInput): Promise<DbConnectionRecord> {
-    this.d.authorizer.requireProject(principal, input.projectId, 'keys:manage');
+  /** `createdBy`: the user who creates it (null for a key). */
+  async create(input: NewConnectionInput, createdBy: string | null): Promise<DbConnectionRecord> {
     this.requireFreeName(input.projectId, input.name);
     const spec = this.specOf(input);
     if (spec.engine === 'sqlite') sqliteFileIn(this.d.settings().sqliteDir ?? undefined, spec.file);
@@ -119,23 +106,20 @@ export class DbConnectors {
       password: spec.password,
       ssl: spec.ssl,
       file: spec.file,
-      created_by: principal.kind === 'user' ? principal.id : null,
+      created_by: createdBy,
     });
   }
 
-  delete(principal: Principal, id: string): void {
-    this.get(principal, id, 'keys:manage');
-    this.d.store.delete(id);
+  delete(c: DbConnectionRecord): void {
+    this.d.store.delete(c.id);
   }
 
-  async tables(principal: Principal, id: string): Promise<{ connection: DbConnectionRecord } & TableList> {
-    const c = this.get(principal, id, 'content:read');
+  async tables(c: DbConnectionRecord): Promise<{ connection: DbConnectionRecord } & TableList> {
     const list = await this.run(c, 'connection', (e) => e.listTables());
     return { connection: c, ...list };
   }
 
-  async preview(principal: Principal, id: string, table: string, limit: number): Promise<Preview> {
-    const c = this.get(principal, id, 'content:read');
+  async preview(c: DbConnectionRecord, table: string, limit: number): Promise<Preview> {
     return this.run(c, 'table', (e) => e.preview(table, limit));
   }
 
@@ -143,12 +127,13 @@ export class DbConnectors {
    * Streams a table's first rows or a query's rows into the chosen format in a temporary file
    * (never past the largest node), then writes ONE node through the content store as the
    * caller: csv as a file node streamed from the temporary file; json and markdown as json and
-   * markdown nodes, which the store takes as a value (bounded by the same limit).
+   * markdown nodes, which the store takes as a value (bounded by the same limit). `grant` is
+   * content:write on the connection's project; the target path must lie in its scope.
    */
-  async save(principal: Principal, id: string, input: SaveInput): Promise<SaveResult> {
-    const c = this.get(principal, id, 'content:read');
+  async save(grant: ContentGrant, c: DbConnectionRecord, input: SaveInput): Promise<SaveResult> {
+    if (grant.projectId !== c.project_id) throw new DomainError('NOT_FOUND', 'Database connection not found.');
     const path = normalizeTargetPath(input.path, 'path');
-    const grant = this.d.access.grantPaths(principal, c.project_id, 'content:write', [path]);
+    this.d.access.requirePath(grant, path);
     const maxRows = this.d.settings().maxRows;
     if (input.limit !== undefined && input.limit > maxRows) throw dbInvalid('limit', `limit may be at most ${maxRows} (CNS_DB_MAX_ROWS).`);
     const limit = input.limit ?? maxRows;

@@ -1,7 +1,6 @@
 import { SecretBox } from '../../auth/secretBox.ts';
 import type { ContentStore } from '../../content/contentStore.ts';
 import type { Db } from '../../db/database.ts';
-import type { Authorizer } from '../../policies/authorize.ts';
 import type { ContentAccess } from '../../policies/contentAccess.ts';
 import { DbConnectionStore } from './dbConnectionStore.ts';
 import { DbConnectors } from './connectors.ts';
@@ -15,11 +14,10 @@ import type { ConnectorSettings } from './engines.ts';
 export function createDbConnectors(d: {
   db: Db;
   signingSecret: Uint8Array;
-  authorizer: Authorizer;
   access: ContentAccess;
   content: ContentStore;
   settings: () => ConnectorSettings;
 }): DbConnectors {
   const store = new DbConnectionStore(d.db, new SecretBox(d.signingSecret, 'db-connector-passwords'));
-  return new DbConnectors({ store, authorizer: d.authorizer, access: d.access, content: d.content, settings: d.settings });
+  return new DbConnectors({ store, access: d.access, content: d.content, settings: d.settings });
 }

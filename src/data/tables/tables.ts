@@ -7,7 +7,7 @@ import { normalizeTargetPath } from '../../content/paths.ts';
 import { DomainError, invalidField } from '../../errors/domainError.ts';
 import type { ProjectRecord } from '../../domain/projects/projectRecord.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
-import type { ContentAccess, ContentAction, ContentGrant } from '../../policies/contentAccess.ts';
+import type { ContentAccess, ContentGrant } from '../../policies/contentAccess.ts';
 import { isContainer, parsePointer, resolveTokens } from '../../util/jsonPointer.ts';
 import { appendAt, putAt, removeAt, type Edit } from './edits.ts';
 import { SchemaValidator } from './schemaValidator.ts';
@@ -17,7 +17,8 @@ export interface TablesDeps {
   store: TableStore;
   content: ContentStore;
   access: ContentAccess;
-  authorizer: Authorizer;
+  /** Listing an organization's tables needs a role in it. */
+  authorizer: Pick<Authorizer, 'requireOrg'>;
   projects: { find(id: string): ProjectRecord | undefined };
 }
 
@@ -30,7 +31,6 @@ export interface TableView {
 
 export interface NewTable {
   name: string;
-  projectId: string;
   path?: string;
   description?: string;
   data?: unknown;
@@ -76,7 +76,8 @@ const tableNotFound = () => new DomainError('NOT_FOUND', 'Table not found.');
  * node as ONE version through `ContentStore.updateNode` (actor the caller), so history, diff and
  * rollback of the node are the table's; changes of one table run one at a time, and a change
  * given `base_version` is refused (409) unless the node is still at that version. Access is the
- * content-access policy on the node's path, wherever the node has moved.
+ * content-access policy on the node's path, wherever the node has moved: the caller's grant on
+ * the table's project comes from the route's check, and the node is checked here under it.
  */
 export class Tables {
   private readonly validator = new SchemaValidator();
@@ -111,15 +112,22 @@ export class Tables {
     });
   }
 
-  get(principal: Principal, id: string): TableView {
-    const r = this.reach(principal, id, 'content:read');
+  /** The record by id, whoever asks (a route's check is made on its project). */
+  find(id: string): TableRecord | null {
+    return this.d.store.find(id);
+  }
+
+  get(g: ContentGrant, id: string): TableView {
+    const r = this.reach(g, id);
     return this.view(r.table, r.node);
   }
 
-  /** Creates the node (which must not exist yet) with the initial data as one version, then the record. */
-  async create(principal: Principal, input: NewTable): Promise<TableView> {
-    const path = normalizeTargetPath(input.path ?? defaultPath(input.name), 'path');
-    const g = this.d.access.grantPaths(principal, input.projectId, 'content:write', [path]);
+  /**
+   * Creates the node (which must not exist yet) with the initial data as one version, then the
+   * record. `g` is content:write on the project with `tablePath(input)` in its scope.
+   */
+  async create(g: ContentGrant, input: NewTable): Promise<TableView> {
+    const path = tablePath(input);
     const data = input.data === undefined ? [] : input.data;
     if (!isContainer(data)) throw invalidField('data', 'a table holds an object or an array');
     if (input.jsonSchema) {
@@ -141,15 +149,15 @@ export class Tables {
       description: input.description ?? '',
       json_schema: input.jsonSchema ?? null,
       path,
-      created_by: principal.id,
+      created_by: g.principal.id,
     });
     return this.view(table, written.node);
   }
 
   /** Name, description and schema; a new schema must accept the data as it is (422 with its errors otherwise). */
-  async update(principal: Principal, id: string, changes: { name?: string; description?: string; jsonSchema?: Record<string, unknown> | null }): Promise<TableView> {
+  async update(g: ContentGrant, id: string, changes: { name?: string; description?: string; jsonSchema?: Record<string, unknown> | null }): Promise<TableView> {
     return this.lock.run(id, async () => {
-      const r = this.reach(principal, id, 'content:write');
+      const r = this.reach(g, id);
       if (changes.jsonSchema) {
         this.validator.compile(changes.jsonSchema);
         const { doc } = await this.document(this.live(r));
@@ -161,9 +169,9 @@ export class Tables {
   }
 
   /** Deletes the record; a live node goes to the trash in the same step (one version, restorable). */
-  async delete(principal: Principal, id: string): Promise<{ trashed: NodeInfo | null }> {
+  async delete(g: ContentGrant, id: string): Promise<{ trashed: NodeInfo | null }> {
     return this.lock.run(id, async () => {
-      const r = this.reach(principal, id, 'content:write');
+      const r = this.reach(g, id);
       const node = r.node;
       if (!node || node.state !== 'active') {
         this.d.store.delete(r.table.id);
@@ -184,29 +192,29 @@ export class Tables {
   }
 
   /** The value at a pointer, with the version it was read at. */
-  async read(principal: Principal, id: string, pointer: string | undefined): Promise<{ view: TableView; pointer: string; value: unknown }> {
-    const r = this.reach(principal, id, 'content:read');
+  async read(g: ContentGrant, id: string, pointer: string | undefined): Promise<{ view: TableView; pointer: string; value: unknown }> {
+    const r = this.reach(g, id);
     const tokens = tableTokens(pointer, 'path');
     const { doc, node } = await this.document(this.live(r));
     return { view: this.view(r.table, node), pointer: pointerOf(pointer), value: resolveTokens(doc, tokens, 'path') };
   }
 
   /** PUT: replace or create the member at `pointer`. */
-  put(principal: Principal, id: string, pointer: string | undefined, value: unknown, baseVersion?: number): Promise<DataChange> {
+  put(g: ContentGrant, id: string, pointer: string | undefined, value: unknown, baseVersion?: number): Promise<DataChange> {
     const tokens = tableTokens(pointer, 'path');
-    return this.change(principal, id, baseVersion, `put ${pointerOf(pointer)}`, 'value', (doc) => putAt(doc, tokens, value, 'path'));
+    return this.change(g, id, baseVersion, `put ${pointerOf(pointer)}`, 'value', (doc) => putAt(doc, tokens, value, 'path'));
   }
 
   /** POST: append to the array at `pointer`, or merge keys into the object there. */
-  append(principal: Principal, id: string, pointer: string | undefined, data: unknown, baseVersion?: number): Promise<DataChange> {
+  append(g: ContentGrant, id: string, pointer: string | undefined, data: unknown, baseVersion?: number): Promise<DataChange> {
     const tokens = tableTokens(pointer, 'path');
-    return this.change(principal, id, baseVersion, `append to ${pointerOf(pointer)}`, 'data', (doc) => appendAt(doc, tokens, data, 'path', 'data'));
+    return this.change(g, id, baseVersion, `append to ${pointerOf(pointer)}`, 'data', (doc) => appendAt(doc, tokens, data, 'path', 'data'));
   }
 
   /** DELETE: remove the member at `pointer`. */
-  remove(principal: Principal, id: string, pointer: string | undefined, baseVersion?: number): Promise<DataChange> {
+  remove(g: ContentGrant, id: string, pointer: string | undefined, baseVersion?: number): Promise<DataChange> {
     const tokens = tableTokens(pointer, 'path');
-    return this.change(principal, id, baseVersion, `delete ${pointerOf(pointer)}`, 'path', (doc) => removeAt(doc, tokens, 'path'));
+    return this.change(g, id, baseVersion, `delete ${pointerOf(pointer)}`, 'path', (doc) => removeAt(doc, tokens, 'path'));
   }
 
   /**
@@ -214,10 +222,10 @@ export class Tables {
    * version read and written only if the node is still at it; if another writer (the content API,
    * a sync) got in between, it is rebuilt on the new version.
    */
-  private change(principal: Principal, id: string, baseVersion: number | undefined, what: string, field: string, edit: (doc: unknown) => Edit): Promise<DataChange> {
+  private change(g: ContentGrant, id: string, baseVersion: number | undefined, what: string, field: string, edit: (doc: unknown) => Edit): Promise<DataChange> {
     return this.lock.run(id, async () => {
       for (let attempt = 0; ; attempt++) {
-        const r = this.reach(principal, id, 'content:write');
+        const r = this.reach(g, id);
         const { doc, node, encoded } = await this.document(this.live(r));
         if (baseVersion !== undefined && baseVersion !== node.version) {
           throw new DomainError('CONFLICT', `The table changed: it is at version ${node.version}, not ${baseVersion}. Read it again and retry.`, { base_version: baseVersion, version: node.version });
@@ -237,17 +245,13 @@ export class Tables {
     });
   }
 
-  /** The table for `action`: unknown tables and projects the caller cannot see are 404; outside a key's scope 403. */
-  private reach(principal: Principal, id: string, action: ContentAction): Reach {
+  /**
+   * The table as it is now (found again: a change waits for the table's lock) under `grant`, a
+   * grant on its project: gone is 404; a node outside a key's scope 403.
+   */
+  private reach(grant: ContentGrant, id: string): Reach {
     const table = this.d.store.find(id);
-    if (!table) throw tableNotFound();
-    let grant: ContentGrant;
-    try {
-      grant = this.d.access.grant(principal, table.project_id, action);
-    } catch (e) {
-      if ((e as { code?: string }).code === 'NOT_FOUND') throw tableNotFound();
-      throw e;
-    }
+    if (!table || table.project_id !== grant.projectId) throw tableNotFound();
     const found = this.d.content.findById(table.node_id);
     const node = found && found.projectId === table.project_id ? found : null;
     if (node) this.d.access.requireNode(grant, node);
@@ -298,6 +302,11 @@ export class Tables {
 
 /** The pointer as answers show it ('' for the whole table). */
 const pointerOf = (pointer: string | undefined) => (pointer === undefined || pointer === '/' ? '' : pointer);
+
+/** Where a new table's node goes: the path given, else `tables/<slug>.json` (422 naming `path` when it is not one). */
+export function tablePath(input: { name: string; path?: string }): string {
+  return normalizeTargetPath(input.path ?? defaultPath(input.name), 'path');
+}
 
 /** `tables/<slug>.json`: the name in lower case, runs of other characters as one dash. */
 export function defaultPath(name: string): string {

@@ -1,8 +1,7 @@
 import type { ValidateFunction } from 'ajv';
-import type { Principal } from '../../auth/principal.ts';
 import { InvalidModelRef, ProviderNotConfigured, type ChatProviders } from '../../llm/providers.ts';
 import { DomainError, invalidField } from '../../errors/domainError.ts';
-import type { ContentAccess } from '../../policies/contentAccess.ts';
+import type { ContentAccess, ContentGrant } from '../../policies/contentAccess.ts';
 import { extensionOf } from '../converters/names.ts';
 import { RuleStore, type RuleMatch, type RuleRecord } from './ruleStore.ts';
 import { compileSchema } from './schemaCheck.ts';
@@ -22,7 +21,8 @@ const notFound = () => new DomainError('NOT_FOUND', 'Rule not found.');
 /**
  * ETL rules (spec 4.10): how a project's files become content. Reading them needs content:read
  * on the project; creating and deleting them content:write over the whole project (a rule
- * applies to every submission of the project, whatever folder it targets).
+ * applies to every submission of the project, whatever folder it targets). The grant on the
+ * project comes from the route's check; that it covers the whole project is checked here.
  *
  * A rule with a JSON Schema has the language model fill it from the converted text; it is
  * refused at creation when the schema does not compile or no provider serves the default model.
@@ -33,15 +33,15 @@ export class IngestRules {
   constructor(
     private readonly d: {
       store: RuleStore;
-      access: ContentAccess;
+      access: Pick<ContentAccess, 'requireWholeProject'>;
       providers: ChatProviders;
       /** `provider:model` the extraction uses (CNS_DEFAULT_MODEL). */
       model: string;
     },
   ) {}
 
-  create(principal: Principal, input: NewRuleInput): RuleRecord {
-    const g = this.d.access.grant(principal, input.project_id, 'content:write');
+  /** A rule of the project `g` (content:write) is on. */
+  create(g: ContentGrant, input: Omit<NewRuleInput, 'project_id'>): RuleRecord {
     this.d.access.requireWholeProject(g, 'Managing ingest rules');
     const schema = input.json_schema ?? null;
     const target = input.target ?? (schema ? 'json' : 'markdown');
@@ -53,36 +53,27 @@ export class IngestRules {
       this.requireProvider();
     }
     return this.d.store.create({
-      project_id: input.project_id,
+      project_id: g.projectId,
       name: input.name,
       description: input.description ?? '',
       match: normalizeMatch(input.match ?? {}),
       target,
       json_schema: schema,
       instructions: input.instructions ?? null,
-      created_by: principal.id,
+      created_by: g.principal.id,
     });
   }
 
-  list(principal: Principal, projectId: string): RuleRecord[] {
-    this.d.access.grant(principal, projectId, 'content:read');
+  list(projectId: string): RuleRecord[] {
     return this.d.store.listByProject(projectId);
   }
 
-  /** A rule the caller may read (404 for rules of projects it cannot see). */
-  visible(principal: Principal, id: string): RuleRecord {
-    const rule = this.d.store.find(id);
-    if (!rule) throw notFound();
-    this.grantOn(principal, rule.project_id, 'content:read');
-    return rule;
-  }
-
-  delete(principal: Principal, id: string): void {
-    const rule = this.visible(principal, id);
-    const g = this.d.access.grant(principal, rule.project_id, 'content:write');
+  /** Deletes a rule of the project `g` (content:write) is on. */
+  delete(g: ContentGrant, rule: RuleRecord): void {
+    if (rule.project_id !== g.projectId) throw notFound();
     this.d.access.requireWholeProject(g, 'Managing ingest rules');
-    this.d.store.delete(id);
-    this.validators.delete(id);
+    this.d.store.delete(rule.id);
+    this.validators.delete(rule.id);
   }
 
   /** A rule a submission names: it must belong to the submission's project (422 otherwise). */
@@ -92,7 +83,7 @@ export class IngestRules {
     return rule;
   }
 
-  /** The rule as it is now (a task runs after its submission; the rule may be gone). */
+  /** The rule as it is now, whoever asks (a task runs after its submission, and the rule may be gone; a route's check is made on its project). */
   find(id: string): RuleRecord | null {
     return this.d.store.find(id);
   }
@@ -130,16 +121,6 @@ export class IngestRules {
         throw invalidField('json_schema', `a rule with json_schema needs a language model, and ${e.message} (the model is CNS_DEFAULT_MODEL=${this.d.model})`);
       }
       if (e instanceof InvalidModelRef) throw invalidField('json_schema', `a rule with json_schema needs a language model, and CNS_DEFAULT_MODEL is not one: ${e.message}`);
-      throw e;
-    }
-  }
-
-  /** The grant, with "not found" for a rule of a project the caller cannot see. */
-  private grantOn(principal: Principal, projectId: string, action: 'content:read' | 'content:write'): void {
-    try {
-      this.d.access.grant(principal, projectId, action);
-    } catch (e) {
-      if ((e as { code?: unknown }).code === 'NOT_FOUND') throw notFound();
       throw e;
     }
   }
