@@ -76,7 +76,6 @@ export function createAgents(d: {
   const bindings = new AgentToolBindings({ db: d.db, agents, tools: d.tools, content: d.content, access: d.access });
   const workspaces = new AgentWorkspaces({ db: d.db, content: d.content, access: d.access, authorizer: d.authorizer, sandbox: d.sandbox });
   const chat = new AgentChat({
-    agents,
     accesses,
     bashTools,
     sessions,

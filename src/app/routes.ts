@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Services } from './services.ts';
 import { serviceVersion } from '../config/version.ts';
-import { API_PREFIX } from '../http/apiPrefix.ts';
+import { API_PREFIX } from '../config/apiPrefix.ts';
 import type { RouteGroup } from '../http/routes/declaration.ts';
 import { mountGroup, publicMatcher, type RouteGuards } from '../http/routes/mount.ts';
 import { openApiDocument, type OpenApiSource } from '../http/routes/openapi.ts';

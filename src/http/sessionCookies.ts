@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { API_PREFIX } from './apiPrefix.ts';
+import { API_PREFIX } from '../config/apiPrefix.ts';
 
 /** The dashboard's cookie session (README: The web dashboard). */
 export const ACCESS_COOKIE = 'cns_access';

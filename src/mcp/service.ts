@@ -37,7 +37,7 @@ export interface McpService {
   /** Answers an admitted request (the transport writes the response). */
   handle(req: IncomingMessage, res: ServerResponse, body: unknown, c: McpContext): Promise<void>;
   /** A new key for an agent (keys:manage): the old key, and the MCP sessions opened with it, stop at once. */
-  regenerateAgentKey(principal: Principal, agent: Agent): { agent: Agent; key: string };
+  regenerateAgentKey(agent: Agent): { agent: Agent; key: string };
   close(): void;
 }
 
@@ -75,8 +75,7 @@ export function createMcp(d: {
     admit: (endpointId, token) => admit(env, d.authenticator, endpointId, token),
     admitAgent: (agentId, token) => admitAgent(agentEnv, d.authenticator, agentId, token),
     handle: (req, res, body, c) => sessions.handle(req, res, body, c),
-    regenerateAgentKey(principal, agent) {
-      d.agents.manageBy(principal, agent);
+    regenerateAgentKey(agent) {
       const { connection, key } = d.connections.regenerateKey(agent.connection.id);
       sessions.endAccess({ serverId: connection.id, holders: 'key' });
       return { agent: toAgent(connection), key };

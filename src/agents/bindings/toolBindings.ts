@@ -76,19 +76,18 @@ export class AgentToolBindings {
   private readonly store: BindingStore;
   private readonly calls: ToolCallLog;
 
-  constructor(private readonly d: ReachDeps & { db: Db; agents: Pick<Agents, 'find' | 'readBy' | 'manageBy'>; tools: Pick<Tools, 'find' | 'visible'>; now?: () => number }) {
+  constructor(private readonly d: ReachDeps & { db: Db; agents: Pick<Agents, 'find'>; tools: Pick<Tools, 'find' | 'visible'>; now?: () => number }) {
     this.store = new BindingStore(d.db);
     this.calls = new ToolCallLog(d.db, d.now);
   }
 
   /** The agent's bound tools for a caller who sees its project: a key reads only its own agent's. */
   list(principal: Principal, agent: Agent): BoundTool[] {
-    return this.boundTools(this.d.agents.readBy(principal, agent).connection.id);
+    return this.boundTools(agent.connection.id);
   }
 
   /** Binds a tool (keys:manage): one of the agent's project, that the caller sees and reaches. */
   bind(principal: Principal, agent: Agent, request: BindRequest): BoundTool {
-    this.d.agents.manageBy(principal, agent);
     const tool = this.reachableTool(principal, agent, request.toolId);
     checkName(request.name);
     if (this.store.find(agent.connection.id, tool.id)) throw new DomainError('CONFLICT', 'This tool is already bound to the agent (change the binding with PUT).', { tool_id: tool.id });
@@ -98,7 +97,6 @@ export class AgentToolBindings {
   }
 
   update(principal: Principal, agent: Agent, toolId: string, changes: BindingChanges): BoundTool {
-    this.d.agents.manageBy(principal, agent);
     const binding = this.store.find(agent.connection.id, toolId);
     if (!binding) throw bindingNotFound();
     const tool = this.d.tools.find(toolId)!;
@@ -112,7 +110,6 @@ export class AgentToolBindings {
   }
 
   unbind(principal: Principal, agent: Agent, toolId: string): ToolBinding {
-    this.d.agents.manageBy(principal, agent);
     const binding = this.store.find(agent.connection.id, toolId);
     if (!binding) throw bindingNotFound();
     this.store.delete(binding.id);
@@ -148,7 +145,6 @@ export class AgentToolBindings {
 
   /** The agent's MCP status for a caller who sees its project: a key reads only its own agent's. */
   status(principal: Principal, agent: Agent): AgentToolStatus {
-    this.d.agents.readBy(principal, agent);
     const id = agent.connection.id;
     return { agent_id: id, active: agent.connection.status === 'active', tool_count: this.store.count(id), ...this.calls.figures(id) };
   }

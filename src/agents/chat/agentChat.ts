@@ -17,7 +17,6 @@ import type { AccessReach } from '../tools/reach.ts';
 import { runTurn, type ChatEvent, type TurnOutcome } from './chatTurn.ts';
 
 export interface AgentChatDeps {
-  agents: { readBy(principal: Principal, agent: Agent): Agent };
   accesses: Pick<AgentAccesses, 'located'>;
   bashTools: Pick<AgentBashTools, 'located'>;
   sessions: Pick<ChatSessions, 'create' | 'visible'>;
@@ -63,7 +62,7 @@ export class AgentChat {
   constructor(private readonly d: AgentChatDeps) {}
 
   begin(principal: Principal, agent: Agent, input: { message: string; sessionId?: string }): PreparedTurn {
-    const { connection, settings } = this.d.agents.readBy(principal, agent);
+    const { connection, settings } = agent;
     if (connection.status !== 'active') throw new DomainError('FORBIDDEN', `This agent is ${connection.status}.`, { status: connection.status });
     const { provider, model } = this.resolveModel(settings.model);
     let sessionId = input.sessionId;

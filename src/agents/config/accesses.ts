@@ -40,7 +40,7 @@ function checkTools(mode: ConnectionMode, tools: readonly AccessToolName[] | und
  * project), and the caller must reach the node they hand over.
  */
 export class AgentAccesses {
-  constructor(private readonly d: ReachDeps & { agents: Pick<Agents, 'find' | 'manageBy'>; store: AccessStore }) {}
+  constructor(private readonly d: ReachDeps & { agents: Pick<Agents, 'find'>; store: AccessStore }) {}
 
   /** The agent's accesses with their nodes' current paths, without any check (the chat loop). */
   located(agentId: string): Located<AgentAccess>[] {
@@ -50,7 +50,6 @@ export class AgentAccesses {
   }
 
   add(principal: Principal, agent: Agent, request: AccessRequest): Located<AgentAccess> {
-    this.d.agents.manageBy(principal, agent);
     const input = this.check(principal, agent, request.nodeId, request.mode, request.tools);
     this.requireFree(agent, input.node_id, null);
     return this.locate(agent, this.d.store.insert(agent.connection.id, input));
@@ -61,7 +60,6 @@ export class AgentAccesses {
    * they include `write` and the mode becomes read) and moves default ones to the new mode's.
    */
   update(principal: Principal, agent: Agent, accessId: string, changes: AccessChanges): Located<AgentAccess> {
-    this.d.agents.manageBy(principal, agent);
     const current = this.owned(agent, accessId);
     const mode = changes.mode ?? current.mode;
     const chosenByHand = !sameSet(current.tools, defaultAccessTools[current.mode]);
@@ -73,7 +71,6 @@ export class AgentAccesses {
   }
 
   remove(principal: Principal, agent: Agent, accessId: string): AgentAccess {
-    this.d.agents.manageBy(principal, agent);
     const current = this.owned(agent, accessId);
     this.d.store.delete(current.id);
     return current;
@@ -81,7 +78,6 @@ export class AgentAccesses {
 
   /** Replaces every access at once: each item is checked first (422 naming its index), then one transaction writes them. */
   replace(principal: Principal, agent: Agent, requests: AccessRequest[]): Located<AgentAccess>[] {
-    this.d.agents.manageBy(principal, agent);
     const inputs = checkAll('accesses', requests, (r) => this.check(principal, agent, r.nodeId, r.mode, r.tools));
     requireUnique('accesses', 'node_id', inputs, (i) => i.node_id ?? '');
     return this.d.store.replace(agent.connection.id, inputs).map((a) => this.locate(agent, a));

@@ -81,26 +81,7 @@ export class Agents {
         throw e;
       }
     }
-    return this.readBy(principal, agent);
-  }
-
-  /**
-   * The finer part of reading an agent once the caller is known to see its project (project:read,
-   * which for members carries content:read): a key reads only its own agent, others are not found.
-   */
-  readBy(principal: Principal, agent: Agent): Agent {
-    if (principal.kind === 'key' && principal.connection.id !== agent.connection.id) throw agentNotFound();
-    return agent;
-  }
-
-  /**
-   * The finer part of changing an agent once the caller is known to see its project: the agent
-   * must be one it reads (another key is told it does not exist, 404), then keys:manage on the
-   * project (403: a member without it, or the agent's own key).
-   */
-  manageBy(principal: Principal, agent: Agent): Agent {
-    this.readBy(principal, agent);
-    this.d.authorizer.requireProject(principal, agent.connection.project_id, 'keys:manage');
+    if (!agentVisibleTo(principal, agent)) throw agentNotFound();
     return agent;
   }
 
@@ -136,8 +117,8 @@ export class Agents {
     return { agent: toAgent(connection), key };
   }
 
-  update(principal: Principal, agent: Agent, changes: AgentChanges): Agent {
-    this.manageBy(principal, agent);
+  /** Changes an agent (the route checked keys:manage on its project). */
+  update(agent: Agent, changes: AgentChanges): Agent {
     const id = agent.connection.id;
     const settings: AgentSettings = checkSettings({
       ...agent.settings,
@@ -155,8 +136,7 @@ export class Agents {
   }
 
   /** Deletes the agent's connection: its key, accesses, bash tools, sessions and executions go with it. */
-  delete(principal: Principal, agent: Agent): Agent {
-    this.manageBy(principal, agent);
+  delete(agent: Agent): Agent {
     this.d.connections.delete(agent.connection.id);
     this.onAccessEnded?.(agent.connection.id);
     return agent;
@@ -198,4 +178,13 @@ export class Agents {
       | undefined;
     return row ? this.find(row.id) : null;
   }
+}
+
+/**
+ * Whether a caller who sees the agent's project sees the agent itself: users do; a key sees only
+ * the agent it is (any other key is told the agent does not exist, even before keys:manage is
+ * asked, so that a key learns nothing of the project's other agents).
+ */
+export function agentVisibleTo(principal: Principal, agent: Agent): boolean {
+  return principal.kind !== 'key' || principal.connection.id === agent.connection.id;
 }

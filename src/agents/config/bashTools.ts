@@ -49,7 +49,7 @@ function checkLimits(limits: EndpointLimits | undefined): EndpointLimits {
  * surface has checked the caller sees the project) and a folder the caller reaches.
  */
 export class AgentBashTools {
-  constructor(private readonly d: ReachDeps & { agents: Pick<Agents, 'find' | 'manageBy'>; store: BashToolStore }) {}
+  constructor(private readonly d: ReachDeps & { agents: Pick<Agents, 'find'>; store: BashToolStore }) {}
 
   /** The agent's bash tools with their folders' current paths, without any check (the chat loop). */
   located(agentId: string): Located<AgentBashTool>[] {
@@ -59,14 +59,12 @@ export class AgentBashTools {
   }
 
   add(principal: Principal, agent: Agent, request: BashToolRequest): Located<AgentBashTool> {
-    this.d.agents.manageBy(principal, agent);
     const input = this.check(principal, agent, { ...request, name: request.name ?? DEFAULT_BASH_NAME, mode: request.mode ?? 'read' });
     this.requireFreeName(agent, input.name, null);
     return this.locate(agent, this.d.store.insert(agent.connection.id, input));
   }
 
   update(principal: Principal, agent: Agent, bashId: string, changes: BashToolChanges): Located<AgentBashTool> {
-    this.d.agents.manageBy(principal, agent);
     const current = this.owned(agent, bashId);
     const input = this.check(principal, agent, {
       nodeId: changes.nodeId === undefined ? current.node_id : changes.nodeId,
@@ -79,7 +77,6 @@ export class AgentBashTools {
   }
 
   remove(principal: Principal, agent: Agent, bashId: string): AgentBashTool {
-    this.d.agents.manageBy(principal, agent);
     const current = this.owned(agent, bashId);
     this.d.store.delete(current.id);
     return current;
@@ -87,7 +84,6 @@ export class AgentBashTools {
 
   /** Replaces every bash tool at once: each item is checked first (422 naming its index), then one transaction writes them. */
   replace(principal: Principal, agent: Agent, requests: BashToolRequest[]): Located<AgentBashTool>[] {
-    this.d.agents.manageBy(principal, agent);
     const inputs = checkAll('bash_tools', requests, (r) => this.check(principal, agent, { ...r, name: r.name ?? DEFAULT_BASH_NAME, mode: r.mode ?? 'read' }));
     requireUnique('bash_tools', 'name', inputs, (i) => i.name);
     return this.d.store.replace(agent.connection.id, inputs).map((b) => this.locate(agent, b));

@@ -8,7 +8,7 @@ import type { MessageStore, StoredMessage } from './messageStore.ts';
 import type { ChatSession, SessionStore } from './sessionStore.ts';
 
 export interface ChatSessionsDeps {
-  agents: Pick<Agents, 'readable' | 'readBy'>;
+  agents: Pick<Agents, 'readable'>;
   store: SessionStore;
   messages: MessageStore;
   authorizer: Authorizer;
@@ -26,9 +26,8 @@ const sessionNotFound = () => new DomainError('NOT_FOUND', 'Chat session not fou
 export class ChatSessions {
   constructor(private readonly d: ChatSessionsDeps) {}
 
-  /** Starts a session with an agent whose project the caller sees (a key only with its own agent). */
+  /** Starts a session with an agent the caller sees (its project, and a key only its own agent: the route checked both). */
   create(principal: Principal, agent: Agent, title?: string): ChatSession {
-    this.d.agents.readBy(principal, agent);
     return this.d.store.create({ agentId: agent.connection.id, projectId: agent.connection.project_id, title, createdBy: principal.id });
   }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EventStream } from '../../agents/chat/eventStream.ts';
 import type { AgentsService } from '../../agents/service.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
-import { onConnection } from '../shared/connectionResource.ts';
+import { visibleAgent } from '../shared/connectionResource.ts';
 
 /** The longest message a client may send in one turn, characters. */
 export const MAX_MESSAGE_CHARS = 100_000;
@@ -41,7 +41,7 @@ export function agentChatRoutes(s: { agents: Pick<AgentsService, 'agents' | 'cha
         description: streamDescription,
         streams: 'text/event-stream',
         permission: 'project:read',
-        authorize: { resource: ({ body }) => onConnection(s.agents.agents.find(body.agent_id)), name: 'Agent' },
+        authorize: { resource: ({ body }, principal) => visibleAgent(principal, s.agents.agents.find(body.agent_id)), name: 'Agent' },
         body: chatBody,
         async handle(ctx, { body, access }) {
           const turn = s.agents.chat.begin(access.principal, access.record, { message: body.message, sessionId: body.session_id });

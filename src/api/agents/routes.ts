@@ -1,3 +1,4 @@
+import type { Principal } from '../../auth/principal.ts';
 import type { AccessRequest } from '../../agents/config/accesses.ts';
 import type { Agent } from '../../agents/config/agentRecord.ts';
 import type { BashToolRequest } from '../../agents/config/bashTools.ts';
@@ -6,20 +7,18 @@ import { created, ok } from '../../http/envelope.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
-import { onConnection } from '../shared/connectionResource.ts';
+import { visibleAgent } from '../shared/connectionResource.ts';
 import { presentAccess, presentAgent, presentBashTool, presentExecution } from './presenter.ts';
 import * as schema from './schemas.ts';
 
 /**
- * An agent by id is checked on its project with project:read: a member holds it with content:read
- * (permissions.ts gives every role both), and so does the agent's own key, whose content reach is
- * only its accesses. The domain makes the finer part: a key reads only its own agent
- * (Agents.readBy), and changing one needs keys:manage after that (Agents.manageBy), so that any
- * other key is told the agent does not exist, as before keys:manage is asked.
+ * An agent by id is found only by users and by its own key (visibleAgent: any other key is told
+ * it does not exist), then checked on its project: reading with project:read (a member holds it
+ * with content:read, and so does the agent's own key, whose content reach is only its accesses),
+ * changing with keys:manage.
  */
 const SEES = 'project:read';
-/** Said of the routes that change an agent, whose declared check is SEES. */
-const MANAGES = "Needs keys:manage on the agent's project.";
+const MANAGE = 'keys:manage';
 
 const accessRequest = (b: { node_id: string | null; mode: 'read' | 'read_write'; tools?: AccessRequest['tools'] }): AccessRequest => ({ nodeId: b.node_id, mode: b.mode, tools: b.tools });
 const bashRequest = (b: { node_id: string | null; name?: string; mode?: 'read' | 'read_write'; limits?: BashToolRequest['limits'] }): BashToolRequest => ({
@@ -42,7 +41,7 @@ export interface AgentConfigRouteServices {
  */
 export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
   const a = () => s.agents;
-  const agent = { resource: ({ params }: { params: { agent_id: string } }) => onConnection(a().agents.find(params.agent_id)), name: 'Agent' };
+  const agent = { resource: ({ params }: { params: { agent_id: string } }, principal: Principal) => visibleAgent(principal, a().agents.find(params.agent_id)), name: 'Agent' };
   const full = (agent: Agent) => presentAgent(agent, a().accesses.located(agent.connection.id), a().bashTools.located(agent.connection.id));
   return {
     prefix: '/agent-config',
@@ -106,21 +105,20 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         params: schema.agentParams,
         response: schema.agentSchema,
         handle(ctx, { access }) {
-          ok(ctx, full(a().agents.readBy(access.principal, access.record)));
+          ok(ctx, full(access.record));
         },
       }),
       route({
         method: 'put',
         path: '/:agent_id',
         summary: "Change an agent's name, prompt, model, description, temperature, tool rounds or status",
-        description: MANAGES,
-        permission: SEES,
+        permission: MANAGE,
         authorize: agent,
         params: schema.agentParams,
         body: schema.updateAgentBody,
         response: schema.agentSchema,
         handle(ctx, { body, access }) {
-          const updated = a().agents.update(access.principal, access.record, {
+          const updated = a().agents.update(access.record, {
             name: body.name,
             systemPrompt: body.system_prompt,
             model: body.model,
@@ -136,13 +134,12 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         method: 'delete',
         path: '/:agent_id',
         summary: 'Delete an agent: its key, accesses, bash tools, chat sessions and executions go with it',
-        description: MANAGES,
-        permission: SEES,
+        permission: MANAGE,
         authorize: agent,
         params: schema.agentParams,
         response: deletedSchema,
         handle(ctx, { params, access }) {
-          a().agents.delete(access.principal, access.record);
+          a().agents.delete(access.record);
           ok(ctx, presentDeleted(params.agent_id), 'Agent deleted; its key no longer works');
         },
       }),
@@ -150,8 +147,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         method: 'post',
         path: '/:agent_id/accesses',
         summary: 'Give an agent access to a node (or, with node_id null, the whole project)',
-        description: 'One access per node; the caller must reach the node. `write` needs mode read_write. ' + MANAGES,
-        permission: SEES,
+        description: 'One access per node; the caller must reach the node. `write` needs mode read_write. ',
+        permission: MANAGE,
         authorize: agent,
         status: 201,
         params: schema.agentParams,
@@ -165,8 +162,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         method: 'put',
         path: '/:agent_id/accesses',
         summary: "Replace all of an agent's accesses at once",
-        description: 'Every item is checked first: one bad item is a 422 naming its index and nothing changes. An access to a node that was already there keeps its id. ' + MANAGES,
-        permission: SEES,
+        description: 'Every item is checked first: one bad item is a 422 naming its index and nothing changes. An access to a node that was already there keeps its id. ',
+        permission: MANAGE,
         authorize: agent,
         params: schema.agentParams,
         body: schema.replaceAccessesBody,
@@ -180,8 +177,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         method: 'put',
         path: '/:agent_id/accesses/:access_id',
         summary: "Change an access's node, mode or tools",
-        description: MANAGES,
-        permission: SEES,
+        permission: MANAGE,
         authorize: agent,
         params: schema.accessParams,
         body: schema.updateAccessBody,
@@ -195,8 +191,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         method: 'delete',
         path: '/:agent_id/accesses/:access_id',
         summary: 'Take an access away from an agent',
-        description: MANAGES,
-        permission: SEES,
+        permission: MANAGE,
         authorize: agent,
         params: schema.accessParams,
         response: deletedSchema,
@@ -209,8 +204,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         method: 'post',
         path: '/:agent_id/bash',
         summary: "Give an agent a shell over a folder's subtree (or, with node_id null, the whole project)",
-        description: 'Run by the sandbox runtime with the given limits. The name (default bash) is the tool the model sees, unique per agent (409 otherwise). ' + MANAGES,
-        permission: SEES,
+        description: 'Run by the sandbox runtime with the given limits. The name (default bash) is the tool the model sees, unique per agent (409 otherwise). ',
+        permission: MANAGE,
         authorize: agent,
         status: 201,
         params: schema.agentParams,
@@ -224,8 +219,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         method: 'put',
         path: '/:agent_id/bash',
         summary: "Replace all of an agent's bash tools at once",
-        description: 'Every item is checked first: one bad item is a 422 naming its index and nothing changes. A tool whose name was already there keeps its id. ' + MANAGES,
-        permission: SEES,
+        description: 'Every item is checked first: one bad item is a 422 naming its index and nothing changes. A tool whose name was already there keeps its id. ',
+        permission: MANAGE,
         authorize: agent,
         params: schema.agentParams,
         body: schema.replaceBashBody,
@@ -239,8 +234,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         method: 'put',
         path: '/:agent_id/bash/:bash_id',
         summary: "Change a bash tool's folder, name, mode or limits",
-        description: MANAGES,
-        permission: SEES,
+        permission: MANAGE,
         authorize: agent,
         params: schema.bashParams,
         body: schema.updateBashBody,
@@ -254,8 +248,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         method: 'delete',
         path: '/:agent_id/bash/:bash_id',
         summary: 'Take a bash tool away from an agent',
-        description: MANAGES,
-        permission: SEES,
+        permission: MANAGE,
         authorize: agent,
         params: schema.bashParams,
         response: deletedSchema,
@@ -275,7 +268,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         query: schema.executionsQuery,
         response: schema.executionList,
         handle(ctx, { query, access }) {
-          const { connection } = a().agents.readBy(access.principal, access.record);
+          const { connection } = access.record;
           const { items, next } = a().executions.list(connection.id, { limit: query.limit, before: query.before });
           ok(ctx, { executions: items.map(presentExecution), next });
         },

@@ -4,7 +4,7 @@ import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
-import { onConnection } from '../shared/connectionResource.ts';
+import { visibleAgent } from '../shared/connectionResource.ts';
 import { presentMessage, presentSession } from './presenter.ts';
 import * as schema from './schemas.ts';
 
@@ -33,7 +33,7 @@ export function chatSessionRoutes(s: { agents: Pick<AgentsService, 'agents' | 's
         path: '/',
         summary: 'Start a chat session with an agent',
         permission: CHAT,
-        authorize: { resource: ({ body }) => onConnection(s.agents.agents.find(body.agent_id)), name: 'Agent' },
+        authorize: { resource: ({ body }, principal) => visibleAgent(principal, s.agents.agents.find(body.agent_id)), name: 'Agent' },
         status: 201,
         body: schema.createSessionBody,
         response: schema.sessionSchema,
@@ -47,7 +47,7 @@ export function chatSessionRoutes(s: { agents: Pick<AgentsService, 'agents' | 's
         summary: "List an agent's (agent_id) or a project's (project_id) chat sessions, latest activity first",
         description: "Your own sessions; a project admin's list holds everyone's.",
         // Either an agent or a project is named: an unseen agent is "Agent not found.", an unseen project "Project not found.".
-        authorize: { signedIn: 'the list names an agent or a project, and ChatSessions.list checks whichever is named' },
+        authorize: { checkedBy: 'the list names an agent or a project, and ChatSessions.list checks whichever is named' },
         query: schema.listSessionsQuery,
         response: schema.sessionList,
         handle(ctx, { query }) {

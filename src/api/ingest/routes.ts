@@ -89,7 +89,7 @@ export function ingestRoutes(s: IngestRouteDeps): RouteGroup {
         path: '/tasks/batch',
         summary: 'Several tasks by id; unknown ids and tasks the caller may not see are listed in not_found',
         description: 'Each task needs content:read on its project with its target folder in the caller\'s scope.',
-        authorize: { signedIn: 'the ids may name tasks of any project: each is checked on its own, and those the caller may not see are listed in not_found' },
+        authorize: { checkedBy: 'the ids may name tasks of any project: each is checked on its own, and those the caller may not see are listed in not_found' },
         body: schema.batchBody,
         response: schema.batchAnswer,
         handle(ctx, { body }) {

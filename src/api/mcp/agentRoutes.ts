@@ -1,10 +1,11 @@
+import type { Principal } from '../../auth/principal.ts';
 import type { AgentsService } from '../../agents/service.ts';
 import type { Settings } from '../../config/settings.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import type { McpService } from '../../mcp/service.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
-import { onConnection } from '../shared/connectionResource.ts';
+import { visibleAgent } from '../shared/connectionResource.ts';
 import { agentServerUrl, presentBinding, presentNewKey } from './agentPresenter.ts';
 import * as schema from './agentSchemas.ts';
 
@@ -14,8 +15,7 @@ import * as schema from './agentSchemas.ts';
  * own agent, and changing needs keys:manage after that (other keys are told it does not exist).
  */
 const SEES = 'project:read';
-/** Said of the routes that change what an agent offers, whose declared check is SEES. */
-const MANAGES = "Needs keys:manage on the agent's project.";
+const MANAGE = 'keys:manage';
 
 /** What the agents' MCP routes use. */
 export interface McpAgentRouteServices {
@@ -27,12 +27,12 @@ export interface McpAgentRouteServices {
 /**
  * Tools bound to agents and the agents' MCP servers (spec 4.9, issue 13): reading follows the
  * agent (content:read on its project, or its own key), changing needs keys:manage on its project.
- * The routes check the agent's project (an agent the caller cannot see is "Agent not found.");
- * the domain keeps the finer part (Agents.readBy and manageBy, src/agents/bindings/).
+ * The routes check the agent's project (an agent the caller cannot see, or another key's, is
+ * "Agent not found."); the domain checks the tool a binding names (src/agents/bindings/).
  */
 export function mcpAgentRoutes(s: McpAgentRouteServices): RouteGroup {
   const bindings = () => s.mcp.agentTools;
-  const agent = { resource: ({ params }: { params: { agent_id: string } }) => onConnection(s.agents.agents.find(params.agent_id)), name: 'Agent' };
+  const agent = { resource: ({ params }: { params: { agent_id: string } }, principal: Principal) => visibleAgent(principal, s.agents.agents.find(params.agent_id)), name: 'Agent' };
   return {
     prefix: '/mcp/agents',
     tag: 'MCP agents',
@@ -57,9 +57,8 @@ export function mcpAgentRoutes(s: McpAgentRouteServices): RouteGroup {
         description:
           "The agent then offers it (on its MCP server, and in chat) under `name`, working over the tool's node as the agent: binding a " +
           'writing tool lets the agent write there. The caller must reach the tool\'s node; a tool of another project is 404; a tool bound ' +
-          'twice, or a name the agent already offers, is 409. ' +
-          MANAGES,
-        permission: SEES,
+          'twice, or a name the agent already offers, is 409. ',
+        permission: MANAGE,
         authorize: agent,
         status: 201,
         params: schema.agentParams,
@@ -74,8 +73,7 @@ export function mcpAgentRoutes(s: McpAgentRouteServices): RouteGroup {
         method: 'put',
         path: '/:agent_id/tools/:tool_id',
         summary: "Change the name or description a bound tool is offered under",
-        description: MANAGES,
-        permission: SEES,
+        permission: MANAGE,
         authorize: agent,
         params: schema.bindingParams,
         body: schema.updateBindingBody,
@@ -88,8 +86,7 @@ export function mcpAgentRoutes(s: McpAgentRouteServices): RouteGroup {
         method: 'delete',
         path: '/:agent_id/tools/:tool_id',
         summary: 'Unbind a tool from an agent (the tool itself stays)',
-        description: MANAGES,
-        permission: SEES,
+        permission: MANAGE,
         authorize: agent,
         params: schema.bindingParams,
         response: deletedSchema,
@@ -113,13 +110,13 @@ export function mcpAgentRoutes(s: McpAgentRouteServices): RouteGroup {
         method: 'post',
         path: '/:agent_id/regenerate-key',
         summary: "Regenerate an agent's key: the new key is shown once, the old one stops working at once",
-        description: `The agent's MCP sessions opened with the old key end too. ${MANAGES}`,
-        permission: SEES,
+        description: "The agent's MCP sessions opened with the old key end too.",
+        permission: MANAGE,
         authorize: agent,
         params: schema.agentParams,
         response: schema.regeneratedKeySchema,
         handle(ctx, { access }) {
-          const { agent: renewed, key } = s.mcp.regenerateAgentKey(access.principal, access.record);
+          const { agent: renewed, key } = s.mcp.regenerateAgentKey(access.record);
           ok(ctx, presentNewKey(renewed, key, s.settings.baseUrl), "Key regenerated; it is shown only this once");
         },
       }),

@@ -4,7 +4,7 @@ import type { AgentsService } from '../../agents/service.ts';
 import { bearerToken } from '../../auth/authenticator.ts';
 import { looksLikeAccessKey } from '../../auth/accessKeys.ts';
 import { admitted } from '../../http/middleware/authenticate.ts';
-import { API_PREFIX } from '../../http/apiPrefix.ts';
+import { API_PREFIX } from '../../config/apiPrefix.ts';
 import { route, type ProjectOwned, type RouteDeclaration, type RouteGroup } from '../../http/routes/declaration.ts';
 import type { McpContext, McpService } from '../../mcp/service.ts';
 import type { ProjectAction } from '../../policies/permissions.ts';

@@ -106,7 +106,7 @@ export function nodeRoutes(s: NodeRouteDeps): RouteGroup {
     method: 'get',
     path: '/batch',
     summary: 'Many nodes by id (ids=a,b,c); the unreachable ones are listed in missing',
-    authorize: { signedIn: 'each node is checked through the content-access policy: those the caller cannot read are listed in missing, not refused' },
+    authorize: { checkedBy: 'each node is checked through the content-access policy: those the caller cannot read are listed in missing, not refused' },
     query: schema.batchQuery,
     response: answer.batchAnswer,
     async handle(ctx, { query: q }) {

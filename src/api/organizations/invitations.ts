@@ -1,7 +1,7 @@
 import type { Settings } from '../../config/settings.ts';
 import type { InvitationStore } from '../../domain/invitations/invitationStore.ts';
 import type { OrganizationStore } from '../../domain/organizations/organizationStore.ts';
-import { API_PREFIX } from '../../http/apiPrefix.ts';
+import { API_PREFIX } from '../../config/apiPrefix.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo, paginationQuery } from '../../http/pagination.ts';

@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import type { AccessCounter } from '../../analytics/accessCounter.ts';
-import { API_PREFIX } from '../../http/apiPrefix.ts';
+import { API_PREFIX } from '../../config/apiPrefix.ts';
 import { sendSource } from '../../http/byteRange.ts';
 import { callerKey, rateLimit } from '../../http/middleware/rateLimit.ts';
 import type { RateLimiter } from '../../http/rateLimiter.ts';

@@ -1,5 +1,5 @@
 import { redactUrlsIn } from '../../logging/redact.ts';
-import { API_PREFIX } from '../../http/apiPrefix.ts';
+import { API_PREFIX } from '../../config/apiPrefix.ts';
 import { redactedConfig } from '../../platform/connectors/spec.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
 import type { ChangeEntry } from '../../events/changelog.ts';

@@ -32,7 +32,7 @@ export function tableRoutes(s: { tables: Tables }): RouteGroup {
         path: '/',
         summary: "List the tables of an organization's projects (org_id) or of one project (project_id)",
         description: "Needs content:read on the project, or a role in the organization (then the tables of the organization's projects the caller may read).",
-        authorize: { signedIn: 'one project or a whole organization, as the query says: the tables service checks whichever is named' },
+        authorize: { checkedBy: 'one project or a whole organization, as the query says: the tables service checks whichever is named' },
         query: schema.listTablesQuery,
         response: schema.tableList,
         handle(ctx, { query }) {

@@ -31,7 +31,7 @@ export function toolRoutes(s: { tools: Pick<ToolsService, 'tools'> }): RouteGrou
         path: '/',
         summary: "List tools of an organization's projects (org_id) or of one project (project_id)",
         // Either an organization or a project is named, and a key's list by organization is its own project's tools: no one check fits.
-        authorize: { signedIn: 'the list names an organization or a project, and Tools.listForOrg / listForProject check whichever is named' },
+        authorize: { checkedBy: 'the list names an organization or a project, and Tools.listForOrg / listForProject check whichever is named' },
         query: schema.listToolsQuery,
         response: schema.toolList,
         handle(ctx, { query }) {
@@ -79,7 +79,7 @@ export function toolRoutes(s: { tools: Pick<ToolsService, 'tools'> }): RouteGrou
         path: '/',
         summary: 'Create a tool bound to a node (type: ls, cat, tree, write, search, query_json, shell)',
         // The project is the node's (node_id) or the one named (project_id, for the whole project).
-        authorize: { signedIn: "the tool's project is its node's or the one named: Tools.create checks content:write there and that the caller reaches the node" },
+        authorize: { checkedBy: "the tool's project is its node's or the one named: Tools.create checks content:write there and that the caller reaches the node" },
         status: 201,
         body: schema.createToolBody,
         response: schema.toolSchema,
@@ -93,7 +93,7 @@ export function toolRoutes(s: { tools: Pick<ToolsService, 'tools'> }): RouteGrou
         path: '/search',
         summary: 'Create a search tool; its index is built asynchronously (202, index status pending)',
         // As POST /tools: an unseen node is "Node not found." before anything is said about the project.
-        authorize: { signedIn: "the tool's project is its node's (checked against project_id) or the one named: Tools.create checks content:write there and that the caller reaches the node" },
+        authorize: { checkedBy: "the tool's project is its node's (checked against project_id) or the one named: Tools.create checks content:write there and that the caller reaches the node" },
         status: 202,
         body: schema.createSearchToolBody,
         response: schema.toolWithIndex,

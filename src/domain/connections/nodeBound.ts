@@ -1,6 +1,5 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
-import type { ContentAccess } from '../../policies/contentAccess.ts';
 import { DomainError, invalidField } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../pagination.ts';
 import type { ConnectionKind, ConnectionMode, ConnectionRecord, ConnectionStatus } from './connectionRecord.ts';
@@ -9,7 +8,8 @@ import type { AccessConnectionStore, IssuedConnection } from './accessConnection
 export interface NodeBoundDeps {
   connections: AccessConnectionStore;
   content: Pick<ContentStore, 'findById'>;
-  access: Pick<ContentAccess, 'node'>;
+  /** The content door's check of a node a caller hands over (ContentAccess.node, passed in from above: policies sit over domain). */
+  access: { node(principal: Principal, node: NodeInfo | null, action: 'content:read' | 'content:write', projectId?: string): unknown };
 }
 
 export interface NodeBoundChanges {

@@ -29,11 +29,15 @@ export type ProjectOwned = { project_id: string } | { projectId: string };
  * - `signedIn`: any authenticated caller, user or key; the handler touches no organization or
  *   project on the caller's behalf beyond its own (the reason).
  * - `user`: a signed-in user, not an access key (the reason); access = the user principal.
+ * - `checkedBy`: a signed-in caller, and the domain method named decides, because no single
+ *   organization, project or node is known before it runs (a batch of ids from several projects,
+ *   a list by organization or by project, a record found through one of two ids). Kept rare.
  * - `org`: the organization the route acts on; access = the caller's organization role.
  * - `project`: the project the route acts on; access = the caller's project access.
  * - `resource`: a record that belongs to a project (`name` says what it is: "Connection"); an
- *   unknown id, or one in a project the caller cannot see, is "<name> not found."; access = the
- *   project access with the `record`.
+ *   unknown id, one the loader hides from this caller (it returns null: another key's agent), or
+ *   one in a project the caller cannot see, is "<name> not found."; access = the project access
+ *   with the `record`.
  * - `content`: the content door (src/policies/contentAccess.ts) on a project, with the paths the
  *   request touches (each must lie inside the caller's scope); access = the content grant.
  * - `node`: the content door on a node id (unknown ids and nodes the caller cannot reach are
@@ -43,14 +47,15 @@ export type RouteAuthorization<I = RouteInput<unknown, unknown, unknown>> =
   | { public: string }
   | { signedIn: string }
   | { user: string }
+  | { checkedBy: string }
   | { org: (input: I) => string }
   | { project: (input: I) => string }
-  | { resource: (input: I) => ProjectOwned | null | undefined; name: string }
+  | { resource: (input: I, principal: Principal) => ProjectOwned | null | undefined; name: string }
   | { content: (input: I) => string; paths?: (input: I) => readonly (string | null | undefined)[] }
   | { node: (input: I) => string; project?: (input: I) => string | null | undefined };
 
 /** The kinds of check, as the route table and the OpenAPI document name them. */
-export type AuthorizationKind = 'public' | 'signedIn' | 'user' | 'org' | 'project' | 'resource' | 'content' | 'node';
+export type AuthorizationKind = 'public' | 'signedIn' | 'user' | 'checkedBy' | 'org' | 'project' | 'resource' | 'content' | 'node';
 
 /** A node looked up by id through the content door, with the grant that reached it. */
 export interface NodeAccess {
@@ -65,7 +70,7 @@ export type AccessOf<A> = A extends { org: unknown }
     ? NodeAccess
     : A extends { content: unknown }
       ? ContentGrant
-      : A extends { resource: (input: never) => infer R }
+      : A extends { resource: (input: never, principal: never) => infer R }
         ? ProjectAccess & { record: NonNullable<R> }
         : A extends { project: unknown }
           ? ProjectAccess
@@ -80,7 +85,9 @@ type PermissionOf<A> = A extends { org: unknown }
     ? ContentAction
     : A extends { project: unknown } | { resource: unknown }
       ? ProjectAction
-      : never;
+      : A extends { checkedBy: unknown }
+        ? OrgAction | ProjectAction
+        : never;
 
 /**
  * One route, declared once: the router is built from it and the OpenAPI document is generated
@@ -138,7 +145,7 @@ export interface RouteGroup {
 export function authorizationKind(a: RouteAuthorization<never>): AuthorizationKind {
   return Object.keys(a).find((k): k is AuthorizationKind => kinds.has(k as AuthorizationKind))!;
 }
-const kinds = new Set<AuthorizationKind>(['public', 'signedIn', 'user', 'org', 'project', 'resource', 'content', 'node']);
+const kinds = new Set<AuthorizationKind>(['public', 'signedIn', 'user', 'checkedBy', 'org', 'project', 'resource', 'content', 'node']);
 
 /**
  * Declares a route. An identity function whose only job is type inference: the handler's input

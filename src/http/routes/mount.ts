@@ -28,9 +28,8 @@ const contentActions = new Set<string>(['content:read', 'content:write']);
 export function mountGroup(group: RouteGroup, guards: RouteGuards): Router {
   const router = new Router({ prefix: group.prefix });
   for (const r of group.routes) {
-    // TRANSITION (issue 27): routes not yet converted mount without a declared check; removed when every area declares one.
-    if (r.authorize) assertDeclared(group, r);
-    const check = r.authorize ? checkOf(r, guards) : () => undefined;
+    assertDeclared(group, r);
+    const check = checkOf(r, guards);
     router[r.method](r.path, ...(r.multipart ? [r.multipart] : []), async (ctx) => {
       const input: Input = {
         params: r.params ? parseInput(r.params, ctx.params, 'params') : ctx.params,
@@ -52,7 +51,7 @@ function assertDeclared(group: RouteGroup, r: RouteDeclaration): void {
   if (!kind) throw new Error(`${where} declares an unknown kind of check`);
   const needsPermission = kind === 'org' || kind === 'project' || kind === 'resource' || kind === 'content' || kind === 'node';
   if (needsPermission && !r.permission) throw new Error(`${where} declares a ${kind} check without a permission`);
-  if (!needsPermission && r.permission) throw new Error(`${where} declares a permission its ${kind} check does not apply`);
+  if (!needsPermission && kind !== 'checkedBy' && r.permission) throw new Error(`${where} declares a permission its ${kind} check does not apply`);
   if ((kind === 'content' || kind === 'node') && !contentActions.has(r.permission!)) {
     throw new Error(`${where}: the content door checks content:read or content:write, not ${r.permission}`);
   }
@@ -63,7 +62,7 @@ function checkOf(r: RouteDeclaration, guards: RouteGuards): (ctx: Context, input
   const a = r.authorize as RouteAuthorization<Input>;
   const { authorizer, access } = guards;
   if ('public' in a) return () => undefined;
-  if ('signedIn' in a) return (ctx) => void principalOf(ctx);
+  if ('signedIn' in a || 'checkedBy' in a) return (ctx) => void principalOf(ctx);
   if ('user' in a) return (ctx) => authorizer.requireUser(principalOf(ctx));
   if ('org' in a) return (ctx, input) => authorizer.requireOrg(principalOf(ctx), a.org(input), r.permission as OrgAction);
   if ('node' in a) {
@@ -76,7 +75,7 @@ function checkOf(r: RouteDeclaration, guards: RouteGuards): (ctx: Context, input
   if ('resource' in a) {
     return (ctx, input) => {
       const principal = principalOf(ctx);
-      const record = a.resource(input);
+      const record = a.resource(input, principal);
       if (!record) throw notFound(a.name);
       return { ...projectAccess(authorizer, principal, projectOf(record), r.permission as ProjectAction, a.name), record };
     };
@@ -108,8 +107,7 @@ export function publicMatcher(groups: readonly RouteGroup[], basePath: string): 
   const patterns: { method: string; regexp: RegExp }[] = [];
   for (const g of groups) {
     const router = new Router({ prefix: (g.server ? '' : basePath) + g.prefix });
-    // TRANSITION (issue 27): `public: true` of routes not yet converted.
-    for (const r of g.routes) if (r.authorize ? 'public' in r.authorize : (r as { public?: boolean }).public) router[r.method](r.path, () => undefined);
+    for (const r of g.routes) if ('public' in r.authorize) router[r.method](r.path, () => undefined);
     for (const layer of router.stack) for (const method of layer.methods) patterns.push({ method, regexp: layer.regexp });
   }
   return (method, path) => patterns.some((p) => p.method === method && p.regexp.test(path));

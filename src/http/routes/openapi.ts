@@ -90,9 +90,8 @@ function operation(r: RouteDeclaration, tag: string, path: string): JsonSchema {
   if (r.description) op.description = r.description;
   if (r.permission) op['x-permission'] = r.permission;
   // The check the mount enforces before the handler (see RouteAuthorization).
-  // TRANSITION (issue 27): routes not yet converted declare no check.
-  if (r.authorize) op['x-authorization'] = authorizationKind(r.authorize);
-  if (r.authorize ? 'public' in r.authorize : (r as { public?: boolean }).public) op.security = [];
+  op['x-authorization'] = authorizationKind(r.authorize);
+  if ('public' in r.authorize) op.security = [];
   if (r.body) op.requestBody = { required: true, content: { [r.multipart ? 'multipart/form-data' : 'application/json']: { schema: jsonSchema(r.body) } } };
   return op;
 }

@@ -1,5 +1,5 @@
 import { invalidField } from '../../errors/domainError.ts';
-import { API_PREFIX } from '../../http/apiPrefix.ts';
+import { API_PREFIX } from '../../config/apiPrefix.ts';
 
 /** The address providers send the browser back to; register it with each OAuth app. */
 export const callbackUrlOf = (publicUrl: string): string => `${publicUrl.replace(/\/+$/, '')}${API_PREFIX}/oauth/callback`;
