@@ -29,6 +29,7 @@ import { Changelog } from '../events/changelog.ts';
 import { SyncService } from '../sync/syncService.ts';
 import { SyncStore } from '../sync/syncStore.ts';
 import { createSandbox, type SandboxService } from '../sandbox/service.ts';
+import { narrowAtWrite, reachesNow } from '../agents/tools/reachNow.ts';
 import { createTools, type ToolsService } from '../tools/service.ts';
 import { createMcp, type McpService } from '../mcp/service.ts';
 import { createMcpProxy, type McpProxyService } from '../mcp/proxy/service.ts';
@@ -142,11 +143,12 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const feed = new ChangeFeed(changelog, { maxStreamsPerHolder: settings.maxEventStreams });
   bus.subscribe('live-feed', (e) => feed.notify(e.project));
   const access = new ContentAccess(authorizer);
-  const sandbox = createSandbox({ settings, logger, content, bus, connections, access, authorizer });
-  const tools = createTools({ settings, logger, db, content, bus, changelog, access, authorizer, sandbox: sandbox.executor });
   const refreshTokens = new RefreshTokens(db, settings.refreshTokenTtlSeconds);
   const authenticator = new Authenticator(db, users, accessTokens, anonKeyOf(signingSecret), refreshTokens);
   const writeTimeGrants = new WriteTimeGrants({ authenticator, access });
+  // A command's write-back asks the policy again; an agent's, through its reach as it stands then.
+  const sandbox = createSandbox({ settings, logger, content, bus, connections, access, authorizer, writeTimeGrants, narrowAtWrite: narrowAtWrite(reachesNow({ db, content })) });
+  const tools = createTools({ settings, logger, db, content, bus, changelog, access, authorizer, sandbox: sandbox.executor });
   const agents = createAgents({ db, logger, connections, content, access, authorizer, tools: tools.tools, indexer: tools.indexer, sandbox: sandbox.executor, llm: settings.llm });
   const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog, agents: agents.agents, agentTools: agents.bindings });
   const publishing = createPublishing({ db, content, access, bus });

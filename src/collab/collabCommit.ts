@@ -1,6 +1,10 @@
-import { ConflictError, decodeContent, ValidationError, type Actor, type ContentStore, type Mutation, type NodeInfo } from '../content/contentStore.ts';
+import { ConflictError, ValidationError, type Actor, type ContentStore, type NodeInfo } from '../content/contentStore.ts';
+import { encodeContent } from '../content/encoding.ts';
+import { commitMerge } from './commitMerge.ts';
 import { markedJson } from './jsonMerge.ts';
-import { mergeNode, type NodeMerge } from './threeWayMerge.ts';
+import { conflictAnswer, MergeConflictError, threeWay, type IncomingChange, type Wording } from './mergeChanges.ts';
+
+export { MergeConflictError } from './mergeChanges.ts';
 
 export interface CollabMutation {
   nodeId: string;
@@ -18,18 +22,15 @@ export interface CommittedNode {
   merged: boolean;
 }
 
-/** Thrown (as a 409) when any node does not merge cleanly; nothing has been written. */
-export class MergeConflictError extends ConflictError {}
-
-/** How often a commit is re-planned when another writer gets in between the merge and the commit. */
-const ATTEMPTS = 3;
+/** Collab merges nodes by id, in place: of the shared merge's reasons only a change of type can occur. */
+const collabWording: Wording = (s) => (s.is === 'type-changed' ? `the node changed type from ${s.from} to ${s.to}` : s.is);
 
 /**
  * Commits several nodes' new content as ONE commit. A node that moved past the client's
  * base_version is merged three ways (base version, current version, incoming content); a clean
  * merge is written, a conflict anywhere rejects the whole commit with every node's conflicts.
- * Every write carries the version it was merged against, so a concurrent write cannot be lost:
- * the store refuses it and the merge is redone against the newer version.
+ * The merge is planned against the tip inside the project's serialized section (commitMerge),
+ * so a concurrent write is never lost: it is the current version merged with.
  */
 export async function collabCommit(store: ContentStore, projectId: string, actor: Actor, mutations: CollabMutation[]) {
   const ids = new Set<string>();
@@ -38,70 +39,46 @@ export async function collabCommit(store: ContentStore, projectId: string, actor
     ids.add(m.nodeId);
   }
   const message = [...new Set(mutations.map((m) => m.message?.trim()).filter(Boolean))].join('\n') || `collab commit of ${mutations.length} nodes`;
-  for (let attempt = 1; ; attempt++) {
-    const plan = await planCommit(store, projectId, mutations);
-    try {
-      const result = await store.commit(projectId, actor, plan.writes, { message });
-      const nodes: CommittedNode[] = mutations.map((m, i) => ({
-        node: store.getById(projectId, m.nodeId),
-        baseVersion: m.baseVersion ?? null,
-        merged: plan.merged[i],
-      }));
-      return { changed: result.changed, projectVersion: result.projectVersion, commitId: result.commitId, nodes };
-    } catch (e) {
-      const raced = e instanceof ConflictError && !(e instanceof MergeConflictError) && 'current_version' in e.details;
-      if (!raced || attempt >= ATTEMPTS) throw e;
-    }
+  const { plan, result } = await commitMerge(store, projectId, actor, {
+    message,
+    wording: collabWording,
+    changes: () =>
+      mutations.map((m, i): IncomingChange => {
+        const node = nodeToMerge(store, projectId, m.nodeId, m.baseVersion);
+        const bytes = encoded(node, m.content, mutations.length > 1 ? i : undefined);
+        return { op: 'write', path: node.path, type: node.type as Exclude<NodeInfo['type'], 'folder'>, bytes, seen: m.baseVersion === undefined ? null : { nodeId: node.id, version: m.baseVersion } };
+      }),
+  });
+  if (plan.conflicts.length) {
+    throw new MergeConflictError(`${plan.conflicts.length} node(s) could not be merged; nothing was written`, { conflicts: plan.conflicts.map(conflictAnswer) });
   }
+  const nodes: CommittedNode[] = mutations.map((m, i) => ({
+    node: store.getById(projectId, m.nodeId),
+    baseVersion: m.baseVersion ?? null,
+    merged: plan.outcomes[i]?.merged ?? false,
+  }));
+  return { changed: result?.changed ?? false, projectVersion: result?.projectVersion ?? null, commitId: result?.commitId ?? null, nodes };
 }
 
-async function planCommit(store: ContentStore, projectId: string, mutations: CollabMutation[]) {
-  const writes: Mutation[] = [];
-  const merged: boolean[] = [];
-  const conflicts: Record<string, unknown>[] = [];
-  for (const m of mutations) {
-    const node = store.getById(projectId, m.nodeId);
-    if (node.state !== 'active') throw new ConflictError(`${node.path} is in the trash`, { node_id: node.id });
-    if (node.type === 'folder') throw new ValidationError('folders have no content', { node_id: node.id });
-    let content = m.content;
-    const behind = m.baseVersion !== undefined && m.baseVersion !== node.version;
-    if (behind) {
-      const r = await mergeWithCurrent(store, projectId, node, m.content, m.baseVersion!);
-      if (!r.merge.clean) {
-        conflicts.push({ ...r.where, kind: r.merge.kind, regions: r.merge.conflicts, ...('marked' in r.merge ? { merged_text: r.merge.marked } : {}) });
-        continue;
-      }
-      content = r.merge.merged;
-    }
-    writes.push({ op: 'write', path: node.path, type: node.type, content, baseVersion: node.version });
-    merged.push(behind);
-  }
-  if (conflicts.length) {
-    throw new MergeConflictError(`${conflicts.length} node(s) could not be merged; nothing was written`, { conflicts });
-  }
-  return { writes, merged };
-}
-
-/** `incoming`, written against `baseVersion`, merged three ways with what the node holds now. */
-async function mergeWithCurrent(store: ContentStore, projectId: string, node: NodeInfo, incoming: unknown, baseVersion: number) {
-  if (baseVersion > node.version) {
+/** A node whose content may be merged: active, not a folder, at or past `baseVersion`. */
+function nodeToMerge(store: ContentStore, projectId: string, nodeId: string, baseVersion: number | undefined): NodeInfo {
+  const node = store.getById(projectId, nodeId);
+  if (node.state !== 'active') throw new ConflictError(`${node.path} is in the trash`, { node_id: node.id });
+  if (node.type === 'folder') throw new ValidationError('folders have no content', { node_id: node.id });
+  if (baseVersion !== undefined && baseVersion > node.version) {
     throw new ValidationError(`base_version ${baseVersion} is newer than the node (version ${node.version})`, { node_id: node.id });
   }
-  const [base, current] = await Promise.all([store.versionContent(projectId, { id: node.id }, baseVersion), store.readContent(projectId, { id: node.id })]);
-  const where = { node_id: node.id, path: node.path, type: node.type, base_version: baseVersion, current_version: node.version };
-  const sides = {
-    type: node.type,
-    base: decodeContent(node.type, base.bytes),
-    current: decodeContent(node.type, current.bytes),
-    incoming,
-    baseVersion,
-    currentVersion: node.version,
-  };
-  const merge: NodeMerge =
-    base.version.type !== node.type
-      ? { clean: false, kind: 'type', conflicts: [{ reason: `the node changed type from ${base.version.type} to ${node.type}` }] }
-      : mergeNode(sides);
-  return { where, merge, sides };
+  return node;
+}
+
+/** The content as the node stores it; a bad one names its mutation (as the store names a mutation of several). */
+function encoded(node: NodeInfo, content: unknown, index: number | undefined): Buffer {
+  try {
+    return encodeContent(node.type as Exclude<NodeInfo['type'], 'folder'>, content);
+  } catch (e) {
+    if (index !== undefined && e instanceof ValidationError) e.details.index = index;
+    throw e;
+  }
 }
 
 /** What a merge preview answers: the merge, and for a person to resolve the conflicts, the merged text with markers. */
@@ -119,13 +96,16 @@ export interface MergePreview {
 /**
  * The three-way merge a commit of `incoming` against `baseVersion` would make, without writing:
  * what a client shows a person before they choose (the dashboard's conflict dialog). It is the
- * very merge `collabCommit` writes.
+ * very merge `collabCommit` writes (mergeChanges.ts `threeWay`).
  */
 export async function previewMerge(store: ContentStore, projectId: string, nodeId: string, incoming: unknown, baseVersion: number): Promise<MergePreview> {
-  const node = store.getById(projectId, nodeId);
-  if (node.state !== 'active') throw new ConflictError(`${node.path} is in the trash`, { node_id: node.id });
-  if (node.type === 'folder') throw new ValidationError('folders have no content', { node_id: node.id });
-  const { merge, sides } = await mergeWithCurrent(store, projectId, node, incoming, baseVersion);
+  const node = nodeToMerge(store, projectId, nodeId, baseVersion);
+  const r = await threeWay(store, projectId, node, incoming, baseVersion);
+  if ('typeChanged' in r) {
+    const reason = collabWording({ is: 'type-changed', from: r.typeChanged, to: node.type });
+    return { node, baseVersion, clean: false, merged: null, mergedText: null, conflicts: [{ reason }] };
+  }
+  const { merge, sides } = r;
   const labels = { base: `base (version ${baseVersion})`, current: `current (version ${node.version})`, incoming: 'incoming' };
   const mergedText = merge.clean
     ? node.type === 'json'

@@ -1,8 +1,10 @@
+import type { Principal } from '../auth/principal.ts';
 import type { ChangeBus } from '../events/changeBus.ts';
 import type { ContentStore } from '../content/contentStore.ts';
 import { DomainError, invalidField } from '../errors/domainError.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ContentAccess, ContentGrant } from '../policies/contentAccess.ts';
+import type { WriteTimeGrants } from '../policies/writeTimeGrant.ts';
 import { runLimits, type EndpointLimits } from './limits.ts';
 import type { RunLimits, RunResult, SandboxRuntime } from './runtime/runtime.ts';
 import { Semaphore } from './semaphore.ts';
@@ -59,6 +61,13 @@ export interface ExecutorDeps {
   /** Commits from anywhere make a project's warm sandboxes stale. */
   bus: Pick<ChangeBus, 'subscribe'>;
   access: ContentAccess;
+  /** The policy asked again when a command's changes are written: the principal as it stands then. */
+  writeTimeGrants: Pick<WriteTimeGrants, 'require'>;
+  /**
+   * What a principal acts through, re-applied as it stands at write time (an agent's access: see
+   * src/agents/tools/reachNow.ts); undefined for a principal that acts as itself.
+   */
+  narrowAtWrite?: (acting: Principal) => ((current: Principal) => Principal | null) | undefined;
   /** Chooses the runtime at start-up (probing bubblewrap is asynchronous). */
   selectRuntime: () => Promise<SandboxRuntime>;
   pool: WorkspacePool;
@@ -153,6 +162,10 @@ export class SandboxExecutor {
               actor: req.grant.actor,
               message: `exec: ${shortened(req.command)}`,
               maxContentBytes: content.maxContentBytes,
+              // A key revoked, a role lowered or a scope narrowed while the command ran writes nothing.
+              authorize: (paths) => {
+                this.d.writeTimeGrants.require(req.grant.principal, projectId, paths, this.d.narrowAtWrite?.(req.grant.principal));
+              },
             });
           }
         }

@@ -7,7 +7,7 @@ import type { Logger } from '../logging/logger.ts';
 import type { Authorizer } from '../policies/authorize.ts';
 import type { ContentAccess } from '../policies/contentAccess.ts';
 import { SandboxEndpoints } from './endpoints/sandboxEndpoints.ts';
-import { SandboxExecutor } from './executor.ts';
+import { SandboxExecutor, type ExecutorDeps } from './executor.ts';
 import { selectRuntime } from './runtime/selectRuntime.ts';
 import { WorkspacePool } from './workspace/workspacePool.ts';
 
@@ -29,6 +29,8 @@ export function createSandbox(d: {
   connections: AccessConnectionStore;
   access: ContentAccess;
   authorizer: Authorizer;
+  writeTimeGrants: ExecutorDeps['writeTimeGrants'];
+  narrowAtWrite?: ExecutorDeps['narrowAtWrite'];
 }): SandboxService {
   const root = d.settings.sandboxDir;
   const pool = new WorkspacePool({ root, content: d.content, logger: d.logger });
@@ -36,6 +38,8 @@ export function createSandbox(d: {
     content: d.content,
     bus: d.bus,
     access: d.access,
+    writeTimeGrants: d.writeTimeGrants,
+    narrowAtWrite: d.narrowAtWrite,
     selectRuntime: () => selectRuntime(d.settings.sandbox, d.logger, { probeDir: root }),
     pool,
     logger: d.logger,

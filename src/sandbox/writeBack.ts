@@ -1,9 +1,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { mergeNode } from '../collab/threeWayMerge.ts';
-import { ConflictError, ContentError, decodeContent, type Actor, type ContentStore, type Mutation, type NodeInfo } from '../content/contentStore.ts';
-import { isSameOrInside, joinPath, normalizeTargetPath, typeFromName } from '../content/paths.ts';
-import type { ChangeEntry, WritableNodeType } from '../content/types.ts';
+import { commitMerge } from '../collab/commitMerge.ts';
+import { seenAt, type IncomingChange, type Seen, type Wording } from '../collab/mergeChanges.ts';
+import { writeTypeOf } from '../commands/writeNode.ts';
+import { ContentError, decodeContent, type Actor, type ContentStore } from '../content/contentStore.ts';
+import { encodeContent } from '../content/encoding.ts';
+import { joinPath, normalizeTargetPath } from '../content/paths.ts';
+import type { WritableNodeType } from '../content/types.ts';
 import type { ChangeAction, FolderChanges, SkippedEntry } from './workspace/workspace.ts';
 
 export interface WriteBackInput {
@@ -19,6 +22,12 @@ export interface WriteBackInput {
   message: string;
   /** The largest content the store accepts; bigger files are skipped, not written. */
   maxContentBytes: number;
+  /**
+   * Asks the policy, as it stands when the changes are written, whether the run may write these
+   * project paths; it throws (a domain error) when not, and nothing is written. It runs inside
+   * the project's serialized section, so nothing written before the answer changes it.
+   */
+  authorize: (paths: readonly string[]) => void;
 }
 
 export interface WrittenChange {
@@ -45,29 +54,84 @@ export interface WriteBackResult {
   conflicts: WriteConflict[];
 }
 
-/** How often the plan is rebuilt when another writer commits between planning and committing. */
-const ATTEMPTS = 3;
+/** How the sandbox tells why a change of the command could not be written (the shared merge decides). */
+const sandboxWording: Wording = (s) => {
+  switch (s.is) {
+    case 'removed-replaced':
+      return 'deleted by the command, but another node is there now';
+    case 'removed-changed':
+      return s.folder ? 'the folder was deleted by the command but its content changed meanwhile' : 'deleted by the command but changed meanwhile';
+    case 'blocked':
+      return `${s.at} is a file now, where the command has a folder`;
+    case 'kind-replaced':
+      return s.mine === 'file' ? 'a folder is there now' : 'a file is there now';
+    case 'gone':
+      return 'changed by the command but deleted or moved meanwhile';
+    case 'both-created':
+      return 'created by the command and, with other content, by someone else meanwhile';
+    case 'other-node':
+      return 'changed by the command, but another node is there now';
+    case 'type-changed':
+      return `the node changed type from ${s.from} to ${s.to} meanwhile`;
+    case 'clash':
+      return 'changed by the command and by someone else meanwhile, in the same places';
+  }
+};
 
 /**
- * Writes what a command changed in its workspace back as ONE commit through the content store.
- * Changes made to the same nodes since the workspace was materialized are merged three ways
- * (the collab merge); a conflict anywhere writes nothing and is reported.
+ * Writes what a command changed in its workspace back as ONE commit through the content store,
+ * each path a change against what the workspace held there (the project at `baseVersion`): the
+ * shared merge (src/collab/mergeChanges.ts) plans them against the tip inside the project's
+ * serialized section, three-way merging what was changed meanwhile; a conflict anywhere writes
+ * nothing and is reported. The run's right to write is asked there too (`authorize`).
  */
 export async function writeBack(content: ContentStore, input: WriteBackInput): Promise<WriteBackResult> {
-  const files = await readChangedFiles(input);
-  for (let attempt = 1; ; attempt++) {
-    const plan = await planWriteBack(content, input, files);
-    if (plan.conflicts.length || !plan.mutations.length) {
-      return { version: null, changes: plan.conflicts.length ? [] : plan.changes, skipped: plan.skipped, conflicts: plan.conflicts };
+  const { projectId, baseVersion: at } = input;
+  const read = await readChangedFiles(input);
+  const paths = (entries: readonly { path: string; action: ChangeAction }[], action: ChangeAction) =>
+    entries.filter((e) => e.action === action).flatMap((e) => projectPath(input.scope, e.path, read.skipped) ?? []);
+  const deletedFolders = paths(input.changes.folders, 'deleted');
+  const deletedFiles = paths(input.changes.files, 'deleted');
+  const createdFolders = paths(input.changes.folders, 'created');
+  const nothing = { version: null, changes: [], conflicts: [] };
+  if (deletedFolders.length + deletedFiles.length + createdFolders.length + read.files.length === 0) return { ...nothing, skipped: read.skipped };
+
+  // Asked in the serialized section: a file's type is the node's there now (asked afresh should main move under the plan).
+  let incoming: IncomingChange[] = [];
+  let skipped: SkippedEntry[] = [];
+  const nothingThen: Seen = { nodeId: null, version: null, projectVersion: at };
+  const changes = (): IncomingChange[] => {
+    skipped = [...read.skipped];
+    incoming = [
+      ...deletedFolders.map((path): IncomingChange => ({ op: 'remove', path, type: 'folder', seen: seenAt(content, projectId, path, at) })),
+      ...deletedFiles.map((path): IncomingChange => ({ op: 'remove', path, seen: seenAt(content, projectId, path, at) })),
+    ];
+    for (const f of read.files) {
+      const type = writeTypeOf(content, projectId, f.path);
+      let bytes: Buffer;
+      try {
+        bytes = asStored(type, f.bytes);
+      } catch (e) {
+        skipped.push({ path: f.rel, reason: (e as Error).message });
+        continue;
+      }
+      incoming.push({ op: 'write', path: f.path, type, bytes, seen: f.action === 'created' ? nothingThen : seenAt(content, projectId, f.path, at) });
     }
-    try {
-      const r = await content.commit(input.projectId, input.actor, plan.mutations, { message: input.message, guard: plan.guard });
-      return { version: r.projectVersion, changes: plan.changes, skipped: plan.skipped, conflicts: [] };
-    } catch (e) {
-      // Another writer got in between: plan again against the content as it is now.
-      if (!(e instanceof ConflictError) || attempt >= ATTEMPTS) throw e;
-    }
+    incoming.push(...createdFolders.map((path): IncomingChange => ({ op: 'mkdir', path, seen: nothingThen })));
+    if (incoming.length) input.authorize(incoming.map((c) => c.path));
+    return incoming;
+  };
+  const { plan, result } = await commitMerge(content, projectId, input.actor, { message: input.message, wording: sandboxWording, changes });
+  if (plan.conflicts.length) {
+    return { ...nothing, skipped, conflicts: plan.conflicts.map((c) => ({ path: c.path, reason: c.reason, ...(c.situation === 'clash' ? { regions: c.regions } : {}) })) };
   }
+  const written: WrittenChange[] = [];
+  for (const [i, o] of plan.outcomes.entries()) {
+    if (!o) continue;
+    written.push({ path: incoming[i]!.path, action: o.action === 'updated' ? 'modified' : o.action, type: o.type, ...(o.merged ? { merged: true } : {}) });
+  }
+  written.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { version: result?.projectVersion ?? null, changes: written, skipped, conflicts: [] };
 }
 
 interface ChangedFile {
@@ -77,7 +141,7 @@ interface ChangedFile {
   bytes: Buffer;
 }
 
-/** Reads the created and modified files once (the plan may be rebuilt); refused names and oversized files are skipped. */
+/** Reads the created and modified files (before the serialized section); refused names and oversized files are skipped. */
 async function readChangedFiles(input: WriteBackInput): Promise<{ files: ChangedFile[]; skipped: SkippedEntry[] }> {
   const files: ChangedFile[] = [];
   const skipped: SkippedEntry[] = [...input.changes.skipped];
@@ -107,122 +171,6 @@ export function projectPath(scope: string, rel: string, skipped: SkippedEntry[])
   }
 }
 
-interface Plan {
-  mutations: Mutation[];
-  changes: WrittenChange[];
-  skipped: SkippedEntry[];
-  conflicts: WriteConflict[];
-  guard: () => void;
-}
-
-async function planWriteBack(content: ContentStore, input: WriteBackInput, read: { files: ChangedFile[]; skipped: SkippedEntry[] }): Promise<Plan> {
-  const { projectId } = input;
-  const head = content.projectVersion(projectId);
-  const since = head > input.baseVersion ? content.changesBetween(projectId, input.baseVersion, head) : [];
-  const touched = touchedPaths(since);
-  const skipped = [...read.skipped];
-  const conflicts: WriteConflict[] = [];
-  const removals: Mutation[] = [];
-  const writes: Mutation[] = [];
-  const changes: WrittenChange[] = [];
-  // Nodes whose state the plan relies on: the commit is refused if any changed before it is built.
-  const expected: { path: string; node: NodeInfo }[] = [];
-  const active = (path: string) => {
-    const n = content.findByPath(projectId, path);
-    return n && n.state === 'active' ? n : null;
-  };
-
-  // Deleted folders first: one trash item for the folder, not one per file inside it.
-  const deletedFolders: string[] = [];
-  for (const f of input.changes.folders.filter((c) => c.action === 'deleted')) {
-    const path = projectPath(input.scope, f.path, skipped);
-    if (path === null || deletedFolders.some((d) => isSameOrInside(path, d))) continue;
-    const node = active(path);
-    if (!node) continue;
-    if (touched.under(path)) {
-      conflicts.push({ path, reason: 'the folder was deleted by the command but its content changed meanwhile' });
-      continue;
-    }
-    deletedFolders.push(path);
-    removals.push({ op: 'remove', path });
-    expected.push({ path, node });
-    changes.push({ path, action: 'deleted', type: 'folder' });
-  }
-  for (const f of input.changes.files.filter((c) => c.action === 'deleted')) {
-    const path = projectPath(input.scope, f.path, skipped);
-    if (path === null || deletedFolders.some((d) => isSameOrInside(path, d))) continue;
-    const node = active(path);
-    if (!node) continue;
-    if (touched.at(path)) {
-      conflicts.push({ path, reason: 'deleted by the command but changed meanwhile' });
-      continue;
-    }
-    removals.push({ op: 'remove', path });
-    expected.push({ path, node });
-    changes.push({ path, action: 'deleted', type: node.type as WritableNodeType });
-  }
-
-  for (const f of read.files) {
-    const existing = active(f.path);
-    if (existing?.type === 'folder') {
-      conflicts.push({ path: f.path, reason: 'a folder is there now' });
-      continue;
-    }
-    const type: WritableNodeType = existing ? (existing.type as WritableNodeType) : typeFromName(f.path);
-    let value: unknown;
-    try {
-      value = decodeWritten(type, f.bytes);
-    } catch (e) {
-      skipped.push({ path: f.rel, reason: (e as Error).message });
-      continue;
-    }
-    const change: WrittenChange = { path: f.path, action: existing && f.action === 'created' ? 'modified' : f.action, type };
-    if (!existing) {
-      if (f.action === 'modified') {
-        conflicts.push({ path: f.path, reason: 'changed by the command but deleted or moved meanwhile' });
-        continue;
-      }
-      writes.push({ op: 'write', path: f.path, type, content: value, baseVersion: 0 });
-    } else if (!touched.at(f.path) && f.action === 'modified') {
-      writes.push({ op: 'write', path: f.path, type, content: value, baseVersion: existing.version });
-    } else {
-      const merged = await mergeWithCurrent(content, input, existing, f, value);
-      if ('conflict' in merged) {
-        conflicts.push(merged.conflict);
-        continue;
-      }
-      writes.push({ op: 'write', path: f.path, type, content: merged.value, baseVersion: existing.version });
-      change.merged = true;
-    }
-    changes.push(change);
-  }
-
-  // Empty folders the command made (folders holding new files come with their files).
-  for (const f of input.changes.folders.filter((c) => c.action === 'created')) {
-    const path = projectPath(input.scope, f.path, skipped);
-    if (path === null) continue;
-    if (read.files.some((w) => isSameOrInside(w.path, path) && w.path !== path)) continue;
-    const existing = content.findByPath(projectId, path);
-    if (existing?.state === 'active') {
-      if (existing.type !== 'folder') conflicts.push({ path, reason: 'a file is there now' });
-      continue;
-    }
-    writes.push({ op: 'mkdir', path });
-    changes.push({ path, action: 'created', type: 'folder' });
-  }
-
-  const guard = () => {
-    for (const { path, node } of expected) {
-      const now = content.findByPath(projectId, path);
-      if (!now || now.id !== node.id || now.state !== 'active' || now.version !== node.version || now.contentHash !== node.contentHash) {
-        throw new ConflictError(`${path} changed while the command's changes were being written`, { path });
-      }
-    }
-  };
-  changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { mutations: [...removals, ...writes], changes, skipped, conflicts, guard };
-}
-
 /** A file's bytes as the content of a node of `type`; throws (the file is skipped) when they cannot be. */
 export function decodeWritten(type: WritableNodeType, bytes: Buffer): unknown {
   if (type !== 'json') return decodeContent(type, bytes);
@@ -236,48 +184,7 @@ export function decodeWritten(type: WritableNodeType, bytes: Buffer): unknown {
   return value;
 }
 
-/** Three-way merge of the command's file with the node as it is now, against the node as the command saw it. */
-async function mergeWithCurrent(
-  content: ContentStore,
-  input: WriteBackInput,
-  current: NodeInfo,
-  f: ChangedFile,
-  incoming: unknown,
-): Promise<{ value: unknown } | { conflict: WriteConflict }> {
-  const type = current.type as WritableNodeType;
-  const base = content.versionAtProjectVersion(input.projectId, { id: current.id }, input.baseVersion);
-  const now = await content.readContent(input.projectId, { id: current.id });
-  // Created by the command and by someone else meanwhile: the same bytes are no conflict.
-  if (!base || base.path !== current.path) {
-    if (now.bytes.equals(f.bytes)) return { value: incoming };
-    return { conflict: { path: f.path, reason: 'created by the command and, with other content, by someone else meanwhile' } };
-  }
-  if (base.type !== current.type) return { conflict: { path: f.path, reason: `the node changed type from ${base.type} to ${current.type} meanwhile` } };
-  const baseBytes = (await content.versionContent(input.projectId, { id: current.id }, base.version)).bytes;
-  const r = mergeNode({
-    type,
-    base: decodeContent(type, baseBytes),
-    current: decodeContent(type, now.bytes),
-    incoming,
-    baseVersion: base.version,
-    currentVersion: current.version,
-  });
-  if (r.clean) return { value: r.merged };
-  return { conflict: { path: f.path, reason: 'changed by the command and by someone else meanwhile, in the same places', regions: r.conflicts } };
-}
-
-/** The paths that changes after the workspace's version touched, asked at a path or beneath a folder. */
-function touchedPaths(changes: ChangeEntry[]) {
-  const paths = new Set<string>();
-  for (const c of changes) {
-    paths.add(c.path);
-    if (c.oldPath) paths.add(c.oldPath);
-  }
-  const list = [...paths];
-  return {
-    /** A change at `path` or at a folder above it (a move or trash of the folder). */
-    at: (path: string) => list.some((p) => isSameOrInside(path, p)),
-    /** A change at, above or anywhere beneath `path`. */
-    under: (path: string) => list.some((p) => isSameOrInside(path, p) || isSameOrInside(p, path)),
-  };
+/** A file's bytes as a node of `type` stores them (json in its canonical form); throws like decodeWritten. */
+export function asStored(type: WritableNodeType, bytes: Buffer): Buffer {
+  return encodeContent(type, decodeWritten(type, bytes));
 }

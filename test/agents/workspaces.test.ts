@@ -9,6 +9,7 @@ import { DEFAULT_LIMITS } from '../../src/sandbox/limits.ts';
 import { unstoredTool } from '../../src/tools/unstoredTool.ts';
 import { contentApi, defaultProject, type ContentCall } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { holdWriter, until } from '../helpers/writerHold.ts';
 import { addMember, createAgent, documented, nodeAt } from './helpers.ts';
 
 let server: TestServer;
@@ -299,6 +300,43 @@ test.serial('an overlapping live edit is a conflict: 409 with the regions, nothi
   t.is((await status(a.id)).status, 404);
   t.is((await server.api('DELETE', `/workspace/${a.id}`, { token })).status, 404);
   t.is(version(), before);
+});
+
+test.serial('a completion racing live writes to the same file: merged with the one before, built on by the one after, each in history', async (t) => {
+  const content = server.services.content;
+  const lines = (...l: string[]) => l.join('\n') + '\n';
+  t.is((await c('POST', '/write', { path: 'docs/race.md', node_type: 'markdown', content: lines('a', 'b', 'c', 'd', 'e') })).status, 201);
+  const a = await agentWithAccesses(server, token, projectId, 'racer');
+  t.is((await open(a.id)).status, 201);
+  const ws = server.services.agents.workspaces.find(a.id)!;
+  await toolOver(server, ws, agentPrincipal(server, a.id, a.docsAccess), docsId)('write', { path: 'race.md', content: lines('a', 'b', 'c', 'd', 'E') });
+  const node = content.findByPath(projectId, 'docs/race.md')!;
+  const start = version();
+  const hold = await holdWriter(content, projectId);
+  let before, done, after;
+  try {
+    before = c('POST', '/write', { path: 'docs/race.md', node_type: 'markdown', content: lines('A', 'b', 'c', 'd', 'e') });
+    await until('the first live write to be queued', () => hold.commits === 1);
+    done = server.api('POST', `/workspace/${a.id}/complete`, { token, body: { message: 'the agent ends it' } });
+    await until('the completion to be queued', () => hold.planned === 1);
+    after = c('POST', '/write', { path: 'docs/race.md', node_type: 'markdown', content: lines('A', 'b', 'C', 'd', 'E'), base_version: node.version + 2 });
+    await until('the last live write to be queued', () => hold.commits === 2);
+  } finally {
+    await hold.release();
+  }
+  const [b, d, l] = await Promise.all([before, done, after]);
+  t.is(b.status, 200, JSON.stringify(b.body));
+  t.is(d.status, 200, JSON.stringify(d.body));
+  t.is(l.status, 200, JSON.stringify(l.body));
+  t.deepEqual(d.body.data.changes, [{ path: 'docs/race.md', action: 'updated', type: 'markdown', merged: true }]);
+  const first = content.getVersion(projectId, { id: node.id }, node.version + 1);
+  t.deepEqual(hold.planTips, [first.commitId], 'planned once, against the tip the first write made');
+  t.is(d.body.data.version, first.projectVersion + 1);
+  const at = async (v: number) => (await content.versionContent(projectId, { id: node.id }, v)).bytes.toString('utf8');
+  t.is(await at(node.version + 2), lines('A', 'b', 'c', 'd', 'E'), 'the completion holds both changes');
+  t.like(content.getVersion(projectId, { id: node.id }, node.version + 2), { actorType: 'agent', actorId: a.id, message: 'the agent ends it' });
+  t.is(await at(node.version + 3), lines('A', 'b', 'C', 'd', 'E'));
+  t.deepEqual(content.commitsAfter(projectId, start, 10).map((x) => x.projectVersion), [start + 1, start + 2, start + 3]);
 });
 
 test('a workspace survives a restart of the server', async (t) => {

@@ -1,8 +1,9 @@
 import test from 'ava';
-import { readdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { contentApi, createKey, createProject, defaultProject, type ContentCall } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { HOLD, heldWorkspace as heldIn } from './heldCommand.ts';
 
 let server: TestServer;
 let token: string;
@@ -160,7 +161,7 @@ test.serial('changes made while the command ran are merged three ways; a conflic
   await c('POST', '/write', { path: 'work/merge.md', node_type: 'markdown', content: 'top\nmiddle\nbottom\n' });
   const e = await endpoint({ name: 'merger' });
   // The command signals that it has run (ready) and waits until the test lets it finish (go).
-  const hold = 'touch ready; while [ ! -e go ]; do sleep 0.02; done; rm go ready';
+  const hold = HOLD;
   const running = exec(e.id, { command: `sed -i 's/bottom/BOTTOM/' merge.md; ${hold}`, timeout_s: 20 }, e.key);
   const ws = await heldWorkspace();
   await c('POST', '/write', { path: 'work/merge.md', node_type: 'markdown', content: 'TOP\nmiddle\nbottom\n' });
@@ -241,31 +242,4 @@ test.serial('every sandbox route is in the OpenAPI document', async (t) => {
   }
 });
 
-/** The workspace of a command that has signalled `ready` and waits for `go` (polled with a deadline). */
-async function heldWorkspace(deadlineMs = 15_000): Promise<string> {
-  const root = server.services.settings.sandboxDir;
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const found = await findFile(root, 'ready', 8);
-    if (found) return found;
-    if (Date.now() > end) throw new Error('no command signalled ready before the deadline');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-async function findFile(dir: string, name: string, depth: number): Promise<string | null> {
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return null;
-  }
-  if (entries.some((e) => e.name === name && e.isFile())) return dir;
-  if (depth === 0) return null;
-  for (const e of entries) {
-    if (!e.isDirectory()) continue;
-    const found = await findFile(join(dir, e.name), name, depth - 1);
-    if (found) return found;
-  }
-  return null;
-}
+const heldWorkspace = () => heldIn(server.services.settings.sandboxDir);

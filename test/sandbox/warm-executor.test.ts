@@ -39,6 +39,8 @@ async function setup(t: ExecutionContext, warm: { idleMs?: number; max?: number;
     content: f.store,
     bus,
     access: new ContentAccess({ requireProject: () => ({ role: 'admin', scope: '' }) }),
+    // The caller stays as it was: write-time checks are the endpoints' tests' business.
+    writeTimeGrants: { require: () => grant },
     selectRuntime: async () => (runtime = await BwrapRuntime.create()),
     pool,
     logger: createLogger('silent'),

@@ -26,6 +26,10 @@ export class BindingStore {
     return this.sql('SELECT * FROM agent_tool_bindings WHERE agent_id = ? ORDER BY created_at, id').all(agentId) as ToolBinding[];
   }
 
+  byId(id: string): ToolBinding | null {
+    return (this.sql('SELECT * FROM agent_tool_bindings WHERE id = ?').get(id) as ToolBinding | undefined) ?? null;
+  }
+
   find(agentId: string, toolId: string): ToolBinding | null {
     return (this.sql('SELECT * FROM agent_tool_bindings WHERE agent_id = ? AND tool_id = ?').get(agentId, toolId) as ToolBinding | undefined) ?? null;
   }

@@ -1,11 +1,12 @@
 import type { ContentStore, NodeInfo, WritableNodeType } from '../../content/contentStore.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../content/contentStore.ts';
-import { encodeContent } from '../../content/encoding.ts';
+import { seenAt } from '../../collab/mergeChanges.ts';
+import { writeTypeOf } from '../../commands/writeNode.ts';
 import { hashObject } from '../../content/git/objects.ts';
-import { joinPath, typeFromName } from '../../content/paths.ts';
+import { joinPath } from '../../content/paths.ts';
 import type { DraftChanges } from '../../sandbox/draftOverlay.ts';
 import type { ExecRequest, SandboxExecutor } from '../../sandbox/executor.ts';
-import { decodeWritten, type WrittenChange } from '../../sandbox/writeBack.ts';
+import { asStored, type WrittenChange } from '../../sandbox/writeBack.ts';
 import type { SkippedEntry } from '../../sandbox/workspace/workspace.ts';
 import type { DraftView } from './draftView.ts';
 import type { DraftExecResult, NewDraftRow } from './workspaceContent.ts';
@@ -72,15 +73,12 @@ function reconcile(content: ContentStore, projectId: string, scope: string, live
   const baseOf = (p: string): Base => {
     const o = old.get(p);
     if (o) return baseOfRow(o);
-    const n = liveAt(p);
-    const then = n ? content.versionAtProjectVersion(projectId, { id: n.id }, liveVersion) : null;
-    return then && n ? { baseVersion: then.version, baseNodeId: n.id, baseProjectVersion: liveVersion } : { baseVersion: null, baseNodeId: null, baseProjectVersion: liveVersion };
+    const seen = seenAt(content, projectId, p, liveVersion);
+    return { baseVersion: seen.version, baseNodeId: seen.nodeId, baseProjectVersion: liveVersion };
   };
   const fileType = (p: string): WritableNodeType => {
     const o = old.get(p);
-    if (o && o.type !== 'folder') return o.type;
-    const n = liveAt(p);
-    return n && n.type !== 'folder' ? n.type : typeFromName(p);
+    return o && o.type !== 'folder' ? o.type : writeTypeOf(content, projectId, p);
   };
 
   for (const f of folder.folders) {
@@ -94,7 +92,7 @@ function reconcile(content: ContentStore, projectId: string, scope: string, live
     const type = fileType(f.path);
     let bytes: Buffer;
     try {
-      bytes = encodeContent(type, decodeWritten(type, f.bytes!));
+      bytes = asStored(type, f.bytes!);
     } catch (e) {
       skipped.push({ path: relative(scope, f.path), reason: (e as Error).message });
       keep.add(f.path);
