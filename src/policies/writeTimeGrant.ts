@@ -28,8 +28,9 @@ export class WriteTimeGrants {
    */
   require(who: RunPrincipal, projectId: string, paths: readonly string[], narrow?: (current: Principal) => Principal | null): ContentGrant {
     const now = this.d.authenticator.current(who);
-    const principal = now && narrow ? narrow(now) : now;
-    if (!principal) throw new DomainError('UNAUTHORIZED', `The ${who.kind === 'user' ? 'user' : 'key'} this run writes as no longer exists or was revoked; nothing more is written.`);
+    if (!now) throw new DomainError('UNAUTHORIZED', `The ${who.kind === 'user' ? 'user' : 'key'} this run writes as no longer exists or was revoked; nothing more is written.`);
+    const principal = narrow ? narrow(now) : now;
+    if (!principal) throw new DomainError('FORBIDDEN', 'What this run acted through (an access, a bash tool or a tool binding) was taken away; nothing more is written.');
     return this.d.access.grantPaths(principal, projectId, 'content:write', paths);
   }
 }

@@ -153,7 +153,7 @@ test.serial("an agent's shell writes through its bash tool as it stands when the
   const ws2 = await held();
   t.is((await server.api('DELETE', `/agent-config/${agent.id}/bash/${bashId}`, { token })).status, 200);
   await go(ws2);
-  await t.throwsAsync(again, { message: /no longer exists or was revoked/ });
+  await t.throwsAsync(again, { message: /was taken away; nothing more is written/ });
   t.is(server.services.content.findByPath(projectId, 'work/agent-gone.md'), null);
 });
 
@@ -176,7 +176,7 @@ test.serial("a shell tool bound to an agent writes through the binding as it sta
   t.is((await server.api('DELETE', `/mcp/agents/${agent.id}/tools/${b.tool.id}`, { token })).status, 200);
   const before = version();
   await go(ws);
-  await t.throwsAsync(running, { message: /no longer exists or was revoked/ });
+  await t.throwsAsync(running, { message: /was taken away; nothing more is written/ });
   t.is(version(), before);
   t.is(server.services.content.findByPath(projectId, 'work/bound-late.md'), null);
 });
