@@ -26,7 +26,10 @@ import { ChangeBus } from '../events/changeBus.ts';
 import { ChangeFeed } from '../events/changeFeed.ts';
 import { commitEventOf } from '../events/commitEvent.ts';
 import { Changelog } from '../events/changelog.ts';
-import { SyncService } from '../sync/syncService.ts';
+import { SyncService } from '../platform/syncService.ts';
+import { UrlSyncs } from '../platform/url/urlSync.ts';
+import { connectorFor } from '../platform/connectors/spec.ts';
+import { FolderSyncService } from '../sync/folderSync.ts';
 import { SyncStore } from '../sync/syncStore.ts';
 import { createSandbox, type SandboxService } from '../sandbox/service.ts';
 import { narrowAtWrite, reachesNow } from '../agents/tools/reachNow.ts';
@@ -83,6 +86,8 @@ export interface Services {
   changelog: Changelog;
   syncStore: SyncStore;
   syncs: SyncService;
+  /** The folder-sync protocol of `cns sync` (pull, push, ack): src/sync/. */
+  folderSync: FolderSyncService;
   /** The change bus (src/events/): every acknowledged commit, for the feed, the indexer, caches and later webhooks. */
   bus: ChangeBus;
   /** The live change feed (Server-Sent Events), a subscriber of the change bus. */
@@ -137,6 +142,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const connections = new AccessConnectionStore(db);
   const changelog = new Changelog(content);
   const syncStore = new SyncStore(db);
+  const folderSync = new FolderSyncService({ store: syncStore, connections, content, changelog });
   // The change bus: every acknowledged commit of the content core, whatever wrote it.
   const bus = new ChangeBus(logger);
   content.onCommitted((tip) => bus.publish(commitEventOf(tip)));
@@ -153,7 +159,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
   const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog, agents: agents.agents, agentTools: agents.bindings });
   const publishing = createPublishing({ db, content, access, bus });
   const oauth = createOAuth({ db, signingSecret, settings: () => settings, authorizer, users, logger });
-  const ingest = createIngest({ settings, logger, db, content, access, authenticator, providers: agents.providers });
+  const ingest = createIngest({ settings, logger, db, content, access, writeTimeGrants, providers: agents.providers, syncConnector: connectorFor });
   const syncRuntime = new SyncRuntime({
     convert: ingest.convert,
     db,
@@ -162,6 +168,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
     content,
     changelog,
     credentials: oauth.credentials,
+    grants: writeTimeGrants,
     logger,
     connectors: platformConnectors,
     settings: () => settings,
@@ -200,14 +207,13 @@ export function createServices(settings: Settings, logger: Logger): Services {
     syncs: new SyncService({
       store: syncStore,
       connections,
-      content,
-      changelog,
-      maxContentBytes: settings.maxContentBytes,
-      urlFetchAllowPrivate: settings.urlFetchAllowPrivate,
+      folders: folderSync,
+      urls: new UrlSyncs({ store: syncStore, connections, content, changelog, maxContentBytes: settings.maxContentBytes, allowPrivate: settings.urlFetchAllowPrivate }),
       runtime: syncRuntime,
       webhookBox: new SecretBox(signingSecret, 'sync-webhooks'),
       minIntervalS: () => settings.sync.minIntervalS,
     }),
+    folderSync,
     syncRuntime,
     bus,
     feed,

@@ -17,7 +17,7 @@ import type { TaskRecord, TaskStatus } from './queue/taskTypes.ts';
 import type { IngestTemp } from './queue/tempFiles.ts';
 import type { RuleRecord } from './rules/ruleStore.ts';
 import type { IngestRules } from './rules/rules.ts';
-import { platformSourceError } from './sources.ts';
+import { platformSourceError, type SyncConnectorLookup } from './sources.ts';
 import type { ConversionPool } from './worker/conversionPool.ts';
 
 /** A file of a multipart submission, already on disk. */
@@ -56,6 +56,8 @@ export interface IngestDeps {
   queue: IngestQueue;
   rules: IngestRules;
   access: Pick<ContentAccess, 'grant' | 'mayPath' | 'requirePath'>;
+  /** A source type that names a sync connector, to say so when it is submitted. */
+  syncConnector: SyncConnectorLookup;
   content: ContentStore;
   temp: IngestTemp;
   pool: ConversionPool;
@@ -110,7 +112,7 @@ export class Ingest {
 
   /** One task for the page and the pages it links to; platform sources are refused with the supported types. */
   async submitSource(g: ContentGrant, o: SubmitOptions & { keep_original: boolean }, source: { type: string; config?: Record<string, unknown> } & UrlSource): Promise<TaskRecord> {
-    if (source.type !== 'url') throw platformSourceError(source.type);
+    if (source.type !== 'url') throw platformSourceError(source.type, this.d.syncConnector);
     const { target } = this.target(g, o.path);
     const rule = this.namedRule(o);
     const maxPages = source.max_pages ?? this.d.maxPages;

@@ -1,15 +1,16 @@
 import type { ChatProviders } from '../llm/providers.ts';
-import type { Authenticator } from '../auth/authenticator.ts';
 import type { Settings } from '../config/settings.ts';
 import type { ContentStore } from '../content/contentStore.ts';
 import type { Db } from '../db/database.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ContentAccess } from '../policies/contentAccess.ts';
+import type { WriteTimeGrants } from '../policies/writeTimeGrant.ts';
 import { Ingest } from './ingest.ts';
 import { IngestQueue } from './queue/ingestQueue.ts';
 import { SourceConverter } from './queue/sourceConverter.ts';
 import { TaskRunner } from './queue/taskRunner.ts';
 import { TaskStore } from './queue/taskStore.ts';
+import type { SyncConnectorLookup } from './sources.ts';
 import { IngestTemp } from './queue/tempFiles.ts';
 import { IngestRules } from './rules/rules.ts';
 import { RuleStore } from './rules/ruleStore.ts';
@@ -39,8 +40,11 @@ export function createIngest(d: {
   db: Db;
   content: ContentStore;
   access: ContentAccess;
-  authenticator: Pick<Authenticator, 'current'>;
+  /** Each task's write asks the policy again, with the submitter as it stands then. */
+  writeTimeGrants: Pick<WriteTimeGrants, 'require'>;
   providers: ChatProviders;
+  /** A source type that names a sync connector (folder, url), to say so when it is submitted. */
+  syncConnector: SyncConnectorLookup;
 }): IngestService {
   const s = d.settings;
   const store = new TaskStore(d.db);
@@ -56,14 +60,13 @@ export function createIngest(d: {
   });
   const runner = new TaskRunner({
     content: d.content,
-    access: d.access,
-    authenticator: d.authenticator,
+    grants: d.writeTimeGrants,
     converter,
     temp,
     url: { maxBytes: s.ingest.maxFileBytes, timeoutMs: s.ingest.urlTimeoutMs, allowPrivate: s.urlFetchAllowPrivate },
   });
   const queue = new IngestQueue({ store, temp, workers: s.ingest.workers, execute: (task, run) => runner.execute(task, run), logger: d.logger });
-  const ingest = new Ingest({ store, queue, rules, access: d.access, content: d.content, temp, pool, maxPages: s.ingest.maxPages, allowPrivate: () => s.urlFetchAllowPrivate });
+  const ingest = new Ingest({ store, queue, rules, access: d.access, syncConnector: d.syncConnector, content: d.content, temp, pool, maxPages: s.ingest.maxPages, allowPrivate: () => s.urlFetchAllowPrivate });
   queue.start();
   return {
     ingest,

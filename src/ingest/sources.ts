@@ -1,5 +1,7 @@
 import { invalidField } from '../errors/domainError.ts';
-import { connectorFor } from '../platform/connectors/spec.ts';
+
+/** The sync connector a source type names, if any (the composition root passes the sync registry's lookup). */
+export type SyncConnectorLookup = (type: string) => { display_name: string; description: string } | undefined;
 
 /** The `source.type`s a saas submission accepts. */
 export const SUPPORTED_SOURCES = ['url'] as const;
@@ -11,9 +13,9 @@ export const SUPPORTED_SOURCES = ['url'] as const;
  * platform connector that pulls on the server (a notes workspace, a drive) is dispatched here
  * once the registry has one.
  */
-export function platformSourceError(type: string) {
+export function platformSourceError(type: string, syncConnector: SyncConnectorLookup) {
   const supported = `supported source types: ${SUPPORTED_SOURCES.join(', ')}`;
-  const connector = connectorFor(type);
+  const connector = syncConnector(type);
   const message = connector
     ? `source type ${type} is a sync connector the client drives (${connector.display_name}: ${connector.description}); create a sync for it instead (POST /sync/bootstrap). ${supported}`
     : `unknown source type ${type}; ${supported}`;

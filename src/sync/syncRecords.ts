@@ -1,3 +1,5 @@
+import type { ConnectionRecord } from '../domain/connections/connectionRecord.ts';
+
 /** Stored shapes of syncs (spec 4.7): the state beside a `sync` connection, and one record per cycle. */
 export type SyncStatus = 'active' | 'paused';
 /** `queued`: a platform run waiting for a free slot under the global concurrency cap. */
@@ -53,4 +55,10 @@ export interface SyncRunRecord {
   cursor_after: string | null;
   http_calls: number;
   rate_limited_ms: number;
+}
+
+/** A sync of any kind: its state and its `sync` connection (whose key it acts with). */
+export interface Sync {
+  state: SyncStateRecord;
+  connection: ConnectionRecord;
 }

@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -209,6 +209,57 @@ test.serial('a key revoked while its task waits writes nothing: the task fails f
   t.is(done.error.code, 'forbidden');
   t.regex(done.error.message, /no longer exists or was revoked/);
   t.is((await server.api('GET', `/content/${projectId}/ls?path=revoked`, { token })).status, 404);
+});
+
+/**
+ * A URL task submitted with `credential` that has passed its start check and is fetching (its
+ * page held); `change` is made, then the page is released: the task's one commit asks the policy
+ * again and writes nothing.
+ */
+async function changedWhileRunning(t: ExecutionContext, credential: string, path: string, change: () => Promise<void>) {
+  const held = site.hold(`/${path}`, { body: html(path, '<p>written only if still allowed</p>') });
+  const res = await server.api('POST', '/ingest/submit/saas', { token: credential, body: { project_id: projectId, path, source: { type: 'url', url: `${site.url}/${path}` } } });
+  t.is(res.status, 202, JSON.stringify(res.body));
+  const id = res.body.data.tasks[0].id as string;
+  await held.requested;
+  t.is((await server.api('GET', `/ingest/tasks/${id}`, { token })).body.data.status, 'running');
+  const before = (await commits()).length;
+  await change();
+  held.release();
+  const done = await waitTask(server, token, id);
+  t.is(done.status, 'failed');
+  t.is(done.result, null);
+  t.is((await commits()).length, before, 'no commit');
+  t.is((await server.api('GET', `/content/${projectId}/ls?path=${path}`, { token })).status, 404, 'nothing written');
+  return done.error as { code: string; message: string };
+}
+
+test.serial('a key revoked while its task runs (after its start check) writes nothing: the task fails forbidden', async (t) => {
+  const key = await createKey(server, token, projectId, { mode: 'read_write', name: 'revoked-mid-task' });
+  const error = await changedWhileRunning(t, key.key, 'revoked-mid-task', async () => {
+    t.is((await server.api('PATCH', `/connections/${key.id}`, { token, body: { status: 'revoked' } })).status, 200);
+  });
+  t.is(error.code, 'forbidden');
+  t.regex(error.message, /no longer exists or was revoked/);
+});
+
+test.serial("a key's scope narrowed while its task runs writes nothing: the task fails forbidden", async (t) => {
+  const key = await createKey(server, token, projectId, { mode: 'read_write', name: 'narrowed-mid-task' });
+  const error = await changedWhileRunning(t, key.key, 'narrowed-mid-task', async () => {
+    t.is((await server.api('PATCH', `/connections/${key.id}`, { token, body: { scope_path: 'elsewhere' } })).status, 200);
+  });
+  t.is(error.code, 'forbidden');
+  t.regex(error.message, /may no longer write narrowed-mid-task: This access key is limited to "elsewhere"/);
+});
+
+test.serial("a user's role lowered to viewer while their task runs writes nothing: the task fails forbidden", async (t) => {
+  const editor = await server.createUser('ingest-editor@example.com');
+  t.is((await server.api('POST', `/projects/${projectId}/members`, { token, body: { user_id: editor.id, role: 'editor' } })).status, 201);
+  const error = await changedWhileRunning(t, editor.token, 'lowered-mid-task', async () => {
+    t.is((await server.api('PUT', `/projects/${projectId}/members/${editor.id}/role`, { token, body: { role: 'viewer' } })).status, 200);
+  });
+  t.is(error.code, 'forbidden');
+  t.regex(error.message, /may no longer write lowered-mid-task: Your role \(viewer\)/);
 });
 
 test.serial('a restart: running and queued tasks run again from the beginning on the next start; leftovers are swept', async (t) => {

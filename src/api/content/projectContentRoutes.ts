@@ -10,7 +10,7 @@ import { pathInScope } from '../../policies/scope.ts';
 import { nodePresenter } from '../../presenters/idPaths.ts';
 import { entrySchema } from '../../presenters/node.ts';
 import { ScopedStats } from '../../sync/scopedStats.ts';
-import type { SyncService } from '../../sync/syncService.ts';
+import type { SyncService } from '../../platform/syncService.ts';
 import { projectParams } from './schemas.ts';
 
 /** What the project's content views read: the content and its figures, the connections and syncs they count. */

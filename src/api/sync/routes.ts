@@ -8,13 +8,15 @@ import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import type { Authorizer, ProjectAccess } from '../../policies/authorize.ts';
 import { grantOf, type ContentAccess } from '../../policies/contentAccess.ts';
 import { scopedEntry } from '../../events/scopedChanges.ts';
-import { RefreshFailed, type Sync, type SyncService } from '../../sync/syncService.ts';
+import type { SyncService } from '../../platform/syncService.ts';
+import { RefreshFailed } from '../../platform/url/urlSync.ts';
+import type { FolderSyncService } from '../../sync/folderSync.ts';
 import type { SyncStore } from '../../sync/syncStore.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
 import { presentChange, presentPullEntry, presentRun, presentSync } from './presenter.ts';
 import * as schema from './schemas.ts';
 import { registerRawBodyRoute } from '../../http/middleware/bodyParser.ts';
-import type { SyncRunRecord, SyncStateRecord } from '../../sync/syncRecords.ts';
+import type { Sync, SyncRunRecord, SyncStateRecord } from '../../sync/syncRecords.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
 import type { RunHandle } from '../../platform/runtime/syncRuntime.ts';
 
@@ -28,6 +30,8 @@ const WEBHOOK_MAX_BYTES = 1024 * 1024;
 
 export interface SyncRouteDeps {
   syncs: SyncService;
+  /** The folder-sync protocol of `cns sync` (push-file, pull-files, ack-pull). */
+  folderSync: Pick<FolderSyncService, 'pull' | 'push' | 'ack'>;
   syncStore: Pick<SyncStore, 'find' | 'findRun' | 'lastRun' | 'listRuns'>;
   changelog: Pick<Changelog, 'latest' | 'page'>;
   /** Finer checks: every path a push touches lies in the key's scope. */
@@ -183,7 +187,10 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
           if (s.syncs.isPlatform(sync)) {
             const handle = s.syncs.runPlatform(sync, 'manual');
             const done = await settled(handle, REFRESH_WAIT_MS);
-            if (!done) return ok(ctx, { run: presentRun(s.syncStore.findRun(handle.run.id)!) }, 'Running; poll the run', 202);
+            const run = done ?? s.syncStore.findRun(handle.run.id);
+            // Deleting the sync's connection (DELETE /connections/{id}) deletes the sync and its runs, even during a run.
+            if (!run) throw notFound('Sync');
+            if (!done) return ok(ctx, { run: presentRun(run) }, 'Running; poll the run', 202);
             return ok(ctx, { run: presentRun(done) }, done.status === 'succeeded' ? 'Refreshed' : `The run ${done.status}`);
           }
           try {
@@ -307,7 +314,7 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
           const grant = grantOf(access, manage);
           const ops = 'files' in body ? body.files : [body];
           for (const op of ops) for (const p of op.action === 'move' ? [op.from, op.path] : [op.path]) s.access.requirePath(grant, p);
-          const result = await s.syncs.push(sync, ops, { runId: body.run_id, message: body.message });
+          const result = await s.folderSync.push(sync, ops, { runId: body.run_id, message: body.message });
           ok(ctx, { project_version: result.projectVersion, changed: result.changed, files: result.files }, result.changed ? 'Pushed' : 'Nothing changed');
         },
       }),
@@ -322,7 +329,7 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         response: schema.pullPage,
         async handle(ctx, { query: q, access }) {
           const sync = syncOf(access, true);
-          const page = await s.syncs.pull(sync, { cursor: q.cursor, until: q.until, after: q.after, limit: q.limit, runId: q.run_id, withContent: q.content, ids: q.ids });
+          const page = await s.folderSync.pull(sync, { cursor: q.cursor, until: q.until, after: q.after, limit: q.limit, runId: q.run_id, withContent: q.content, ids: q.ids });
           ok(ctx, {
             run_id: page.runId,
             scope_path: sync.connection.scope_path,
@@ -346,7 +353,7 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         response: schema.ackResult,
         handle(ctx, { body, access }) {
           const sync = syncOf(access, true);
-          const { state, run } = s.syncs.ack(sync, {
+          const { state, run } = s.folderSync.ack(sync, {
             cursor: body.cursor,
             runId: body.run_id,
             filesDown: body.files_down,

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
-import type { Authenticator } from '../../auth/authenticator.ts';
 import type { ContentStore } from '../../content/contentStore.ts';
 import { joinPath } from '../../content/paths.ts';
-import type { ContentAccess } from '../../policies/contentAccess.ts';
+import type { WriteTimeGrants } from '../../policies/writeTimeGrant.ts';
 import type { Progress } from '../converters/converter.ts';
 import { safeName } from '../converters/names.ts';
 import { runUrlTask, type UrlTaskDeps } from '../url/urlTask.ts';
@@ -14,8 +13,8 @@ import type { IngestTemp } from './tempFiles.ts';
 
 export interface TaskRunnerDeps {
   content: ContentStore;
-  access: ContentAccess;
-  authenticator: Pick<Authenticator, 'current'>;
+  /** The policy asked again with the submitter as it stands now (src/policies/writeTimeGrant.ts). */
+  grants: Pick<WriteTimeGrants, 'require'>;
   converter: SourceConverter;
   temp: IngestTemp;
   url: Omit<UrlTaskDeps, 'converter'>;
@@ -32,14 +31,15 @@ export interface RunControl {
 /**
  * What one task does, from its input to its commit: convert (the uploaded file, or the pages of
  * a URL), then write every node as ONE commit by the submitter with the message `ingest
- * <source>`. The submitter is authorized again when the task starts and inside the commit (a
- * key revoked or a member removed while the task waited writes nothing).
+ * <source>`. The submitter is authorized again when the task starts and inside the commit, for
+ * every path it writes (a key revoked or narrowed, a member removed or lowered while the task
+ * waited or ran writes nothing).
  */
 export class TaskRunner {
   constructor(private readonly d: TaskRunnerDeps) {}
 
   async execute(task: TaskRecord, run: RunControl): Promise<TaskResult> {
-    this.authorize(task);
+    this.authorize(task, [task.target_path]);
     const dir = this.d.temp.ensureTaskDir(task.id);
     const { nodes, warnings } =
       task.kind === 'file'
@@ -54,7 +54,7 @@ export class TaskRunner {
       message: `ingest ${task.source}`,
       signal: run.signal,
       guard: () => {
-        this.authorize(task);
+        this.authorize(task, [task.target_path, ...nodes.map((n) => n.path)]);
         run.claimSuccess();
       },
     });
@@ -76,14 +76,13 @@ export class TaskRunner {
     return { nodes, warnings };
   }
 
-  /** The submitter as it stands now may still write the target folder; else the task fails 'forbidden' (or 'not_found'). */
-  private authorize(task: TaskRecord): void {
-    const principal = this.d.authenticator.current({ kind: task.actor.type === 'user' ? 'user' : 'key', id: task.created_by });
-    if (!principal) throw new TaskFailure('forbidden', 'the user or key that submitted this task no longer exists or was revoked');
+  /** The submitter as it stands now may still write `paths`; else the task fails 'forbidden' (or the policy's 'not_found'). */
+  private authorize(task: TaskRecord, paths: string[]): void {
     try {
-      this.d.access.grantPaths(principal, task.project_id, 'content:write', [task.target_path]);
+      this.d.grants.require({ kind: task.actor.type === 'user' ? 'user' : 'key', id: task.created_by }, task.project_id, paths);
     } catch (e) {
       const code = (e as { code?: unknown }).code;
+      if (code === 'UNAUTHORIZED') throw new TaskFailure('forbidden', 'the user or key that submitted this task no longer exists or was revoked');
       throw new TaskFailure(typeof code === 'string' ? code.toLowerCase() : 'forbidden', `the submitter may no longer write ${task.target_path || 'the project'}: ${(e as Error).message}`);
     }
   }

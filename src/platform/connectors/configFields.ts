@@ -1,5 +1,5 @@
 import { invalidField } from '../../errors/domainError.ts';
-import type { ConnectorField, ConnectorSpec } from './spec.ts';
+import type { ConnectorField, ConnectorSpec } from '../../sync/connectorSpec.ts';
 
 /**
  * A platform sync's config checked against its connector's declared fields: required ones

@@ -1,4 +1,4 @@
-import type { ConnectorSpec } from '../connectors/spec.ts';
+import type { ConnectorSpec } from '../../sync/connectorSpec.ts';
 import type { SourceCredential } from './credentials.ts';
 import type { ConvertInput, ConvertOutput } from '../../ingest/converters/converter.ts';
 

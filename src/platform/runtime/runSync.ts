@@ -2,9 +2,9 @@ import type { ContentStore } from '../../content/contentStore.ts';
 import { inTransaction, type Db } from '../../db/database.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
 import type { Changelog } from '../../events/changelog.ts';
-import type { PlatformRunSummary, SyncStore } from '../../sync/syncStore.ts';
+import type { WriteTimeGrants } from '../../policies/writeTimeGrant.ts';
 import type { SyncStateRecord } from '../../sync/syncRecords.ts';
-import { actorOfSync } from '../../sync/syncService.ts';
+import { actorOfSync } from '../../sync/syncs.ts';
 import { planPage, type PagePlan } from './applyPage.ts';
 import type { ConnectorContext, PlatformConnector, SyncConfig } from './connector.ts';
 import type { CredentialSource } from './credentials.ts';
@@ -13,14 +13,18 @@ import { syncFolder } from './itemPaths.ts';
 import { KnownItemMap, type ItemRow, type ItemStore } from './itemStore.ts';
 import { pushStage } from './pushStage.ts';
 import { createSourceHttp } from './sourceHttp.ts';
+import type { PlatformRunStore, PlatformRunSummary } from './platformRunStore.ts';
+import { pathsOf, requireWrite, runError } from './writeGrant.ts';
 
 export interface RunDeps {
   db: Db;
-  store: SyncStore;
+  runs: PlatformRunStore;
   items: ItemStore;
   content: ContentStore;
   changelog: Changelog;
   credentials: CredentialSource;
+  /** The policy asked again at each write, with the sync's key as it stands then. */
+  grants: Pick<WriteTimeGrants, 'require'>;
   apiBase: (provider: string) => string;
   allowPrivate: () => boolean;
   maxContentBytes: () => number;
@@ -41,8 +45,11 @@ export interface RunInput {
 /**
  * One run of a platform sync: pull page by page, each page ONE commit written together with
  * the item map and the source cursor (so a crash resumes from the last committed page), then
- * push the changes made here since the last run. Throws nothing: what failed is in the summary
- * (`needsReauth` set when the credential is gone, for the runtime to pause the sync).
+ * push the changes made here since the last run. The sync writes as its key: the policy is asked
+ * again before the run contacts the source, inside each page's commit and before the push, so a
+ * key revoked, deleted or narrowed meanwhile stops the run at the next write (failed, its error
+ * led by the policy's code). Throws nothing: what failed is in the summary (`needsReauth` set
+ * when the credential is gone, for the runtime to pause the sync).
  */
 export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunSummary & { needsReauth: boolean }> {
   const { state, connection, connector, signal } = input;
@@ -64,9 +71,12 @@ export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunS
     rateLimitedMs: 0,
     needsReauth: false,
   };
-  d.store.beginRun(input.runId, state.source_cursor, state.local_cursor ?? summary.projectVersion);
+  d.runs.beginRun(input.runId, state.source_cursor, state.local_cursor ?? summary.projectVersion);
   try {
     const folder = syncFolder(config, provider);
+    // Every check covers the sync's folder: a key narrowed below it no longer does this sync's work.
+    const mayWrite = (paths: readonly string[]) => requireWrite(d.grants, connection.id, projectId, [folder, ...paths]);
+    mayWrite([]);
     const rows = resolveNodes(d, projectId, state.sync_id, d.items.load(state.sync_id));
     const owners = new Map<string, string>();
     for (const r of rows.values()) if (r.nodeId) owners.set(r.nodeId, r.sourceId);
@@ -91,13 +101,13 @@ export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunS
       runMessage: `sync ${provider}: ${connection.name} (run ${input.runId})`,
       signal,
     };
-    // The credential is asked for before anything else: a missing one is needs_reauth at once.
+    // The credential is asked for before the source is: a missing one is needs_reauth at once.
     await d.credentials.get(projectId, provider);
 
     for await (const page of connector.pull(ctx, state.source_cursor)) {
       signal.throwIfAborted();
       const plan = planPage({ content: d.content, projectId, folder, rows, owners, maxContentBytes: d.maxContentBytes() }, page.changes);
-      await commitPage(d, { state, actor, provider, plan, cursor: page.cursor, rows, owners });
+      await commitPage(d, { state, actor, provider, plan, cursor: page.cursor, rows, owners, mayWrite });
       summary.created += plan.created;
       summary.updated += plan.updated;
       summary.deleted += plan.deleted;
@@ -107,6 +117,8 @@ export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunS
     }
 
     signal.throwIfAborted();
+    // The push reads the folder as the sync and sends it to the source: the key must still reach it.
+    mayWrite([]);
     const pushed = await pushStage(
       { connector, content: d.content, changelog: d.changelog, projectId, syncId: state.sync_id, folder, rows, since: state.local_cursor },
       ctx,
@@ -114,7 +126,7 @@ export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunS
     inTransaction(d.db, () => {
       d.items.put(state.sync_id, pushed.rows);
       d.items.remove(state.sync_id, pushed.removed);
-      d.store.setLocalCursor(state.sync_id, pushed.localCursor);
+      d.runs.setLocalCursor(state.sync_id, pushed.localCursor);
     });
     summary.pushed = pushed.pushed;
     summary.warnings.push(...pushed.refused);
@@ -123,7 +135,7 @@ export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunS
     const needsReauth = (err as { code?: unknown }).code === 'NEEDS_REAUTH';
     if (signal.aborted && !needsReauth) summary.interrupted = true;
     else {
-      summary.error = (err as Error).message;
+      summary.error = runError(err);
       summary.needsReauth = needsReauth;
       // A connector that finds the grant refused in its own way (an error inside a 200 answer) marks the connection too.
       if (needsReauth) await d.credentials.markNeedsReauth?.(projectId, provider);
@@ -138,14 +150,25 @@ export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunS
 /** One page: its commit, the item rows and the cursor in the same SQLite transaction. */
 async function commitPage(
   d: RunDeps,
-  p: { state: SyncStateRecord; actor: ReturnType<typeof actorOfSync>; provider: string; plan: PagePlan; cursor: string | null; rows: Map<string, ItemRow>; owners: Map<string, string> },
+  p: {
+    state: SyncStateRecord;
+    actor: ReturnType<typeof actorOfSync>;
+    provider: string;
+    plan: PagePlan;
+    cursor: string | null;
+    rows: Map<string, ItemRow>;
+    owners: Map<string, string>;
+    /** The write-time check, run inside the commit's serialized section. */
+    mayWrite: (paths: readonly string[]) => void;
+  },
 ): Promise<void> {
   const { state, plan } = p;
   const syncId = state.sync_id;
   const record = () => {
+    p.mayWrite(pathsOf(plan.mutations));
     d.items.put(syncId, plan.rows);
     d.items.remove(syncId, plan.removed);
-    d.store.setSourceCursor(syncId, p.cursor);
+    d.runs.setSourceCursor(syncId, p.cursor);
   };
   let created = new Map<string, string>();
   if (plan.mutations.length > 0) {

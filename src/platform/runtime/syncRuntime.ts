@@ -3,14 +3,17 @@ import type { Db } from '../../db/database.ts';
 import type { AccessConnectionStore } from '../../domain/connections/accessConnectionStore.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { Changelog } from '../../events/changelog.ts';
+import type { WriteTimeGrants } from '../../policies/writeTimeGrant.ts';
 import type { SyncRunRecord, SyncStateRecord } from '../../sync/syncRecords.ts';
 import type { SyncStore } from '../../sync/syncStore.ts';
 import type { PlatformConnector } from './connector.ts';
 import type { CredentialSource } from './credentials.ts';
 import type { ConvertInput, ConvertOutput } from '../../ingest/converters/converter.ts';
 import { ItemStore } from './itemStore.ts';
+import { PlatformRunStore } from './platformRunStore.ts';
 import { runSync } from './runSync.ts';
 import { firstRunAt, nextRunAt } from './schedule.ts';
+import { requireWrite, runError, WriteRefused } from './writeGrant.ts';
 
 export interface SyncRuntimeDeps {
   db: Db;
@@ -19,6 +22,8 @@ export interface SyncRuntimeDeps {
   content: ContentStore;
   changelog: Changelog;
   credentials: CredentialSource;
+  /** Each write of a run asks the policy again, as the sync's key stands then. */
+  grants: Pick<WriteTimeGrants, 'require'>;
   logger: Logger;
   connectors: PlatformConnector[];
   /** The ingestion converters, in their own processes (a Drive sync's `convert`). */
@@ -55,6 +60,7 @@ const MAX_TIMER_MS = 30_000;
  */
 export class SyncRuntime {
   readonly items: ItemStore;
+  readonly runs: PlatformRunStore;
   private readonly byProvider = new Map<string, PlatformConnector>();
   private readonly active = new Map<string, Active>();
   private readonly queue: string[] = [];
@@ -65,6 +71,7 @@ export class SyncRuntime {
 
   constructor(private readonly d: SyncRuntimeDeps) {
     this.items = new ItemStore(d.db);
+    this.runs = new PlatformRunStore(d.db, d.store);
     this.now = d.now ?? Date.now;
     for (const c of d.connectors) this.register(c);
   }
@@ -84,7 +91,7 @@ export class SyncRuntime {
 
   /** Starts scheduling; runs a stopped process left behind are recorded as interrupted. */
   start(): void {
-    const n = this.d.store.interruptLeftovers('the service stopped during the run');
+    const n = this.runs.interruptLeftovers('the service stopped during the run');
     if (n > 0) this.d.logger.warn({ runs: n }, 'sync runs interrupted by a restart');
     this.stopped = false;
     this.arm();
@@ -108,7 +115,7 @@ export class SyncRuntime {
     const going = this.active.get(syncId);
     if (going) return { run: this.d.store.findRun(going.runId)!, done: going.done };
     const state = this.d.store.require(syncId);
-    const run = this.d.store.queueRun(state, trigger);
+    const run = this.runs.queueRun(state, trigger);
     let resolve!: (r: SyncRunRecord) => void;
     const done = new Promise<SyncRunRecord>((r) => (resolve = r));
     this.active.set(syncId, { runId: run.id, controller: new AbortController(), done, resolve, started: false });
@@ -126,7 +133,7 @@ export class SyncRuntime {
   /** Sets the trigger mode; an interval sync gets its first run time, spread over one interval. */
   schedule(syncId: string, mode: string, intervalS: number | null, webhookSecret: string | null): SyncStateRecord {
     const nextRunAt = mode === 'interval' && intervalS ? firstRunAt(this.now(), intervalS) : null;
-    const state = this.d.store.setTrigger(syncId, { mode, intervalS: mode === 'interval' ? intervalS : null, nextRunAt, webhookSecret });
+    const state = this.runs.setTrigger(syncId, { mode, intervalS: mode === 'interval' ? intervalS : null, nextRunAt, webhookSecret });
     this.arm();
     return state;
   }
@@ -141,7 +148,7 @@ export class SyncRuntime {
 
   /** Pauses every sync of a project using `provider` (its connection was disconnected or lost its grant). */
   async pauseProvider(projectId: string, provider: string, reason: string): Promise<void> {
-    const syncs = this.d.store.listByProvider(projectId, provider).filter((s) => s.status === 'active');
+    const syncs = this.runs.listByProvider(projectId, provider).filter((s) => s.status === 'active');
     for (const s of syncs) this.d.store.setStatus(s.sync_id, 'paused', reason);
     if (syncs.length > 0) this.d.logger.warn({ project_id: projectId, provider, reason, syncs: syncs.length }, 'syncs paused');
     await Promise.all(syncs.map((s) => this.cancel(s.sync_id)));
@@ -162,7 +169,7 @@ export class SyncRuntime {
       const i = this.queue.indexOf(syncId);
       if (i >= 0) this.queue.splice(i, 1);
       this.active.delete(syncId);
-      a.resolve(this.d.store.finishPlatformRun(a.runId, emptySummary(this.d.changelog.latest(this.d.store.require(syncId).project_id), true)));
+      a.resolve(this.runs.finishPlatformRun(a.runId, emptySummary(this.d.changelog.latest(this.d.store.require(syncId).project_id), true)));
       return;
     }
     await a.done;
@@ -190,16 +197,22 @@ export class SyncRuntime {
       const state = this.d.store.require(syncId);
       const connection = this.d.connections.find(syncId);
       const connector = this.byProvider.get(state.provider);
-      if (!connection || !connector) throw new Error(`no ${state.provider} connector runs here`);
+      if (!connector) throw new Error(`no ${state.provider} connector runs here`);
+      if (!connection) {
+        // The sync's key was deleted: the policy says so (UNAUTHORIZED), as it would at a write.
+        requireWrite(this.d.grants, syncId, state.project_id, []);
+        throw new Error(`sync ${syncId} has no connection`);
+      }
       const s = this.d.settings();
       const summary = await runSync(
         {
           db: this.d.db,
-          store: this.d.store,
+          runs: this.runs,
           items: this.items,
           content: this.d.content,
           changelog: this.d.changelog,
           credentials: this.d.credentials,
+          grants: this.d.grants,
           apiBase: (p) => s.sync.apiBase[p] ?? '',
           allowPrivate: () => this.d.settings().urlFetchAllowPrivate,
           maxContentBytes: () => this.d.settings().maxContentBytes,
@@ -208,15 +221,15 @@ export class SyncRuntime {
         },
         { runId: a.runId, state, connection, connector, signal: a.controller.signal },
       );
-      record = this.d.store.finishPlatformRun(a.runId, summary);
+      record = this.runs.finishPlatformRun(a.runId, summary);
       // Not awaited: pausing waits for this very run to be done.
       if (summary.needsReauth) void this.pauseProvider(state.project_id, state.provider, 'needs_reauth');
       if (summary.error) this.d.logger.warn({ sync_id: syncId, run_id: a.runId, provider: state.provider, err: summary.error }, 'sync run failed');
     } catch (err) {
       // A bug or a vanished sync: the run is still recorded, and nothing else is held up.
-      this.d.logger.error({ err, sync_id: syncId, run_id: a.runId }, 'sync run crashed');
+      if (!(err instanceof WriteRefused)) this.d.logger.error({ err, sync_id: syncId, run_id: a.runId }, 'sync run crashed');
       const state = this.d.store.find(syncId);
-      record = this.d.store.finishPlatformRun(a.runId, { ...emptySummary(state ? this.d.changelog.latest(state.project_id) : 0, false), error: (err as Error).message });
+      record = this.runs.finishPlatformRun(a.runId, { ...emptySummary(state ? this.d.changelog.latest(state.project_id) : 0, false), error: runError(err) });
     }
     a.resolve(record);
   }
@@ -225,7 +238,7 @@ export class SyncRuntime {
   private arm(): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    const next = this.d.store.nextDue();
+    const next = this.runs.nextDue();
     const wait = next === null ? MAX_TIMER_MS : Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(next) - this.now()));
     this.timer = setTimeout(() => this.tick(), wait);
     this.timer.unref();
@@ -237,8 +250,8 @@ export class SyncRuntime {
     if (this.stopped) return;
     try {
       const now = this.now();
-      for (const state of this.d.store.due(new Date(now).toISOString(), 1000)) {
-        this.d.store.setNextRunAt(state.sync_id, nextRunAt(Date.parse(state.next_run_at!), now, state.interval_s ?? 60));
+      for (const state of this.runs.due(new Date(now).toISOString(), 1000)) {
+        this.runs.setNextRunAt(state.sync_id, nextRunAt(Date.parse(state.next_run_at!), now, state.interval_s ?? 60));
         // A run still going on when the next is due: that one is skipped (never two at once).
         if (!this.active.has(state.sync_id)) this.runNow(state.sync_id, 'interval');
       }

@@ -32,7 +32,22 @@ export class FakeSource {
   readonly interrupts: Answer[] = [];
   private readonly log: { seq: number; id: string }[] = [];
   private seq = 0;
+  private changeRequests = 0;
+  private readonly holds = new Map<number, { reached: () => void; released: Promise<void> }>();
   pageSize = 2;
+
+  /**
+   * Holds the `n`-th `GET /changes` request (counted from 1 across runs) until `release`:
+   * `reached` settles once it has arrived, so a test acts between two pages of one run.
+   */
+  holdChanges(n: number): { reached: Promise<void>; release: () => void } {
+    let reached!: () => void;
+    let release!: () => void;
+    const arrived = new Promise<void>((r) => (reached = r));
+    const released = new Promise<void>((r) => (release = r));
+    this.holds.set(n, { reached, released });
+    return { reached: arrived, release };
+  }
 
   put(id: string, path: string, content: string): void {
     const version = (this.items.get(id)?.version ?? 0) + 1;
@@ -57,6 +72,13 @@ export class FakeSource {
         body: text === '' ? null : (JSON.parse(text) as Record<string, unknown>),
       };
       this.seen.push(seen);
+      if (seen.method === 'GET' && seen.path === '/changes') {
+        const hold = this.holds.get(++this.changeRequests);
+        if (hold) {
+          hold.reached();
+          await hold.released;
+        }
+      }
       const a = this.interrupts.shift() ?? this.answer(seen);
       return [a.status, JSON.stringify(a.body), { 'content-type': 'application/json', ...a.headers }];
     };

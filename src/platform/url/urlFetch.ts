@@ -1,5 +1,5 @@
-import { guardedRequest, readLimited } from '../net/guardedFetch.ts';
-import { redactUrl } from '../logging/redact.ts';
+import { guardedRequest, readLimited } from '../../net/guardedFetch.ts';
+import { redactUrl } from '../../logging/redact.ts';
 
 export interface FetchUrlOptions {
   maxBytes: number;

@@ -1,8 +1,8 @@
 import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isPublicAddress } from '../../src/net/outboundGuard.ts';
-import { fetchUrl } from '../../src/sync/urlFetch.ts';
+import { isPublicAddress } from '../../../src/net/outboundGuard.ts';
+import { fetchUrl } from '../../../src/platform/url/urlFetch.ts';
 
 test('non-public addresses are recognised', (t) => {
   for (const a of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1', 'not-an-ip']) {
@@ -38,8 +38,8 @@ test('a url sync refuses loopback by literal, by name and through a redirect; al
 });
 
 test('a url sync never shows or records the userinfo or query string of its address, yet fetches with them', async (t) => {
-  const { startTestServer } = await import('../helpers/server.ts');
-  const { defaultProject } = await import('../helpers/project.ts');
+  const { startTestServer } = await import('../../helpers/server.ts');
+  const { defaultProject } = await import('../../helpers/project.ts');
   const { execFileSync } = await import('node:child_process');
   const { readdirSync } = await import('node:fs');
   const { join } = await import('node:path');
