@@ -9,7 +9,7 @@ export interface LlmSettings {
   openai: { apiKey?: string; baseUrl?: string };
   /** CNS_ANTHROPIC_API_KEY, CNS_ANTHROPIC_BASE_URL. */
   anthropic: { apiKey?: string; baseUrl?: string };
-  /** CNS_DEFAULT_MODEL, as provider:model. */
+  /** CNS_DEFAULT_MODEL, as provider:model; its provider serves bare model names of no known family. */
   defaultModel: string;
 }
 
@@ -24,7 +24,7 @@ export class ProviderNotConfigured extends Error {
   }
 }
 
-/** A string that is not `provider:model`. */
+/** A string that names no model: not `provider:model`, nor a bare model name. */
 export class InvalidModelRef extends Error {
   constructor(message: string) {
     super(message);
@@ -47,7 +47,7 @@ export interface ProvidersStatus {
 /** The SDK requires a key; a keyless compatible server (Ollama) ignores whatever it is sent. */
 const KEYLESS_PLACEHOLDER = 'no-key';
 
-/** The provider for each `provider:model` reference, built on first use and kept. */
+/** The provider for each `provider:model` reference (or bare model name), built on first use and kept. */
 export class ChatProviders {
   private readonly cache = new Map<string, ChatProvider>();
 
@@ -56,9 +56,12 @@ export class ChatProviders {
     private readonly options: { timeoutMs?: number } = {},
   ) {}
 
-  /** Throws InvalidModelRef, or ProviderNotConfigured naming the missing setting. */
+  /**
+   * Throws InvalidModelRef, or ProviderNotConfigured naming the missing setting. A bare model name
+   * takes its family's provider, else the default model's (parseModelRef).
+   */
   resolve(modelRef: string): { provider: ChatProvider; model: string } {
-    const ref = parseModelRef(modelRef);
+    const ref = parseModelRef(modelRef, this.defaultProvider());
     if (typeof ref === 'string') throw new InvalidModelRef(`model ${ref}`);
     const missing = this.missingSetting(ref.provider);
     if (missing) throw missing;
@@ -82,6 +85,12 @@ export class ChatProviders {
       anthropic: { configured: !this.missingSetting('anthropic'), customBaseUrl: Boolean(anthropic.baseUrl) },
       openaiCompatible: { configured: Boolean(openai.baseUrl) },
     };
+  }
+
+  /** The provider of CNS_DEFAULT_MODEL, which bare model names of no known family go to. */
+  private defaultProvider(): string | undefined {
+    const ref = parseModelRef(this.settings.defaultModel);
+    return typeof ref === 'string' ? undefined : ref.provider;
   }
 
   private missingSetting(provider: string): ProviderNotConfigured | null {

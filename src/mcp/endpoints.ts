@@ -21,6 +21,7 @@ export interface NewMcpEndpoint {
   projectId: string;
   nodeId: string;
   name: string;
+  /** Default read: least privilege, a client writes only through an endpoint made to allow it. */
   mode?: ConnectionMode;
   toolIds?: string[];
 }
@@ -60,10 +61,11 @@ export class McpEndpoints {
     return { items: items.map(toEndpoint), total };
   }
 
-  /** Creates an endpoint on a folder the caller reaches, with tools of its project. */
+  /** Creates an endpoint on a folder the caller reaches, with tools of its project; read-only unless `mode` says read_write. */
   create(principal: Principal, input: NewMcpEndpoint): { endpoint: McpEndpoint; key: string } {
     // The surface has checked keys:manage on the project before: tools are looked up for a caller who manages it, after the folder.
-    return issued(this.bound.create(principal, { ...input, config: () => ({ tool_ids: this.checkTools(input.projectId, input.toolIds ?? []) }) }));
+    const config = () => ({ tool_ids: this.checkTools(input.projectId, input.toolIds ?? []) });
+    return issued(this.bound.create(principal, { ...input, mode: input.mode ?? 'read', config }));
   }
 
   /** The endpoints bound to a node. */

@@ -315,6 +315,24 @@ test.serial('max_tool_rounds: a model that keeps calling tools is stopped, and e
   t.deepEqual(messages.map((m: { role: string }) => m.role), ['user', 'tool_call', 'tool_result', 'tool_call', 'tool_result']);
 });
 
+test.serial('max_tool_calls_per_round: calls past the cap in one answer are not run, and the model is told so', async (t) => {
+  const agent = await docsAgent('openai', { max_tool_calls_per_round: 2 });
+  const mine = since('openai');
+  const paths = [0, 1, 2, 3].map((i) => `docs/capped-${i}.md`);
+  fakes.openai.script({ toolCalls: paths.map((path) => ({ name: 'write', arguments: { path, content: path } })) }, { text: ['Wrote two.'] });
+  const answer = await chat(server, token, { agent_id: agent.id, message: 'Write four files.' });
+  t.like(answer.events.at(-1), { type: 'done', status: 'succeeded' });
+  const results = answer.events.filter((e) => e.type === 'tool_result');
+  t.deepEqual(results.map((r) => r.is_error), [false, false, true, true]);
+  t.like(results[2], { content: { error: { code: 'too_many_tool_calls' } } });
+  for (const [i, path] of paths.entries()) t.is((await c('GET', `/cat?path=${path}`)).status, i < 2 ? 200 : 404, path);
+  const fed = toolResultsOf('openai', mine()[1]!);
+  t.is(fed.length, 4, 'every call has a result for the model');
+  t.regex(fed[3]!.content, /Not run.*at most 2 .*max_tool_calls_per_round/);
+  const execution = (await server.api('GET', `/agent-config/${agent.id}/executions`, { token })).body.data.executions[0];
+  t.is(execution.tool_calls.length, 2, 'only the calls that ran are recorded');
+});
+
 test.serial('with a workspace open, the agent\'s writes and bash edits go to the draft; complete merges them as one version, or 409 on a conflict', async (t) => {
   await c('POST', '/write', { path: 'docs/ws.md', node_type: 'markdown', content: 'one\ntwo\nthree\n' });
   const agent = await docsAgent('anthropic');

@@ -62,16 +62,62 @@ test('create answers the agent with its key once; it is a connection of kind age
   t.like(me.body.data, { kind: 'key', connection: { id: agent.id, kind: 'agent' } });
 });
 
-test('defaults: the server default model, 20 tool rounds, no temperature', async (t) => {
+test('defaults: the server default model, 20 tool rounds of at most 20 tool calls each, no temperature', async (t) => {
   const { agent } = await createAgent(server, token, projectId, { name: 'plain' });
-  t.like(agent, { model: 'openai:gpt-4.1-mini', max_tool_rounds: 20, temperature: null, description: '' });
+  t.like(agent, { model: 'openai:gpt-4.1-mini', max_tool_rounds: 20, max_tool_calls_per_round: 20, temperature: null, description: '' });
+});
+
+test('max_tool_calls_per_round: set on create and update, 1 to 100, shown with the agent', async (t) => {
+  const res = await server.api('POST', '/agent-config/', { token, body: { name: 'capped', project_id: projectId, system_prompt: 'p', max_tool_calls_per_round: 3 } });
+  t.is(res.status, 201, JSON.stringify(res.body));
+  check(t, 'post', '/agent-config', res);
+  t.is(res.body.data.agent.max_tool_calls_per_round, 3);
+  const id = res.body.data.agent.id;
+  const put = await server.api('PUT', `/agent-config/${id}`, { token, body: { max_tool_calls_per_round: 100 } });
+  check(t, 'put', '/agent-config/{agent_id}', put);
+  t.like(put.body.data, { max_tool_calls_per_round: 100, max_tool_rounds: 20 });
+  for (const bad of [0, 101, 1.5]) {
+    const r = await server.api('PUT', `/agent-config/${id}`, { token, body: { max_tool_calls_per_round: bad } });
+    t.deepEqual(fieldsOf(r), ['max_tool_calls_per_round'], String(bad));
+  }
+  t.is((await server.api('GET', `/agent-config/${id}`, { token })).body.data.max_tool_calls_per_round, 100);
+});
+
+test('a model named without its provider is accepted and kept as provider:model (its family, else the default model\'s provider)', async (t) => {
+  const cases: [string, string][] = [
+    ['gpt-4.1-mini', 'openai:gpt-4.1-mini'],
+    ['o4-mini', 'openai:o4-mini'],
+    ['claude-sonnet-4-5', 'anthropic:claude-sonnet-4-5'],
+    ['mistral-small', 'openai:mistral-small'],
+    ['ollama:llama3.1:8b', 'ollama:llama3.1:8b'],
+  ];
+  for (const [model, stored] of cases) {
+    const res = await server.api('POST', '/agent-config/', { token, body: { name: `bare ${model}`, project_id: projectId, system_prompt: 'p', model } });
+    t.is(res.status, 201, `${model}: ${JSON.stringify(res.body)}`);
+    t.is(res.body.data.agent.model, stored, model);
+  }
+  const { id } = await createAgent(server, token, projectId, { name: 'renamed-model' });
+  const put = await server.api('PUT', `/agent-config/${id}`, { token, body: { model: 'claude-opus-4-1' } });
+  t.is(put.status, 200, JSON.stringify(put.body));
+  t.is(put.body.data.model, 'anthropic:claude-opus-4-1');
+  // The family decides the provider's rules too: anthropic models take no temperature.
+  const hot = await server.api('POST', '/agent-config/', { token, body: { name: 'hot', project_id: projectId, system_prompt: 'p', model: 'claude-sonnet-4-5', temperature: 0.5 } });
+  t.deepEqual(fieldsOf(hot), ['temperature']);
+
+  // Another server default: bare names of no known family go to its provider.
+  const local = await startTestServer({}, { CNS_DEFAULT_MODEL: 'ollama:llama3.1' });
+  t.teardown(() => local.stop());
+  const { token: admin } = await local.login();
+  const { projectId: pid } = await defaultProject(local, admin);
+  t.is((await createAgent(local, admin, pid, { model: 'qwen3' })).agent.model, 'ollama:qwen3');
+  t.is((await createAgent(local, admin, pid, { name: 'g', model: 'gpt-4.1' })).agent.model, 'openai:gpt-4.1');
 });
 
 test('bad input is 422 naming each field, and creates nothing', async (t) => {
   const named = (name: string) => server.services.connections.listByProject(projectId, { kind: 'agent' }, { limit: 1000, offset: 0 }).items.filter((c) => c.name === name);
   const cases: [Record<string, unknown>, string[]][] = [
     [{ project_id: projectId }, ['name', 'system_prompt']],
-    [{ name: 'x', project_id: projectId, system_prompt: 'p', model: 'gpt-4o' }, ['model']],
+    [{ name: 'x', project_id: projectId, system_prompt: 'p', model: 'gpt 4o' }, ['model']],
     [{ name: 'x', project_id: projectId, system_prompt: 'p', model: 'openai:' }, ['model']],
     [{ name: 'x', project_id: projectId, system_prompt: 'p', temperature: 2.5 }, ['temperature']],
     [{ name: 'x', project_id: projectId, system_prompt: 'p', model: 'anthropic:claude-sonnet-4-5', temperature: 0.5 }, ['temperature']],
@@ -89,7 +135,7 @@ test('bad input is 422 naming each field, and creates nothing', async (t) => {
   t.deepEqual(named('x'), [], 'no agent was created');
 
   const { id } = await createAgent(server, token, projectId, { name: 'stable' });
-  const bad = await server.api('PUT', `/agent-config/${id}`, { token, body: { name: 'renamed', model: 'no-provider' } });
+  const bad = await server.api('PUT', `/agent-config/${id}`, { token, body: { name: 'renamed', model: 'No Provider:x' } });
   t.is(bad.status, 422);
   t.deepEqual(fieldsOf(bad), ['model']);
   t.regex(bad.body.error.details[0].message, /provider/);

@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import { AnthropicProvider } from '../../src/llm/anthropicProvider.ts';
-import { parseModelRef } from '../../src/llm/modelRef.ts';
+import { formatModelRef, parseModelRef } from '../../src/llm/modelRef.ts';
 import { OpenAiProvider } from '../../src/llm/openaiProvider.ts';
 import { ProviderError, type ChatMessage, type ChatProvider, type ChatRequest, type StreamEvent, type ToolDefinition } from '../../src/llm/provider.ts';
 import { ChatProviders, InvalidModelRef, ProviderNotConfigured, type LlmSettings } from '../../src/llm/providers.ts';
@@ -342,11 +342,24 @@ test('parseModelRef: provider:model, splitting at the first colon only', (t) => 
   t.deepEqual(parseModelRef('openai:gpt-4.1-mini'), { provider: 'openai', model: 'gpt-4.1-mini' });
   t.deepEqual(parseModelRef('ollama:llama3.1:8b'), { provider: 'ollama', model: 'llama3.1:8b' });
   t.deepEqual(parseModelRef('anthropic:claude-sonnet-5-5'), { provider: 'anthropic', model: 'claude-sonnet-5-5' });
-  for (const bad of ['gpt-4.1-mini', ':gpt', 'openai:', '', 'Open AI:gpt', 'openai:gpt 4', `openai:${'x'.repeat(300)}`]) {
-    const r = parseModelRef(bad);
+  for (const bad of [':gpt', 'openai:', '', 'Open AI:gpt', 'openai:gpt 4', `openai:${'x'.repeat(300)}`]) {
+    const r = parseModelRef(bad, 'openai');
     t.is(typeof r, 'string', bad);
   }
-  t.regex(parseModelRef('gpt-4.1-mini') as string, /provider:model/);
+  t.regex(parseModelRef('llama3.1') as string, /provider:model/, 'a bare name of no known family, and no default provider');
+});
+
+test('parseModelRef: a bare name takes the provider of its family (claude-*, gpt-*, o1…), else the default provider', (t) => {
+  t.deepEqual(parseModelRef('gpt-4.1-mini', 'ollama'), { provider: 'openai', model: 'gpt-4.1-mini' });
+  t.deepEqual(parseModelRef('gpt-4.1-mini'), { provider: 'openai', model: 'gpt-4.1-mini' });
+  t.deepEqual(parseModelRef('o3-mini', 'anthropic'), { provider: 'openai', model: 'o3-mini' });
+  t.deepEqual(parseModelRef('chatgpt-4o-latest', 'anthropic'), { provider: 'openai', model: 'chatgpt-4o-latest' });
+  t.deepEqual(parseModelRef('claude-sonnet-4-5', 'openai'), { provider: 'anthropic', model: 'claude-sonnet-4-5' });
+  t.deepEqual(parseModelRef('llama3.1', 'ollama'), { provider: 'ollama', model: 'llama3.1' });
+  t.deepEqual(parseModelRef('olmo2', 'ollama'), { provider: 'ollama', model: 'olmo2' }, 'o followed by a letter is no OpenAI reasoning model');
+  t.regex(parseModelRef('gpt 4', 'openai') as string, /spaces/);
+  t.regex(parseModelRef('llama3.1:8b', 'ollama') as string, /provider.*ollama:llama3\.1:8b/, 'a colon still separates the provider: the message says how to name it');
+  t.is(formatModelRef({ provider: 'openai', model: 'gpt-4.1' }), 'openai:gpt-4.1');
 });
 
 function settings(over: { openai?: LlmSettings['openai']; anthropic?: LlmSettings['anthropic']; defaultModel?: string } = {}): LlmSettings {
@@ -362,7 +375,10 @@ test('ChatProviders: an unconfigured provider names the setting to set', (t) => 
   // A key alone does not say where an `ollama:` model is served.
   const keyed = new ChatProviders(settings({ openai: { apiKey: KEY } }));
   t.is(t.throws(() => keyed.resolve('ollama:llama3.1'), { instanceOf: ProviderNotConfigured }).setting, 'CNS_OPENAI_BASE_URL');
-  t.throws(() => keyed.resolve('llama3.1'), { instanceOf: InvalidModelRef });
+  t.throws(() => keyed.resolve('openai:'), { instanceOf: InvalidModelRef });
+  // A bare name goes to the default model's provider (openai here) unless its family says otherwise.
+  t.deepEqual([keyed.resolve('llama3.1').provider.name, keyed.resolve('llama3.1').model], ['openai', 'llama3.1']);
+  t.is(t.throws(() => keyed.resolve('claude-x'), { instanceOf: ProviderNotConfigured }).setting, 'CNS_ANTHROPIC_API_KEY');
   t.is(keyed.resolve('openai:gpt-4.1-mini').model, 'gpt-4.1-mini');
 });
 

@@ -39,7 +39,7 @@ test('create answers the key once, with a client configuration holding it; reads
   t.is(res.status, 201, JSON.stringify(res.body));
   check(t, 'post', '/mcp-endpoints', res);
   const { mcp_endpoint: e, key, client_config } = res.body.data;
-  t.like(e, { name: 'Team docs', project_id: projectId, node_id: docsId, path: 'docs', mode: 'read_write', status: 'active', transport: 'streamable-http', tool_ids: [] });
+  t.like(e, { name: 'Team docs', project_id: projectId, node_id: docsId, path: 'docs', mode: 'read', status: 'active', transport: 'streamable-http', tool_ids: [] });
   t.is(e.server_url, `${server.services.settings.baseUrl}/api/v1/mcp/e/${e.id}`);
   t.regex(key, /^cns_\S{40,}$/);
   t.true(key.startsWith(e.key_prefix));
@@ -66,7 +66,28 @@ test('create answers the key once, with a client configuration holding it; reads
   for (const r of [read, list, byNode]) t.false(JSON.stringify(r.body).includes(key), 'the key is never shown again');
   // It is a connection of kind mcp scoped to the folder, like every key.
   const conns = await server.api('GET', `/connections/?project_id=${projectId}&kind=mcp`, { token });
-  t.like(conns.body.data.connections.find((x: { id: string }) => x.id === e.id), { kind: 'mcp', scope_path: 'docs', mode: 'read_write' });
+  t.like(conns.body.data.connections.find((x: { id: string }) => x.id === e.id), { kind: 'mcp', scope_path: 'docs', mode: 'read' });
+});
+
+test('an endpoint is read-only unless the request asks for read_write: no write tool is offered, and its key cannot write', async (t) => {
+  const made = await server.api('POST', '/mcp-endpoints', { token, body: { name: 'least privilege', project_id: projectId, node_id: docsId } });
+  t.is(made.status, 201, JSON.stringify(made.body));
+  const { mcp_endpoint: e, key } = made.body.data;
+  t.is(e.mode, 'read');
+  const client = new Client({ name: 'default-mode', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(e.server_url), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  const names = (await client.listTools()).tools.map((x) => x.name);
+  await client.close();
+  t.true(names.includes('cat'));
+  for (const writer of ['write', 'mkdir', 'mv', 'rm', 'rollback']) t.false(names.includes(writer), writer);
+  t.is((await server.api('POST', `/content/${projectId}/write`, { token: key, body: { path: 'docs/nope.md', node_type: 'markdown', content: 'x' } })).status, 403);
+
+  const writable = await server.api('POST', '/mcp-endpoints', { token, body: { name: 'asked to write', project_id: projectId, node_id: docsId, mode: 'read_write' } });
+  t.is(writable.body.data.mcp_endpoint.mode, 'read_write');
+  // The OpenAPI document says so.
+  const doc = (await server.api('GET', '/openapi.json')).body;
+  const mode = doc.paths['/mcp-endpoints'].post.requestBody.content['application/json'].schema.properties.mode;
+  t.regex(mode.description, /^read \(the default\)/);
 });
 
 test('update (name, mode, folder, bound tools, status), regenerate-key and delete', async (t) => {

@@ -10,7 +10,10 @@ export interface Endpoint {
   record: Record<string, unknown> & { path: string; name: string };
 }
 
-/** Creates an MCP endpoint over REST (201 expected) on the folder at `path`. */
+/**
+ * Creates an MCP endpoint over REST (201 expected) on the folder at `path`: read_write unless
+ * `mode` says otherwise (the service's default is read; these tests write through endpoints).
+ */
 export async function createEndpoint(
   server: TestServer,
   token: string,
@@ -20,7 +23,7 @@ export async function createEndpoint(
 ): Promise<Endpoint> {
   const node = server.services.content.findByPath(projectId, path);
   if (!node) throw new Error(`no node at ${path}`);
-  const res = await server.api('POST', '/mcp-endpoints', { token, body: { project_id: projectId, node_id: node.id, name: options.name ?? `mcp ${path}`, ...options } });
+  const res = await server.api('POST', '/mcp-endpoints', { token, body: { project_id: projectId, node_id: node.id, name: options.name ?? `mcp ${path}`, mode: 'read_write', ...options } });
   if (res.status !== 201) throw new Error(`endpoint create failed: ${res.status} ${JSON.stringify(res.body)}`);
   const e = res.body.data;
   return { id: e.mcp_endpoint.id, key: e.key, url: e.mcp_endpoint.server_url, record: e.mcp_endpoint };

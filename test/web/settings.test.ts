@@ -206,6 +206,19 @@ test('an MCP endpoint made through the API is listed with its client configurati
   await item.getByRole('status').getByText('Copied.').first().waitFor();
   t.is(await clipboard(page), text);
 
+  // The mode is shown as the API names it, with what it offers: read by default, read_write when asked for.
+  await server.api('POST', '/mcp-endpoints', { token: admin.token, body: { project_id: projectId, node_id: folder.body.data.id, name: 'Defaulted' } });
+  await server.api('POST', '/mcp-endpoints', { token: admin.token, body: { project_id: projectId, node_id: folder.body.data.id, name: 'Writers', mode: 'read_write' } });
+  await toggleSettings(page, false);
+  await toggleSettings(page, true);
+  const modeOf = async (name: string) => {
+    const entry = page.getByRole('list', { name: 'MCP endpoints' }).getByRole('listitem').filter({ has: page.getByText(name, { exact: true }) });
+    return (await entry.locator('dt:text-is("Access") + dd').textContent())!.trim();
+  };
+  t.is(await modeOf('Team docs'), 'read: reading tools only');
+  t.is(await modeOf('Defaulted'), 'read: reading tools only');
+  t.is(await modeOf('Writers'), 'read_write: reading and writing tools (write, mkdir, mv, rm, rollback)');
+
   // The other clients' forms are there too, behind a disclosure.
   await item.getByText('Other clients').click();
   t.regex((await item.getByLabel('Claude Code command for Team docs', { exact: true }).textContent())!, /^claude mcp add --transport http team-docs /);

@@ -105,6 +105,7 @@ export class AgentChat {
               system: settings.system_prompt,
               temperature: settings.temperature ?? undefined,
               maxToolRounds: settings.max_tool_rounds,
+              maxToolCallsPerRound: settings.max_tool_calls_per_round,
               history,
               message: input.message,
               toolset,

@@ -15,6 +15,8 @@ export interface TurnInput {
   system: string;
   temperature?: number;
   maxToolRounds: number;
+  /** Tool calls of one model answer that are run; the calls past it get a "not run" error result. */
+  maxToolCallsPerRound: number;
   /** The session so far, without the new message. */
   history: ChatMessage[];
   message: string;
@@ -43,8 +45,10 @@ export interface TurnOutcome {
 /**
  * One chat turn: the model answers the session plus the new message, with the agent's tools;
  * each tool call it makes runs (as the agent) and its result goes back to the model, for up to
- * `maxToolRounds` rounds. Text is emitted as it arrives. Every tool call the model made gets a
- * result in the session, run or not, so the next turn's history is one the providers accept.
+ * `maxToolRounds` rounds of at most `maxToolCallsPerRound` calls each (one answer could ask for
+ * thousands: the calls past the cap are not run, and their results tell the model so). Text is
+ * emitted as it arrives. Every tool call the model made gets a result in the session, run or
+ * not, so the next turn's history is one the providers accept.
  */
 export async function runTurn(input: TurnInput, emit: (event: ChatEvent) => void): Promise<TurnOutcome> {
   const messages: ChatMessage[] = [...input.history];
@@ -98,10 +102,16 @@ export async function runTurn(input: TurnInput, emit: (event: ChatEvent) => void
     if (calls.length === 0) return outcome;
 
     const overLimit = round >= input.maxToolRounds;
-    for (const call of calls) {
+    for (const [index, call] of calls.entries()) {
       const skip = overLimit ? `Not run: this turn reached its limit of ${input.maxToolRounds} tool rounds.` : input.signal.aborted ? 'Not run: the turn was cancelled.' : null;
       if (skip) {
         keep({ role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify({ error: { code: 'not_run', message: skip } }), isError: true });
+        continue;
+      }
+      if (index >= input.maxToolCallsPerRound) {
+        const refusal = { error: { code: 'too_many_tool_calls', message: tooManyCalls(calls.length, input.maxToolCallsPerRound) } };
+        keep({ role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify(refusal), isError: true });
+        emit({ type: 'tool_result', id: call.id, name: call.name, content: refusal, is_error: true });
         continue;
       }
       const started = performance.now();
@@ -115,4 +125,9 @@ export async function runTurn(input: TurnInput, emit: (event: ChatEvent) => void
     if (input.signal.aborted) return fail('cancelled', 'cancelled', 'The client disconnected; the turn was cancelled.');
     if (overLimit) return fail('failed', 'max_tool_rounds', `The agent asked for more tools after ${input.maxToolRounds} tool rounds (max_tool_rounds); the turn stopped.`);
   }
+}
+
+/** What a call past the per-answer cap is told, so that the model can ask again in smaller steps. */
+function tooManyCalls(asked: number, max: number): string {
+  return `Not run: this answer asked for ${asked} tool calls, and at most ${max} are run per answer (max_tool_calls_per_round); the first ${max} ran. Ask for the rest in your next answer, at most ${max} at a time.`;
 }

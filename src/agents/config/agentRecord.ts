@@ -12,6 +12,8 @@ export const defaultAccessTools: Record<ConnectionMode, readonly AccessToolName[
 };
 
 export const DEFAULT_MAX_TOOL_ROUNDS = 20;
+/** Tool calls one model answer may make that are run; the rest are answered "not run". */
+export const DEFAULT_MAX_TOOL_CALLS_PER_ROUND = 20;
 export const DEFAULT_BASH_NAME = 'bash';
 /** A bash tool's name is offered to the model as a tool name: the providers' common alphabet. */
 export const bashNamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
@@ -19,12 +21,13 @@ export const bashNamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 /** An agent's settings, kept in its connection's config (next to the internal `is_default` marker). */
 export interface AgentSettings {
   system_prompt: string;
-  /** `provider:model`, e.g. `openai:gpt-4.1-mini`. */
+  /** `provider:model`, e.g. `openai:gpt-4.1-mini` (a bare name given is kept with its provider). */
   model: string;
   description: string;
   /** Null: the provider's default. */
   temperature: number | null;
   max_tool_rounds: number;
+  max_tool_calls_per_round: number;
 }
 
 /**
@@ -80,6 +83,7 @@ export function toAgent(connection: ConnectionRecord): Agent {
       description: typeof c.description === 'string' ? c.description : '',
       temperature: typeof c.temperature === 'number' ? c.temperature : null,
       max_tool_rounds: typeof c.max_tool_rounds === 'number' ? c.max_tool_rounds : DEFAULT_MAX_TOOL_ROUNDS,
+      max_tool_calls_per_round: typeof c.max_tool_calls_per_round === 'number' ? c.max_tool_calls_per_round : DEFAULT_MAX_TOOL_CALLS_PER_ROUND,
     },
   };
 }

@@ -8,7 +8,7 @@ import { DomainError } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../../domain/pagination.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
 import type { AccessStore } from './accessStore.ts';
-import { agentConfig, DEFAULT_MAX_TOOL_ROUNDS, toAgent, type Agent, type AgentSettings } from './agentRecord.ts';
+import { agentConfig, DEFAULT_MAX_TOOL_CALLS_PER_ROUND, DEFAULT_MAX_TOOL_ROUNDS, toAgent, type Agent, type AgentSettings } from './agentRecord.ts';
 import { DEFAULT_AGENT_NAME, defaultAgentAccess, defaultAgentSettings } from './defaultAgent.ts';
 import { checkSettings } from './settingsRules.ts';
 
@@ -17,7 +17,7 @@ export interface AgentsDeps {
   connections: AccessConnectionStore;
   accesses: AccessStore;
   authorizer: Authorizer;
-  /** `provider:model` of agents created without one (CNS_DEFAULT_MODEL). */
+  /** `provider:model` of agents created without one (CNS_DEFAULT_MODEL); bare model names of no known family take its provider. */
   defaultModel: string;
 }
 
@@ -29,6 +29,7 @@ export interface NewAgent {
   description?: string;
   temperature?: number | null;
   maxToolRounds?: number;
+  maxToolCallsPerRound?: number;
 }
 
 export interface AgentChanges {
@@ -39,6 +40,7 @@ export interface AgentChanges {
   /** null: back to the provider's default. */
   temperature?: number | null;
   maxToolRounds?: number;
+  maxToolCallsPerRound?: number;
   /** Paused: its key stops authenticating until it is active again. */
   status?: Extract<ConnectionStatus, 'active' | 'paused'>;
 }
@@ -98,13 +100,17 @@ export class Agents {
 
   /** Creates an agent and its key (shown once), made by `principal` (who manages the project's keys). It reaches nothing until it is given accesses. */
   create(principal: Principal, input: NewAgent): { agent: Agent; key: string } {
-    const settings = checkSettings({
-      system_prompt: input.systemPrompt,
-      model: input.model ?? this.d.defaultModel,
-      description: input.description ?? '',
-      temperature: input.temperature ?? null,
-      max_tool_rounds: input.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
-    });
+    const settings = checkSettings(
+      {
+        system_prompt: input.systemPrompt,
+        model: input.model ?? this.d.defaultModel,
+        description: input.description ?? '',
+        temperature: input.temperature ?? null,
+        max_tool_rounds: input.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
+        max_tool_calls_per_round: input.maxToolCallsPerRound ?? DEFAULT_MAX_TOOL_CALLS_PER_ROUND,
+      },
+      this.d.defaultModel,
+    );
     const { connection, key } = this.d.connections.createConnection({
       projectId: input.projectId,
       kind: 'agent',
@@ -120,16 +126,20 @@ export class Agents {
   /** Changes an agent (the route checked keys:manage on its project). */
   update(agent: Agent, changes: AgentChanges): Agent {
     const id = agent.connection.id;
-    const settings: AgentSettings = checkSettings({
-      ...agent.settings,
-      ...defined({
-        system_prompt: changes.systemPrompt,
-        model: changes.model,
-        description: changes.description,
-        temperature: changes.temperature,
-        max_tool_rounds: changes.maxToolRounds,
-      }),
-    });
+    const settings: AgentSettings = checkSettings(
+      {
+        ...agent.settings,
+        ...defined({
+          system_prompt: changes.systemPrompt,
+          model: changes.model,
+          description: changes.description,
+          temperature: changes.temperature,
+          max_tool_rounds: changes.maxToolRounds,
+          max_tool_calls_per_round: changes.maxToolCallsPerRound,
+        }),
+      },
+      this.d.defaultModel,
+    );
     const connection = this.d.connections.update(id, { name: changes.name, status: changes.status, config: agentConfig(settings, agent.isDefault) });
     if (connection.status !== 'active' && agent.connection.status === 'active') this.onAccessEnded?.(id);
     return toAgent(connection);

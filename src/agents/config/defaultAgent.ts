@@ -1,5 +1,5 @@
 import type { AccessInput } from './accessStore.ts';
-import { DEFAULT_MAX_TOOL_ROUNDS, defaultAccessTools, type AgentSettings } from './agentRecord.ts';
+import { DEFAULT_MAX_TOOL_CALLS_PER_ROUND, DEFAULT_MAX_TOOL_ROUNDS, defaultAccessTools, type AgentSettings } from './agentRecord.ts';
 
 export const DEFAULT_AGENT_NAME = 'default';
 
@@ -15,7 +15,14 @@ export const DEFAULT_SYSTEM_PROMPT = [
 ].join('\n');
 
 export function defaultAgentSettings(model: string): AgentSettings {
-  return { system_prompt: DEFAULT_SYSTEM_PROMPT, model, description: "The project's default assistant.", temperature: null, max_tool_rounds: DEFAULT_MAX_TOOL_ROUNDS };
+  return {
+    system_prompt: DEFAULT_SYSTEM_PROMPT,
+    model,
+    description: "The project's default assistant.",
+    temperature: null,
+    max_tool_rounds: DEFAULT_MAX_TOOL_ROUNDS,
+    max_tool_calls_per_round: DEFAULT_MAX_TOOL_CALLS_PER_ROUND,
+  };
 }
 
 /** The default agent's one access: the whole project, read and write, the default tools. */

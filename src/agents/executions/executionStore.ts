@@ -40,6 +40,8 @@ export interface ExecutionRecord {
   tool_calls: ExecutionToolCall[];
   versions_written: VersionWritten[];
   error: ExecutionError | null;
+  /** Who started the chat the turn ran in (a user id, or a key's connection id); null once the session was deleted. */
+  chat_created_by: string | null;
 }
 
 export interface ExecutionOutcome {
@@ -59,6 +61,9 @@ const fromRow = (r: Row): ExecutionRecord => ({
   versions_written: JSON.parse(r.versions_written) as VersionWritten[],
   error: r.error === null ? null : (JSON.parse(r.error) as ExecutionError),
 });
+
+/** Each execution with the creator of its chat session (the session decides who sees the execution's details). */
+const SELECT = 'SELECT e.*, s.created_by AS chat_created_by FROM agent_executions e LEFT JOIN chat_sessions s ON s.id = e.session_id';
 
 export const INTERRUPTED: ExecutionError = { code: 'interrupted', message: 'The service stopped while this turn was running.' };
 
@@ -105,7 +110,7 @@ export class ExecutionStore {
   }
 
   find(id: string): ExecutionRecord | null {
-    const r = this.sql('SELECT * FROM agent_executions WHERE id = ?').get(id) as Row | undefined;
+    const r = this.sql(`${SELECT} WHERE e.id = ?`).get(id) as Row | undefined;
     return r ? fromRow(r) : null;
   }
 
@@ -118,13 +123,13 @@ export class ExecutionStore {
   list(agentId: string, page: { limit: number; before?: string }): { items: ExecutionRecord[]; next: string | null } {
     let rows: Row[];
     if (page.before === undefined) {
-      rows = this.sql('SELECT * FROM agent_executions WHERE agent_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?').all(agentId, page.limit + 1) as Row[];
+      rows = this.sql(`${SELECT} WHERE e.agent_id = ? ORDER BY e.started_at DESC, e.rowid DESC LIMIT ?`).all(agentId, page.limit + 1) as Row[];
     } else {
       const cursor = this.sql('SELECT started_at, rowid AS seq FROM agent_executions WHERE id = ? AND agent_id = ?').get(page.before, agentId) as { started_at: string; seq: number } | undefined;
       if (!cursor) throw invalidField('before', "not an execution of this agent (pass the previous page's `next`)");
       rows = this.sql(
-        `SELECT * FROM agent_executions WHERE agent_id = @agentId AND (started_at < @at OR (started_at = @at AND rowid < @seq))
-         ORDER BY started_at DESC, rowid DESC LIMIT @limit`,
+        `${SELECT} WHERE e.agent_id = @agentId AND (e.started_at < @at OR (e.started_at = @at AND e.rowid < @seq))
+         ORDER BY e.started_at DESC, e.rowid DESC LIMIT @limit`,
       ).all({ agentId, at: cursor.started_at, seq: cursor.seq, limit: page.limit + 1 }) as Row[];
     }
     const items = rows.slice(0, page.limit).map(fromRow);

@@ -18,7 +18,7 @@ const chatBody = z
 const streamDescription = `The answer is a \`text/event-stream\`, not the envelope: one \`data: <JSON>\` line per event, each with a \`type\`:
 - \`text\` {content}: a piece of the agent's answer, as the model produces it;
 - \`tool_call\` {id, name, arguments}: the agent calls one of its tools (they come from its accesses, bash tools and the project's search index);
-- \`tool_result\` {id, name, content, is_error, truncated?}: the tool's result (content is the result object, or the text the model was given when it was cut);
+- \`tool_result\` {id, name, content, is_error, truncated?}: the tool's result (content is the result object, or the text the model was given when it was cut); a call past the agent's \`max_tool_calls_per_round\` in one answer is not run, and its result is the error \`too_many_tool_calls\`;
 - \`error\` {code, message, retry_after_ms?}: the turn failed (\`provider_unauthorized\`, \`provider_rate_limited\`, \`provider_unavailable\`, \`provider_timeout\`, \`provider_bad_request\`, \`max_tool_rounds\`, \`internal_error\`);
 - \`done\` {session_id, execution_id, status, usage {input_tokens, output_tokens}}: always last.
 

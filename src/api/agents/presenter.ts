@@ -1,5 +1,5 @@
 import type { Agent, AgentAccess, AgentBashTool, Located } from '../../agents/config/agentRecord.ts';
-import type { ExecutionRecord } from '../../agents/executions/executionStore.ts';
+import type { ExecutionView } from '../../agents/executions/executionViews.ts';
 
 export const presentAccess = (a: Located<AgentAccess>) => ({
   id: a.id,
@@ -37,6 +37,7 @@ export function presentAgent(agent: Agent, accesses: Located<AgentAccess>[], bas
     model: s.model,
     temperature: s.temperature,
     max_tool_rounds: s.max_tool_rounds,
+    max_tool_calls_per_round: s.max_tool_calls_per_round,
     status: c.status,
     is_default: agent.isDefault,
     key_prefix: c.key_prefix,
@@ -49,7 +50,8 @@ export function presentAgent(agent: Agent, accesses: Located<AgentAccess>[], bas
   };
 }
 
-export const presentExecution = (e: ExecutionRecord) => ({
+/** An execution as its viewer may see it (executionView: the details, or the summary). */
+export const presentExecution = (e: ExecutionView) => ({
   id: e.id,
   agent_id: e.agent_id,
   session_id: e.session_id,
@@ -62,4 +64,5 @@ export const presentExecution = (e: ExecutionRecord) => ({
   tool_calls: e.tool_calls,
   versions_written: e.versions_written,
   error: e.error,
+  details: e.details,
 });

@@ -2,10 +2,12 @@ import type { Principal } from '../../auth/principal.ts';
 import type { AccessRequest } from '../../agents/config/accesses.ts';
 import type { Agent } from '../../agents/config/agentRecord.ts';
 import type { BashToolRequest } from '../../agents/config/bashTools.ts';
+import { executionView } from '../../agents/executions/executionViews.ts';
 import type { AgentsService } from '../../agents/service.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import { projectRoleAllows } from '../../policies/permissions.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
 import { visibleAgent } from '../shared/connectionResource.ts';
 import { presentAccess, presentAgent, presentBashTool, presentExecution } from './presenter.ts';
@@ -92,6 +94,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
             description: body.description,
             temperature: body.temperature,
             maxToolRounds: body.max_tool_rounds,
+            maxToolCallsPerRound: body.max_tool_calls_per_round,
           });
           created(ctx, { agent: full(agent), key }, 'Agent created; its key is shown only this once');
         },
@@ -111,7 +114,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
       route({
         method: 'put',
         path: '/:agent_id',
-        summary: "Change an agent's name, prompt, model, description, temperature, tool rounds or status",
+        summary: "Change an agent's name, prompt, model, description, temperature, tool rounds, tool calls per round or status",
         permission: MANAGE,
         authorize: agent,
         params: schema.agentParams,
@@ -125,6 +128,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
             description: body.description,
             temperature: body.temperature,
             maxToolRounds: body.max_tool_rounds,
+            maxToolCallsPerRound: body.max_tool_calls_per_round,
             status: body.status,
           });
           ok(ctx, full(updated), 'Agent updated');
@@ -261,7 +265,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         method: 'get',
         path: '/:agent_id/executions',
         summary: "An agent's executions (one per chat turn), newest first",
-        description: "Paginated by cursor: `before` is the previous page's `next` (an execution id).",
+        description:
+          "Paginated by cursor: `before` is the previous page's `next` (an execution id). A turn's details (its tool calls' arguments) are shown to whoever started its chat session and to the project's admins; anyone else gets the summary (`details`).",
         permission: SEES,
         authorize: agent,
         params: schema.agentParams,
@@ -270,7 +275,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         handle(ctx, { query, access }) {
           const { connection } = access.record;
           const { items, next } = a().executions.list(connection.id, { limit: query.limit, before: query.before });
-          ok(ctx, { executions: items.map(presentExecution), next });
+          const viewer = { principalId: access.principal.id, projectAdmin: access.role !== null && projectRoleAllows(access.role, MANAGE) };
+          ok(ctx, { executions: items.map((e) => presentExecution(executionView(e, viewer))), next });
         },
       }),
     ],

@@ -1,16 +1,29 @@
 import { z } from 'zod';
-import { accessToolNames, bashNamePattern, DEFAULT_MAX_TOOL_ROUNDS } from '../../agents/config/agentRecord.ts';
-import { MAX_TEMPERATURE, MAX_TOOL_ROUNDS } from '../../agents/config/settingsRules.ts';
+import { accessToolNames, bashNamePattern, DEFAULT_MAX_TOOL_CALLS_PER_ROUND, DEFAULT_MAX_TOOL_ROUNDS } from '../../agents/config/agentRecord.ts';
+import { MAX_TEMPERATURE, MAX_TOOL_CALLS_PER_ROUND, MAX_TOOL_ROUNDS } from '../../agents/config/settingsRules.ts';
 import { MAX_LIMIT, paginationQuery } from '../../http/pagination.ts';
 import { endpointLimitsSchema } from '../../sandbox/limits.ts';
 
 const id = z.string().min(1).max(100);
 const name = z.string().trim().min(1, 'must not be empty').max(200);
 const systemPrompt = z.string().max(100_000).describe('what the agent is told before every conversation');
-const model = z.string().trim().min(1, 'must not be empty').max(200).describe('`provider:model`: openai:gpt-4.1-mini, anthropic:claude-sonnet-4-5, ollama:llama3.1 (an OpenAI-compatible server)');
+const model = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(200)
+  .describe(
+    '`provider:model`: openai:gpt-4.1-mini, anthropic:claude-sonnet-4-5, ollama:llama3.1 (an OpenAI-compatible server); or a bare model name, kept with its provider: claude-* is anthropic, gpt-*, chatgpt-* and o1, o3, o4… are openai, any other the provider of the server default model (CNS_DEFAULT_MODEL)',
+  );
 const description = z.string().max(2000);
 const temperature = z.number().min(0).max(MAX_TEMPERATURE).describe('0 to 2; null or omitted: the provider default');
 const maxToolRounds = z.number().int().min(1).max(MAX_TOOL_ROUNDS).describe(`tool rounds per chat turn (default ${DEFAULT_MAX_TOOL_ROUNDS})`);
+const maxToolCallsPerRound = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_TOOL_CALLS_PER_ROUND)
+  .describe(`tool calls run per model answer (default ${DEFAULT_MAX_TOOL_CALLS_PER_ROUND}); the calls past it are not run, and the model is told so in their results`);
 const mode = z.enum(['read', 'read_write']);
 const nodeId = id.nullable().describe('the node it reaches (its subtree for a folder); null: the whole project');
 const tools = z
@@ -35,6 +48,7 @@ export const createAgentBody = z
     description: description.optional(),
     temperature: temperature.nullable().optional(),
     max_tool_rounds: maxToolRounds.optional(),
+    max_tool_calls_per_round: maxToolCallsPerRound.optional(),
   })
   .strict();
 
@@ -46,6 +60,7 @@ export const updateAgentBody = z
     description: description.optional(),
     temperature: temperature.nullable().optional().describe('null: back to the provider default'),
     max_tool_rounds: maxToolRounds.optional(),
+    max_tool_calls_per_round: maxToolCallsPerRound.optional(),
     status: z.enum(['active', 'paused']).optional().describe("paused: the agent's key stops working until it is active again"),
   })
   .strict();
@@ -109,6 +124,7 @@ export const agentSchema = z.object({
   model: z.string(),
   temperature: z.number().nullable(),
   max_tool_rounds: z.number().int(),
+  max_tool_calls_per_round: z.number().int().describe('tool calls run per model answer; the rest are answered "not run"'),
   status: z.enum(['active', 'paused', 'revoked']),
   is_default: z.boolean().describe("the project's default agent"),
   key_prefix: z.string(),
@@ -135,9 +151,21 @@ export const executionSchema = z.object({
   model: z.string(),
   input_tokens: z.number().int(),
   output_tokens: z.number().int(),
-  tool_calls: z.array(z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()), ok: z.boolean(), duration_ms: z.number() })),
+  tool_calls: z.array(
+    z.object({
+      name: z.string(),
+      arguments: z.record(z.string(), z.unknown()).optional().describe('only with details full'),
+      ok: z.boolean(),
+      duration_ms: z.number(),
+    }),
+  ),
   versions_written: z.array(z.object({ path: z.string(), version: z.number().int() })),
-  error: z.object({ code: z.string(), message: z.string().optional() }).catchall(z.unknown()).nullable(),
+  error: z.object({ code: z.string(), message: z.string().optional().describe('only with details full') }).catchall(z.unknown()).nullable(),
+  details: z
+    .enum(['full', 'summary'])
+    .describe(
+      "full (for whoever started the turn's chat session, and the project's admins): the tool calls' arguments and the error's message; summary (anyone else who reads the agent, and everyone but the admins once the session is deleted): status, counts and timings",
+    ),
 });
 
 export const executionList = z.object({

@@ -3,10 +3,12 @@ import { createBodyBase, endpointMode, endpointId as id, updateBodyBase } from '
 
 export { endpointParams } from '../shared/nodeBoundRoutes.ts';
 
-const modeDescription = 'read: only the reading tools are offered (default read_write)';
+const modeDescription = 'read: only the reading tools are offered; read_write: also write, mkdir, mv, rm and rollback';
+/** Least privilege: a client may write only through an endpoint made (or changed) to allow it. */
+const createModeDescription = `read (the default) or read_write. ${modeDescription}`;
 const toolIds = z.array(id).max(100).describe("tools of the endpoint's project it also offers (shell, query_json, search, …)");
 
-export const createEndpointBody = createBodyBase(modeDescription, 'the folder whose subtree the endpoint serves').extend({ tool_ids: toolIds.optional() }).strict();
+export const createEndpointBody = createBodyBase(createModeDescription, 'the folder whose subtree the endpoint serves').extend({ tool_ids: toolIds.optional() }).strict();
 
 export const updateEndpointBody = updateBodyBase(modeDescription).extend({ tool_ids: toolIds.optional().describe('replaces the bound tools') }).strict();
 

@@ -1,12 +1,18 @@
 import { api } from '../api/client.ts';
 import { ConfigBlock } from './ConfigBlock.tsx';
 import { ConnectionList } from './ConnectionList.tsx';
-import { modeLabel, scopeLabel, when } from './format.ts';
+import { scopeLabel, when } from './format.ts';
 import { StatusBadge } from './StatusBadge.tsx';
 import type { McpEndpoint, Page } from './types.ts';
 import { useLoad } from './useLoad.ts';
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+/** The mode as the API names it (`read` unless the endpoint was made read_write), and what it offers a client. */
+const MODE_OFFERS: Record<McpEndpoint['mode'], string> = {
+  read: 'reading tools only',
+  read_write: 'reading and writing tools (write, mkdir, mv, rm, rollback)',
+};
 
 /**
  * The project's MCP endpoints, each with the client configuration its record carries, ready to
@@ -36,7 +42,9 @@ export function McpEndpoints({ projectId }: { projectId: string }) {
             <dt>Folder</dt>
             <dd>{scopeLabel(e.path)}</dd>
             <dt>Access</dt>
-            <dd>{modeLabel(e.mode)}</dd>
+            <dd>
+              <code>{e.mode}</code>: {MODE_OFFERS[e.mode]}
+            </dd>
             <dt>Address</dt>
             <dd>
               <code>{e.server_url}</code>
