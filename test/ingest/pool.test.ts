@@ -17,7 +17,7 @@ function childPids(): number[] {
   return text ? text.split(' ').map(Number) : [];
 }
 
-async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
+async function until(condition: () => boolean, what: string, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
