@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming, StopReason } from '@anthropic-ai/sdk/resources/messages';
 import { toAnthropicMessages, toAnthropicTools } from './anthropicMessages.ts';
 import { toProviderError } from './errors.ts';
@@ -30,21 +30,16 @@ interface PendingToolUse {
 /** The Anthropic Messages API, streamed. */
 export class AnthropicProvider implements ChatProvider {
   readonly name = 'anthropic';
-  private readonly client: Anthropic;
+  private client: Anthropic | undefined;
   private readonly apiKey: string;
+  private readonly baseURL: string;
   private readonly timeoutMs: number;
 
   constructor(o: AnthropicProviderOptions) {
     this.apiKey = o.apiKey;
+    // Explicit, so that ANTHROPIC_BASE_URL in the environment does not redirect requests.
+    this.baseURL = o.baseURL ?? 'https://api.anthropic.com';
     this.timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.client = new Anthropic({
-      apiKey: o.apiKey,
-      // Explicit, so that ANTHROPIC_BASE_URL in the environment does not redirect requests.
-      baseURL: o.baseURL ?? 'https://api.anthropic.com',
-      // The chat loop decides about retries; the SDK would otherwise retry silently.
-      maxRetries: 0,
-      timeout: this.timeoutMs,
-    });
   }
 
   async *stream(request: ChatRequest): AsyncIterable<StreamEvent> {
@@ -53,6 +48,9 @@ export class AnthropicProvider implements ChatProvider {
     if (request.temperature !== undefined) {
       throw new ProviderError('bad_request', 'anthropic: temperature is not supported by the Anthropic API (version 2026-10-21)');
     }
+    const sdk = await loadSdk();
+    // The chat loop decides about retries; the SDK would otherwise retry silently.
+    this.client ??= new sdk({ apiKey: this.apiKey, baseURL: this.baseURL, maxRetries: 0, timeout: this.timeoutMs });
     const upstream = new UpstreamSignal(request.signal, this.timeoutMs);
     try {
       const events = await this.client.messages.create(this.body(request), { signal: upstream.signal });
@@ -101,11 +99,11 @@ export class AnthropicProvider implements ChatProvider {
             break;
         }
       }
-      if (upstream.cut()) throw toProviderError(null, this.context(upstream));
+      if (upstream.cut()) throw toProviderError(null, this.context(sdk, upstream));
       if (stopReason === null) throw new ProviderError('unavailable', 'anthropic: the reply ended before it finished');
       yield { type: 'finish', reason: finishOf(stopReason), usage };
     } catch (e) {
-      throw toProviderError(e, this.context(upstream));
+      throw toProviderError(e, this.context(sdk, upstream));
     } finally {
       upstream.dispose();
     }
@@ -122,9 +120,15 @@ export class AnthropicProvider implements ChatProvider {
     };
   }
 
-  private context(upstream: UpstreamSignal) {
-    return { provider: this.name, sdk: Anthropic, upstream, apiKey: this.apiKey };
+  private context(sdk: typeof Anthropic, upstream: UpstreamSignal) {
+    return { provider: this.name, sdk, upstream, apiKey: this.apiKey };
   }
+}
+
+/** The SDK is loaded on first use: it is ~250 modules, and most processes never chat. */
+let sdkModule: Promise<typeof Anthropic> | undefined;
+function loadSdk(): Promise<typeof Anthropic> {
+  return (sdkModule ??= import('@anthropic-ai/sdk').then((m) => m.default));
 }
 
 function argumentsOf(p: PendingToolUse): ReturnType<typeof parseToolArguments> {

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { toProviderError } from './errors.ts';
 import { toOpenAiMessages, toOpenAiTools } from './openaiMessages.ts';
@@ -28,27 +28,30 @@ interface PendingCall {
 /** The chat/completions wire format, spoken by OpenAI and by OpenAI-compatible servers (Ollama, vLLM, ...). */
 export class OpenAiProvider implements ChatProvider {
   readonly name: string;
-  private readonly client: OpenAI;
+  private client: OpenAI | undefined;
   private readonly apiKey: string;
+  private readonly baseURL: string;
   private readonly timeoutMs: number;
 
   constructor(o: OpenAiProviderOptions) {
     this.name = o.name;
     this.apiKey = o.apiKey;
+    this.baseURL = o.baseURL ?? 'https://api.openai.com/v1';
     this.timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.client = new OpenAI({
-      apiKey: o.apiKey,
+  }
+
+  async *stream(request: ChatRequest): AsyncIterable<StreamEvent> {
+    const sdk = await loadSdk();
+    this.client ??= new sdk({
+      apiKey: this.apiKey,
       // Explicit values, so that OPENAI_* variables in the environment do not redirect or tag requests.
-      baseURL: o.baseURL ?? 'https://api.openai.com/v1',
+      baseURL: this.baseURL,
       organization: null,
       project: null,
       // The chat loop decides about retries; the SDK would otherwise retry silently.
       maxRetries: 0,
       timeout: this.timeoutMs,
     });
-  }
-
-  async *stream(request: ChatRequest): AsyncIterable<StreamEvent> {
     const upstream = new UpstreamSignal(request.signal, this.timeoutMs);
     try {
       const chunks = await this.client.chat.completions.create(this.body(request), { signal: upstream.signal });
@@ -74,11 +77,11 @@ export class OpenAiProvider implements ChatProvider {
         }
       }
       const cut = upstream.cut();
-      if (cut) throw toProviderError(null, this.context(upstream));
+      if (cut) throw toProviderError(null, this.context(sdk, upstream));
       if (finishReason === null) throw new ProviderError('unavailable', `${this.name}: the reply ended before it finished`);
       yield { type: 'finish', reason: finishOf(finishReason, sawToolCalls), usage };
     } catch (e) {
-      throw toProviderError(e, this.context(upstream));
+      throw toProviderError(e, this.context(sdk, upstream));
     } finally {
       upstream.dispose();
     }
@@ -98,9 +101,15 @@ export class OpenAiProvider implements ChatProvider {
     };
   }
 
-  private context(upstream: UpstreamSignal) {
-    return { provider: this.name, sdk: OpenAI, upstream, apiKey: this.apiKey };
+  private context(sdk: typeof OpenAI, upstream: UpstreamSignal) {
+    return { provider: this.name, sdk, upstream, apiKey: this.apiKey };
   }
+}
+
+/** The SDK is loaded on first use: it is ~150 modules, and most processes never chat. */
+let sdkModule: Promise<typeof OpenAI> | undefined;
+function loadSdk(): Promise<typeof OpenAI> {
+  return (sdkModule ??= import('openai').then((m) => m.default));
 }
 
 type ToolCallPiece = ChatCompletionChunk.Choice.Delta.ToolCall;

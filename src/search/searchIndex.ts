@@ -105,7 +105,14 @@ export class SearchIndex {
   private current: VectorTable | null = null;
   private next: VectorTable | null = null;
 
-  constructor(readonly file: string) {
+  /** Vectors from which they are grouped into cells (the default, `IVF_MIN_VECTORS`, but for tests of the mechanism). */
+  private readonly ivfMinVectors: number;
+
+  constructor(
+    readonly file: string,
+    options: { ivfMinVectors?: number } = {},
+  ) {
+    this.ivfMinVectors = options.ivfMinVectors ?? IVF_MIN_VECTORS;
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -307,7 +314,7 @@ export class SearchIndex {
     const meta = this.meta();
     if (!this.current || this.next || this.metaValue('vec_drop_gen') || !meta.embeddingModel || !meta.dimensions || this.pendingCount() > 0) return null;
     const vectors = this.countVectors();
-    if (vectors < IVF_MIN_VECTORS || (this.current.trainedAt > 0 && vectors < this.current.trainedAt * IVF_RETRAIN_GROWTH)) return null;
+    if (vectors < this.ivfMinVectors || (this.current.trainedAt > 0 && vectors < this.current.trainedAt * IVF_RETRAIN_GROWTH)) return null;
     return vectors;
   }
 

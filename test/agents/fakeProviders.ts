@@ -66,8 +66,8 @@ export interface FakeReply {
   streamError?: { type: string; message: string };
   /** Default `{input: 11, output: 7}`. */
   usage?: { input: number; output: number };
-  /** Waits this long before the first byte (status and headers included). */
-  delayMs?: number;
+  /** Sends nothing at all (not even the status) until the client goes away. */
+  silent?: boolean;
   /** An error answer with this status, in the provider's error JSON shape. */
   status?: number;
   /** The error's message (default: a generic one for the status). */
@@ -146,8 +146,7 @@ async function startFake(dialect: Dialect): Promise<FakeProvider> {
 }
 
 async function answer(res: ServerResponse, dialect: Dialect, reply: FakeReply, request: unknown): Promise<void> {
-  if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
-  if (res.destroyed) return;
+  if (reply.silent) return void (await new Promise<void>((r) => res.once('close', () => r())));
   if (reply.status && reply.status >= 400) {
     return sendError(res, dialect, reply.status, reply.errorMessage ?? defaultMessage(reply.status), reply.headers ?? {});
   }

@@ -45,7 +45,7 @@ const countOf = (db: Database.Database, sql: string) => (db.prepare(sql).get() a
 const sum = (points: { views: number; api_calls: number; unique_visitors: number }[], k: 'views' | 'api_calls' | 'unique_visitors') => points.reduce((n, p) => n + p[k], 0);
 
 /** Polls a report until `done` holds (the counter flushes on its own timer), or fails at the deadline. */
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 15_000): Promise<T> {
+async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await read();

@@ -38,7 +38,7 @@ export function fixture(options: Partial<ContentStoreOptions> = {}): Fixture {
 }
 
 /** Polls `check` until it returns a value or the deadline passes. */
-export async function until<T>(check: () => T | undefined | Promise<T | undefined>, ms = 10_000): Promise<T> {
+export async function until<T>(check: () => T | undefined | Promise<T | undefined>, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await check();

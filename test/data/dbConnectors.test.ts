@@ -191,7 +191,8 @@ test('postgres: created after a test; tables with estimates and columns; preview
   const preview = await api('GET', `${C}/${conn.id}/tables/${encodeURIComponent(`public.${table}`)}/preview?limit=2`, { token });
   t.is(preview.status, 200, JSON.stringify(preview.body));
   assertDocumented(t, running.services, 'get', `${C}/{id}/tables/{table}/preview`, preview);
-  t.true(Date.now() - started < 2000);
+  // Far from any real bound: a busy machine must not fail it; a preview that scanned or hung would.
+  t.true(Date.now() - started < 10_000);
   t.like(preview.body.data, { table: `public.${table}`, row_count: 2, truncated: true });
   t.deepEqual(preview.body.data.rows[0], { id: 1, name: 'item 1', price: '1.50', at: '2024-01-02 03:04:05+00', doc: { g: 1 }, big: '9007199254740993' });
   t.is(preview.body.data.columns[2].type, 'numeric(10,2)');
@@ -354,7 +355,8 @@ test('a slow query is stopped by the statement timeout with a clear error (Postg
     const took = Date.now() - started;
     t.is(r.status, 422, JSON.stringify(r.body));
     t.regex(r.body.message, new RegExp(`longer than the statement timeout \\(${TIMEOUT_MS} ms, CNS_DB_STATEMENT_TIMEOUT_MS\\)`));
-    t.true(took >= TIMEOUT_MS - 100 && took < TIMEOUT_MS + 2500, `${query} took ${took} ms`);
+    // Bounded by the query's own 20 s, not by the timeout plus a margin a busy machine could eat.
+    t.true(took >= TIMEOUT_MS - 100 && took < 15_000, `${query} took ${took} ms`);
   }
 });
 
@@ -379,7 +381,9 @@ test('creation fails fast and clearly: unknown role or database, closed port, un
     t.is(r.status, 422, JSON.stringify(fields));
     t.is(r.body.error.details[0].field, field, JSON.stringify(fields));
     t.regex(r.body.message, message);
-    t.true(Date.now() - started < 6500, `${JSON.stringify(fields)} answered within the connect timeout`);
+    // The unreachable address takes the whole 5 s connect timeout; the bound is far below the
+    // system's own TCP timeout (minutes), which is what a missing connect timeout would wait.
+    t.true(Date.now() - started < 30_000, `${JSON.stringify(fields)} answered within the connect timeout`);
   }
   const missing = await createConnection({ engine: 'mysql', host: '127.0.0.1' });
   t.is(missing.status, 422);
@@ -401,7 +405,8 @@ test('a server that never answers fails at the connect timeout (engines directly
     t.true(e instanceof SessionFailure, String(e));
     t.is((e as SessionFailure).kind, 'network');
     t.regex(e!.message, /no answer within 0\.3 s/);
-    t.true(Date.now() - started < 2000, engine);
+    // A server that never answers would hang without the 0.3 s connect timeout.
+    t.true(Date.now() - started < 10_000, engine);
   }
 });
 

@@ -34,7 +34,7 @@ test('bearer secrets in request paths (upload, download and invitation tokens, k
     const res = await fetch(server.url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
     await res.arrayBuffer();
   }
-  const deadline = Date.now() + 5_000;
+  const deadline = Date.now() + 30_000;
   while (lines.filter((l) => l.includes('"msg":"request"')).length < calls.length + 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   const requests = lines.filter((l) => l.includes('"msg":"request"'));
   t.true(requests.length >= calls.length + 1, requests.join(''));

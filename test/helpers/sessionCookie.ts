@@ -6,7 +6,7 @@ export async function cookiesOf(context: BrowserContext): Promise<Record<string,
 }
 
 /** Polls `check` until it holds, failing after `ms` (no fixed sleeps). */
-async function until(check: () => Promise<boolean>, what: string, ms = 5000): Promise<void> {
+async function until(check: () => Promise<boolean>, what: string, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -35,7 +35,7 @@ const commits = async (pid = projectId) => (await server.api('GET', `/content/${
 const taskDirs = (dir: string) => (existsSync(join(dir, 'tmp/ingest/tasks')) ? readdirSync(join(dir, 'tmp/ingest/tasks')) : []);
 
 /** A finished task's temporary folder goes right after its status is set: poll for it, with a deadline. */
-async function noTaskDirs(dir: string, ms = 5000): Promise<string[]> {
+async function noTaskDirs(dir: string, ms = 30_000): Promise<string[]> {
   const deadline = Date.now() + ms;
   while (taskDirs(dir).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   return taskDirs(dir);

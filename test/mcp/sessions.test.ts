@@ -52,10 +52,10 @@ test.serial('idle sessions expire; one holding its event stream open stays until
   const stream = new AbortController();
   const get = await fetch(e.url, { headers: { ...auth(), 'mcp-session-id': streaming, 'mcp-protocol-version': '2025-06-18', accept: 'text/event-stream' }, signal: stream.signal });
   t.is(get.status, 200);
-  await until('the idle session to expire', () => !sessions().has(idle), 15_000);
+  await until('the idle session to expire', () => !sessions().has(idle), 30_000);
   t.true(sessions().has(streaming), 'a session with an open stream is in use');
   stream.abort();
-  await until('the streaming session to expire once its stream closed', () => !sessions().has(streaming), 15_000);
+  await until('the streaming session to expire once its stream closed', () => !sessions().has(streaming), 30_000);
   t.is((await use(idle)).status, 404);
 });
 
@@ -70,7 +70,7 @@ test.serial('an SDK client that ends its session (DELETE) leaves nothing behind;
   const abrupt = await connect(e.url, e.key);
   const abruptId = abrupt.transport.sessionId!;
   await abrupt.client.close(); // no DELETE: its GET stream is cut
-  await until('the abandoned session to be swept', () => !sessions().has(abruptId), 15_000);
+  await until('the abandoned session to be swept', () => !sessions().has(abruptId), 30_000);
   t.is(sessions().size, 0);
 });
 
@@ -84,7 +84,7 @@ test.serial('stopping the server ends open sessions and their streams at once (n
   await until('the client to open its event stream', () => other.services.mcp.sessions.streams === 1);
   const started = Date.now();
   await other.stop();
-  t.true(Date.now() - started < 5_000, `stopped in ${Date.now() - started} ms`);
+  t.true(Date.now() - started < 8_000, `stopped in ${Date.now() - started} ms`);
   await s.client.close();
 });
 

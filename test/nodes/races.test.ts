@@ -13,7 +13,7 @@ test.before(async () => {
 test.after.always(() => f.server.stop());
 
 async function until(what: string, done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
   while (!done()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setImmediate(r));

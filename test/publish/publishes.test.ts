@@ -308,9 +308,11 @@ test('a disabled, expired or deleted publish, a trashed or purged node, an unkno
   await api('PATCH', `/publishes/${disabled.id}`, { enabled: true });
   t.is((await pub(disabled.publish_key)).status, 200, 'enabled again');
 
-  const expiring = await publish({ node_id: (await write('gone/expiring.md', 'markdown', 'e')).id, expires_at: new Date(Date.now() + 1500).toISOString() });
+  // Served first, then given an expiry a moment away: no race between a busy machine and the clock.
+  const expiring = await publish({ node_id: (await write('gone/expiring.md', 'markdown', 'e')).id, expires_at: new Date(Date.now() + 3_600_000).toISOString() });
   t.is((await pub(expiring.publish_key)).status, 200);
-  const deadline = Date.now() + 15_000;
+  t.is((await api('PATCH', `/publishes/${expiring.id}`, { expires_at: new Date(Date.now() + 3000).toISOString() })).status, 200);
+  const deadline = Date.now() + 30_000;
   while ((await pub(expiring.publish_key)).status === 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   await gone(expiring.publish_key, 'expired');
   t.is((await api('GET', `/publishes/${expiring.id}`)).body.data.status, 'expired');

@@ -55,7 +55,7 @@ async function napping(): Promise<number[]> {
 }
 
 /** Polls until `check` holds (10 ms steps) or the deadline passes. */
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`${what}: not before the deadline`);

@@ -46,7 +46,7 @@ async function exec(e: { id: string; key: string }, command: string) {
 }
 
 /** Polls until `check` holds (10 ms steps) or the deadline passes. */
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error(`${what}: not before the deadline`);

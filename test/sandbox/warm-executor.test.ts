@@ -84,7 +84,7 @@ test('an unused warm sandbox expires: its processes end, its workspace and its c
   t.is(warm.size, 1);
   t.true((await processesMentioning(s.root)).length > 0, 'the warm sandbox runs');
   t.is(s.pool.counts().busy, 1, 'it holds a workspace');
-  await until(() => (warm.size === 0 ? true : undefined), 15_000);
+  await until(() => (warm.size === 0 ? true : undefined), 30_000);
   await warm.settled();
   t.deepEqual(await processesMentioning(s.root), []);
   t.is(s.pool.counts().busy, 0);

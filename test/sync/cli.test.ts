@@ -94,7 +94,7 @@ test('cns sync --watch on two clients: edits arrive live both ways', async (t) =
     wa.kill('SIGTERM');
     wb.kill('SIGTERM');
   });
-  await until('both watchers to start', () => outputs.a.includes('Watching') && outputs.b.includes('Watching'), 20_000);
+  await until('both watchers to start', () => outputs.a.includes('Watching') && outputs.b.includes('Watching'), 30_000);
   const second = await cns(w, ['sync', a]);
   t.is(second.code, 2, 'one sync per folder at a time');
   t.regex(second.stderr, /another cns sync \(pid \d+\) is working on/);

@@ -128,13 +128,13 @@ test.serial('a stream ends as soon as its key is deleted, and a removed member g
 
   const deleted = await w.server.api('DELETE', `/connections/${key.id}`, { token: w.token });
   t.is(deleted.status, 200);
-  await keyFeed.waitFor('the key stream to end', () => keyFeed.closed || undefined, 10_000);
+  await keyFeed.waitFor('the key stream to end', () => keyFeed.closed || undefined, 30_000);
   t.true(keyFeed.events.some((e) => e.event === 'revoked'));
 
   const removed = await w.server.api('DELETE', `/projects/${w.projectId}/members/${member.id}`, { token: w.token });
   t.is(removed.status, 200);
   const after = await write('feed-revoked/secret.md', 'written after the removal');
-  await memberFeed.waitFor('the member stream to end', () => memberFeed.closed || undefined, 10_000);
+  await memberFeed.waitFor('the member stream to end', () => memberFeed.closed || undefined, 30_000);
   for (const feed of [keyFeed, memberFeed]) {
     t.false(feed.changes.some((c) => c.id >= after.body.data.project_version));
     t.false(JSON.stringify(feed.events).includes('feed-revoked'));
@@ -204,7 +204,7 @@ test('the server ends open streams cleanly when it shuts down', async (t) => {
   await server.stop();
   await feed.waitFor('the end of the stream', () => feed.closed || undefined).catch(() => undefined);
   t.true(feed.closed);
-  t.true(Date.now() - started < 5_000, 'not cut by the 10 s grace period');
+  t.true(Date.now() - started < 8_000, 'not cut by the 10 s grace period');
 });
 
 /** A response whose socket never drains: what a stalled consumer looks like to the server. */
@@ -260,7 +260,7 @@ test('idle connections get heartbeats', async (t) => {
   const res = new StalledResponse();
   res.writableLength = 0;
   feed.attach(res as unknown as ServerResponse, { projectId: 'p', scope: '', lastEventId: null });
-  const deadline = Date.now() + 5_000;
+  const deadline = Date.now() + 30_000;
   while (!res.chunks.some((c) => c === ': keep-alive\n\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   t.true(res.chunks.includes(': keep-alive\n\n'));
   feed.close();

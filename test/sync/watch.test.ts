@@ -48,8 +48,8 @@ test('--watch reconnects after the server restarts and catches up from its curso
   server = await startTestServer({ dataDir, port });
   // The first request may meet a pooled connection of the old process: retry until accepted.
   await until('a write to the restarted server', async () => [200, 201].includes((await write('after-restart.md', 'after the restart\n').catch(() => null))?.status ?? 0));
-  await until('the change made after the restart', () => existsSync(join(dir, 'after-restart.md')), 15_000);
-  await until('the local change made while down', async () => (await server.api('GET', `/content/${projectId}/cat?path=while-down.md`, { token }).catch(() => null))?.status === 200, 15_000);
+  await until('the change made after the restart', () => existsSync(join(dir, 'after-restart.md')), 30_000);
+  await until('the local change made while down', async () => (await server.api('GET', `/content/${projectId}/cat?path=while-down.md`, { token }).catch(() => null))?.status === 200, 30_000);
   t.is(read(dir, 'after-restart.md'), 'after the restart\n');
   t.false(errors.some((e) => e.startsWith('fatal')));
 });

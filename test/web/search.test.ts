@@ -24,7 +24,7 @@ async function searchToolReady(projectId: string): Promise<string> {
   const created = await server.api('POST', '/tools/search', { token: admin.token, body: { project_id: projectId, name: 'kb search' } });
   if (created.status !== 202) throw new Error(`search tool: ${created.status} ${JSON.stringify(created.body)}`);
   const toolId: string = created.body.data.tool.id;
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const state = (await server.api('GET', `/tools/${toolId}/search-index`, { token: admin.token })).body.data;
     if (state.status === 'ready' && state.documents > 0) return toolId;

@@ -38,7 +38,7 @@ const cat = async (path: string) => server.api('GET', `/content/${projectId}/cat
 const versions = async (path: string) => server.api('GET', `/content/${projectId}/versions?path=${encodeURIComponent(path)}`, { token });
 
 /** Polls `check` until it returns a value, or fails after `ms`. */
-async function until<T>(check: () => Promise<T | undefined | null | false>, ms = 15_000): Promise<T> {
+async function until<T>(check: () => Promise<T | undefined | null | false>, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await check();
