@@ -21,8 +21,12 @@ export interface ConvertInput {
   /** The source's original name (`report.pdf`); decides the format with `mimeType`. */
   name: string;
   mimeType?: string;
-  /** markdown: text formats to Markdown; json: tabular formats to JSON rows; raw: stored unchanged. */
-  mode: IngestMode;
+  /**
+   * markdown: text formats to Markdown (tables as one Markdown table); json: tabular formats to
+   * JSON rows only; raw: stored unchanged; null (nothing asked): each format's default, which is
+   * Markdown for text and, for tables (CSV, TSV, XLSX), JSON rows plus a Markdown preview.
+   */
+  mode: IngestMode | null;
   limits: ConversionLimits;
   /** For HTML fetched from a URL: its address (front matter, relative links made absolute). */
   sourceUrl?: string;
