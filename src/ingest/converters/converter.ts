@@ -9,8 +9,13 @@ export type IngestMode = 'markdown' | 'json' | 'raw';
 export type ProgressUnit = 'pages' | 'rows' | 'bytes';
 
 export interface ConversionLimits {
-  /** Total decompressed size a DOCX/XLSX (zip) may expand to: the zip-bomb guard. */
+  /**
+   * The bomb guards: total decompressed size a DOCX/XLSX (zip) may expand to, and the bytes a
+   * PDF's streams expand to, each counted once per reference (pdfGuard.ts).
+   */
   maxDecompressedBytes: number;
+  /** Pages a PDF may have ('too_many_pages' past it). */
+  maxPdfPages: number;
   /** The largest single output node, bytes (the content store's own limit). */
   maxNodeBytes: number;
 }
@@ -53,11 +58,13 @@ export interface Progress {
 /**
  * A conversion failure the task reports as is (corrupt file, password-protected, too large).
  * `crashed`: the process converting it died (out of memory, a fatal error); the file is the
- * likely cause, the service is not affected.
+ * likely cause, the service is not affected. The limits of a conversion: `timeout` (its
+ * wall-clock time), `too_many_pages` (a PDF's pages), `too_large` (decompressed bytes, or a
+ * result larger than a node may be).
  */
 export class ConversionError extends Error {
   constructor(
-    readonly code: 'corrupt' | 'encrypted' | 'too_large' | 'unsupported' | 'ocr_unavailable' | 'fetch_failed' | 'crashed',
+    readonly code: 'corrupt' | 'encrypted' | 'too_large' | 'too_many_pages' | 'timeout' | 'unsupported' | 'ocr_unavailable' | 'fetch_failed' | 'crashed',
     message: string,
   ) {
     super(message);
