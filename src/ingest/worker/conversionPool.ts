@@ -173,17 +173,20 @@ export class ConversionPool {
 
   /**
    * Kills the child running `job` and fails the job once the process has exited: when a
-   * conversion is stopped for a limit, nothing of it outlives its failure. The slot is given
-   * back by the exit (onExit), as for any child that ends.
+   * conversion is stopped for a limit, nothing of it outlives its failure. The next job may
+   * start meanwhile (on an idle child, such as the spare).
    */
   private retire(child: ConversionChild, job: Job, err: Error): void {
     if (this.running.get(child) !== job) return;
     this.running.delete(child);
     job.child = null;
     if (job.timer) clearTimeout(job.timer);
-    if (child.exited) return this.settle(job, err);
-    child.process.once('exit', () => this.settle(job, err));
-    child.kill();
+    if (child.exited) this.settle(job, err);
+    else {
+      child.process.once('exit', () => this.settle(job, err));
+      child.kill();
+    }
+    this.dispatch();
   }
 
   private onExit(child: ConversionChild): void {
