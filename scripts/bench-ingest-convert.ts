@@ -20,7 +20,7 @@ import { textPages, writePdf } from '../test/ingest/fixtures/pdf.ts';
 import { textPng } from '../test/ingest/fixtures/png.ts';
 
 const MiB = 1024 * 1024;
-const limits = { maxDecompressedBytes: 50 * MiB, maxNodeBytes: 64 * MiB };
+const limits = { maxDecompressedBytes: 50 * MiB, maxPdfPages: 2000, maxNodeBytes: 64 * MiB };
 
 // Child mode: convert one file in this process and print the memory figures.
 if (process.argv[2] === '--rss-child') {

@@ -70,8 +70,12 @@ export interface Settings {
     maxPages: number;
     /** Per URL fetched, headers and body. */
     urlTimeoutMs: number;
-    /** Total decompressed size of a DOCX/XLSX (the zip-bomb guard). */
+    /** Total decompressed size of a DOCX/XLSX, or of a PDF's streams counted once per use (the bomb guards). */
     maxDecompressedBytes: number;
+    /** Pages a PDF may have (CNS_INGEST_MAX_PDF_PAGES). */
+    maxPdfPages: number;
+    /** Wall-clock time one conversion may take before its process is killed (CNS_INGEST_CONVERSION_TIMEOUT_S). */
+    conversionTimeoutMs: number;
   };
   /** Database connectors (spec 4.10): where connections may go, the SQLite folder, and every session's bounds. */
   dbConnectors: {
@@ -151,6 +155,8 @@ const envSchema = z.object({
   CNS_INGEST_MAX_PAGES: int(1).max(10_000).default(20),
   CNS_INGEST_URL_TIMEOUT_S: int(1).max(3600).default(60),
   CNS_INGEST_MAX_DECOMPRESSED_BYTES: int(1).default(500 * 1024 * 1024),
+  CNS_INGEST_MAX_PDF_PAGES: int(1).default(2000),
+  CNS_INGEST_CONVERSION_TIMEOUT_S: int(1).max(86_400).default(120),
   CNS_DB_ALLOW_LOOPBACK: bool.default(false),
   CNS_DB_SQLITE_DIR: z.string().min(1).optional(),
   CNS_DB_STATEMENT_TIMEOUT_MS: int(100).max(3_600_000).default(10_000),
@@ -237,6 +243,8 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
       maxPages: e.CNS_INGEST_MAX_PAGES,
       urlTimeoutMs: e.CNS_INGEST_URL_TIMEOUT_S * 1000,
       maxDecompressedBytes: e.CNS_INGEST_MAX_DECOMPRESSED_BYTES,
+      maxPdfPages: e.CNS_INGEST_MAX_PDF_PAGES,
+      conversionTimeoutMs: e.CNS_INGEST_CONVERSION_TIMEOUT_S * 1000,
     },
     dbConnectors: {
       allowLoopback: e.CNS_DB_ALLOW_LOOPBACK,

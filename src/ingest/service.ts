@@ -49,14 +49,15 @@ export function createIngest(d: {
   const s = d.settings;
   const store = new TaskStore(d.db);
   const temp = new IngestTemp(s.dataDir);
-  const pool = new ConversionPool({ size: s.ingest.workers });
+  const pool = new ConversionPool({ size: s.ingest.workers, timeoutMs: s.ingest.conversionTimeoutMs });
+  const guards = { maxDecompressedBytes: s.ingest.maxDecompressedBytes, maxPdfPages: s.ingest.maxPdfPages };
   const rules = new IngestRules({ store: new RuleStore(d.db), access: d.access, providers: d.providers, model: s.llm.defaultModel });
   const converter = new SourceConverter({
     pool,
     rules,
     providers: d.providers,
     model: s.llm.defaultModel,
-    limits: { maxDecompressedBytes: s.ingest.maxDecompressedBytes, maxNodeBytes: s.maxContentBytes },
+    limits: { ...guards, maxNodeBytes: s.maxContentBytes },
   });
   const runner = new TaskRunner({
     content: d.content,
@@ -72,7 +73,19 @@ export function createIngest(d: {
     ingest,
     rules,
     queue,
-    convert: (input, signal) => pool.run(input, { signal }),
+    // Other surfaces' conversions keep their node size, within this installation's bomb guards.
+    convert: (input, signal) =>
+      pool.run(
+        {
+          ...input,
+          limits: {
+            ...input.limits,
+            maxDecompressedBytes: Math.min(input.limits.maxDecompressedBytes, guards.maxDecompressedBytes),
+            maxPdfPages: Math.min(input.limits.maxPdfPages, guards.maxPdfPages),
+          },
+        },
+        { signal },
+      ),
     async close() {
       await queue.close();
       await pool.close();

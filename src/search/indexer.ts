@@ -2,8 +2,9 @@ import { join } from 'node:path';
 import type { ContentStore, NodeInfo, TreeNode } from '../content/contentStore.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Changelog } from '../events/changelog.ts';
-import { asText, chunkJson, chunkMarkdown, chunkText, MAX_INDEXED_BYTES, type Chunk } from './chunker.ts';
+import { chunkJson, chunkMarkdown, chunkText, MAX_INDEXED_BYTES, type Chunk } from './chunker.ts';
 import { EmbeddingsError, type EmbeddingsClient } from './embeddings.ts';
+import { fileText } from './fileText.ts';
 import { trainCentroids } from './ivf.ts';
 import { QueryPool } from './queryPool.ts';
 import type { SearchQueries } from './searcher.ts';
@@ -361,7 +362,7 @@ class ProjectRunner {
         return [];
       }
     }
-    const text = node.type === 'markdown' ? bytes.toString('utf8') : asText(bytes);
+    const text = node.type === 'markdown' ? bytes.toString('utf8') : fileText(node.mimeType, bytes);
     if (text === null) return [];
     return node.type === 'markdown' || /\.(md|markdown)$/i.test(node.path) ? chunkMarkdown(text) : chunkText(text);
   }

@@ -43,8 +43,12 @@ export interface IndexMeta {
   updatedAt: string;
 }
 
-/** The layout of the index file (SQLite `user_version`); see `migrate`. */
-const LAYOUT = 2;
+/**
+ * The layout of the index file (SQLite `user_version`); see `migrate`. 3: file nodes hold their
+ * readable text only (fileText.ts), so indexes made before are rebuilt without HTML markup and
+ * PDF internals.
+ */
+const LAYOUT = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);

@@ -2,7 +2,7 @@ import test from 'ava';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { ConversionError, convert } from '../../src/ingest/converters/index.ts';
 import type { Progress } from '../../src/ingest/converters/converter.ts';
-import { writePdf } from './fixtures/pdf.ts';
+import { writeBombPdf, writePdf } from './fixtures/pdf.ts';
 import { limits, workDir } from './fixtures/workDir.ts';
 
 const work = workDir('pdf');
@@ -62,4 +62,36 @@ test('a PDF whose text would exceed the node limit fails as too_large', async (t
   const err = await t.throwsAsync(convert({ file, name: 'long.pdf', mode: 'markdown', limits: { ...limits, maxNodeBytes: 20_000 } }), { instanceOf: ConversionError });
   t.is(err.code, 'too_large');
   t.regex(err.message, /long\.md .*20000 bytes.*mode raw/);
+});
+
+test('a PDF whose pages share one huge Flate stream is refused as too_large before a page is read', async (t) => {
+  const file = work.path('bomb.pdf');
+  // 2,000 pages, one stream of 64 MiB once inflated: pdf.js would inflate and parse it 2,000 times.
+  writeBombPdf(file, 2000, 64 * 1024 * 1024);
+  const progress: Progress[] = [];
+  const started = performance.now();
+  const err = await t.throwsAsync(convert({ file, name: 'bomb.pdf', mode: 'markdown', limits }, (p) => progress.push(p)), { instanceOf: ConversionError });
+  t.is(err.code, 'too_large');
+  t.regex(err.message, /streams would expand to more than 52428800 bytes .*CNS_INGEST_MAX_DECOMPRESSED_BYTES/);
+  t.deepEqual(progress, [], 'no page was read');
+  t.log(`refused in ${Math.round(performance.now() - started)} ms`);
+});
+
+test('streams are counted once per use: the same pages sharing a small stream convert', async (t) => {
+  const file = work.path('shared.pdf');
+  writeBombPdf(file, 20, 64 * 1024);
+  const out = await convert({ file, name: 'shared.pdf', mode: 'markdown', limits: { ...limits, maxDecompressedBytes: 20 * 64 * 1024 + 1024 } });
+  t.is(out.nodes[0]!.type, 'markdown');
+  const tight = await t.throwsAsync(convert({ file, name: 'shared.pdf', mode: 'markdown', limits: { ...limits, maxDecompressedBytes: 19 * 64 * 1024 } }), { instanceOf: ConversionError });
+  t.is(tight.code, 'too_large', 'twenty uses of 64 KiB do not fit in nineteen');
+});
+
+test('a PDF with more pages than maxPdfPages fails as too_many_pages', async (t) => {
+  const file = work.path('pages.pdf');
+  writePdf(file, Array.from({ length: 12 }, (_, i) => [`page ${i + 1}`]));
+  const err = await t.throwsAsync(convert({ file, name: 'pages.pdf', mode: 'markdown', limits: { ...limits, maxPdfPages: 11 } }), { instanceOf: ConversionError });
+  t.is(err.code, 'too_many_pages');
+  t.regex(err.message, /12 pages, more than the 11 .*CNS_INGEST_MAX_PDF_PAGES/);
+  const ok = await convert({ file, name: 'pages.pdf', mode: 'markdown', limits: { ...limits, maxPdfPages: 12 } });
+  t.is(ok.nodes.length, 1);
 });

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { ConversionError } from '../../src/ingest/converters/converter.ts';
 import type { ConvertInput, Progress } from '../../src/ingest/converters/converter.ts';
 import { ConversionPool } from '../../src/ingest/worker/conversionPool.ts';
-import { textPages, writePdf } from './fixtures/pdf.ts';
+import { textPages, writeBombPdf, writePdf } from './fixtures/pdf.ts';
 import { limits, workDir } from './fixtures/workDir.ts';
 
 const work = workDir('pool');
@@ -26,7 +26,7 @@ async function until(condition: () => boolean, what: string, ms = 30_000): Promi
 }
 
 test.serial('conversions run in child processes and report progress; the event loop keeps ticking', async (t) => {
-  const pool = new ConversionPool({ size: 2 });
+  const pool = new ConversionPool({ size: 2, spare: false });
   t.teardown(() => pool.close());
   // Warm up (the first job loads the converters in the child).
   await pool.run(pdfInput);
@@ -74,7 +74,7 @@ test.serial('a ConversionError from the child keeps its code', async (t) => {
 });
 
 test.serial('cancel stops a running conversion (its process is killed) and the pool goes on', async (t) => {
-  const pool = new ConversionPool({ size: 1 });
+  const pool = new ConversionPool({ size: 1, spare: false });
   t.teardown(() => pool.close());
   const tiny = work.path('tiny.pdf');
   writePdf(tiny, [['warm-up']]);
@@ -106,7 +106,7 @@ test.serial('cancel of a queued job: it never runs; an aborted signal is refused
 });
 
 test.serial('a crashed child fails its job with a clear error and is replaced', async (t) => {
-  const pool = new ConversionPool({ size: 1 });
+  const pool = new ConversionPool({ size: 1, spare: false });
   t.teardown(() => pool.close());
   let killed = false;
   const job = pool.run(pdfInput, {
@@ -135,7 +135,7 @@ test.serial('a child that runs out of heap fails its job as crashed: out of memo
 });
 
 test.serial('close rejects waiting and running jobs and ends the children', async (t) => {
-  const pool = new ConversionPool({ size: 1 });
+  const pool = new ConversionPool({ size: 1, spare: false });
   const running = pool.run(pdfInput);
   const waiting = pool.run(pdfInput);
   await until(() => childPids().length === 1, 'the child to start');
@@ -145,4 +145,43 @@ test.serial('close rejects waiting and running jobs and ends the children', asyn
   await t.throwsAsync(waiting, { message: /pool is closed/ });
   await t.throwsAsync(pool.run(pdfInput), { message: /pool is closed/ });
   t.false(childPids().some((pid) => pids.includes(pid)));
+});
+
+test.serial('a conversion past timeoutMs fails "timeout", and its process has exited when the job fails', async (t) => {
+  const pool = new ConversionPool({ size: 1, spare: false, timeoutMs: 1000 });
+  t.teardown(() => pool.close());
+  const bomb = work.path('bomb.pdf');
+  writeBombPdf(bomb, 200, 1024 * 1024);
+  const job = pool.run({ file: bomb, name: 'bomb.pdf', mode: 'markdown', limits: { ...limits, maxDecompressedBytes: 2 ** 40 } });
+  const failed = t.throwsAsync(job, { instanceOf: ConversionError });
+  await until(() => childPids().length === 1, 'the child to start');
+  const pids = childPids();
+  const err = await failed;
+  t.is(err.code, 'timeout');
+  t.regex(err.message, /longer than 1 s/);
+  t.false(existsSync(`/proc/${pids[0]}`), 'its process is gone');
+  const small = work.path('small.txt');
+  writeFileSync(small, 'small');
+  t.is((await pool.run({ file: small, name: 'small.txt', mode: null, limits })).nodes.length, 1, 'the pool goes on');
+});
+
+test.serial('while every slot converts a warm spare waits: the job after a kill runs on it at once', async (t) => {
+  const pool = new ConversionPool({ size: 1 });
+  t.teardown(() => pool.close());
+  // Which child converts is the pool's own business: read from its running jobs.
+  const converting = () => [...(pool as unknown as { running: Map<{ process: { pid: number } }, unknown> }).running.keys()].map((c) => c.process.pid);
+  const controller = new AbortController();
+  let started = false;
+  const long = pool.run(pdfInput, { signal: controller.signal, onProgress: () => (started = true) });
+  await until(() => started && childPids().length === 2, 'the conversion and a spare');
+  const [killed] = converting();
+  const [spare] = childPids().filter((pid) => pid !== killed);
+  controller.abort();
+  await t.throwsAsync(long);
+  let ranOn: number[] = [];
+  const next = await pool.run(pdfInput, { onProgress: () => (ranOn = ranOn.length ? ranOn : converting()) });
+  t.is(next.nodes.length, 1);
+  t.deepEqual(ranOn, [spare], 'the spare took the next job');
+  t.false(existsSync(`/proc/${killed}`) && !readFileSync(`/proc/${killed}/stat`, 'utf8').includes(') Z'), 'the killed child is gone');
+  t.true(childPids().length <= 2, 'never more than size + 1 children');
 });

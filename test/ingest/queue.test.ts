@@ -95,9 +95,11 @@ test.serial('keep_original stores the upload beside its result; the same name ag
   t.deepEqual(
     done.result.nodes.map((n: any) => [n.path, n.type, n.version]),
     [
+      ['kept/rows.json', 'json', 1],
       ['kept/rows.md', 'markdown', 1],
       ['kept/rows.csv', 'file', 1],
     ],
+    'a CSV without a mode: JSON rows and a Markdown preview, as an XLSX sheet',
   );
   const original = await fetch(`${server.url}/api/v1/content/${projectId}/raw?path=kept/rows.csv`, { headers: { authorization: `Bearer ${token}` } });
   t.is(original.status, 200);
@@ -105,7 +107,7 @@ test.serial('keep_original stores the upload beside its result; the same name ag
 
   const changed = await submitFiles(server, token, { project_id: projectId, path: 'kept', mode: 'json' }, [{ name: 'rows.csv', content: 'a,b\n1,2\n3,4\n' }]);
   const again = await waitTask(server, token, changed.body.data.tasks[0].id);
-  t.deepEqual(again.result.nodes.map((n: any) => [n.path, n.type, n.version]), [['kept/rows.json', 'json', 1]]);
+  t.deepEqual(again.result.nodes.map((n: any) => [n.path, n.type, n.version]), [['kept/rows.json', 'json', 2]], 'mode json: the JSON alone');
   const json = await server.api('GET', `/content/${projectId}/cat?path=kept/rows.json`, { token });
   t.deepEqual(json.body.data.content, [
     { a: 1, b: 2 },
@@ -114,11 +116,25 @@ test.serial('keep_original stores the upload beside its result; the same name ag
 
   const newer = await submitFiles(server, token, { project_id: projectId, path: 'kept' }, [{ name: 'rows.csv', content: 'a,b\n5,6\n' }]);
   const v2 = await waitTask(server, token, newer.body.data.tasks[0].id);
-  t.deepEqual(v2.result.nodes.map((n: any) => [n.path, n.version]), [['kept/rows.md', 2]], 'an existing node gets a new version');
+  t.deepEqual(
+    v2.result.nodes.map((n: any) => [n.path, n.version]),
+    [
+      ['kept/rows.json', 3],
+      ['kept/rows.md', 2],
+    ],
+    'an existing node gets a new version',
+  );
   const same = await submitFiles(server, token, { project_id: projectId, path: 'kept' }, [{ name: 'rows.csv', content: 'a,b\n5,6\n' }]);
   const unchanged = await waitTask(server, token, same.body.data.tasks[0].id);
   t.is(unchanged.status, 'succeeded');
-  t.deepEqual(unchanged.result.nodes.map((n: any) => [n.path, n.version]), [['kept/rows.md', 2]], 'nothing new: no new version');
+  t.deepEqual(
+    unchanged.result.nodes.map((n: any) => [n.path, n.version]),
+    [
+      ['kept/rows.json', 3],
+      ['kept/rows.md', 2],
+    ],
+    'nothing new: no new version',
+  );
   t.is(unchanged.result.project_version, null, 'and no commit');
 
   const raw = await submitFiles(server, token, { project_id: projectId, path: 'kept', mode: 'raw' }, [{ name: 'blob.bin', content: new Uint8Array([0, 1, 2, 255]) }]);

@@ -7,7 +7,7 @@ import { limits, workDir } from './fixtures/workDir.ts';
 
 const work = workDir('tabular');
 
-async function run(name: string, text: string | Buffer, mode: 'markdown' | 'json' = 'json'): Promise<ConvertOutput> {
+async function run(name: string, text: string | Buffer, mode: 'markdown' | 'json' | null = 'json'): Promise<ConvertOutput> {
   const file = work.path(name);
   writeFileSync(file, text);
   return convert({ file, name, mode, limits });
@@ -39,6 +39,33 @@ test('CSV types are inferred: numbers, booleans, empty as null; text that only l
   t.is(inferValue('True'), true);
   t.is(inferValue(' 12 '), 12);
   t.is(inferValue('12a'), '12a');
+});
+
+test('CSV and TSV without a mode are JSON rows keyed by the header (types inferred) plus a Markdown preview, as an XLSX sheet', async (t) => {
+  const rows = Array.from({ length: 60 }, (_, i) => `${i + 1},item ${i + 1},${i % 2 === 0},007`);
+  const out = await run('stock.csv', `id,name,in stock,code\n${rows.join('\n')}\n`, null);
+  t.deepEqual(out.nodes.map((n) => [n.name, n.type]), [
+    ['stock.json', 'json'],
+    ['stock.md', 'markdown'],
+  ]);
+  const json = out.nodes[0]!.type === 'json' ? (out.nodes[0]!.content as Record<string, unknown>[]) : [];
+  t.is(json.length, 60, 'every row in the JSON');
+  t.deepEqual(json[0], { id: 1, name: 'item 1', 'in stock': true, code: '007' });
+  const preview = out.nodes[1]!.type === 'markdown' ? out.nodes[1]!.content : '';
+  t.true(preview.startsWith('# stock.csv\n\n| id | name | in stock | code |\n| --- | --- | --- | --- |\n| 1 | item 1 | true | 007 |\n'), preview.slice(0, 200));
+  t.true(preview.includes('| 50 | item 50 |'));
+  t.false(preview.includes('| 51 | item 51 |'), 'the preview holds the first 50 rows');
+  t.regex(preview, /The first 50 of 60 rows; all rows are in `stock\.json`/);
+  t.deepEqual(out.warnings, []);
+
+  const tsv = await run('small.tsv', 'a\tb\n1\tx\n', null);
+  t.deepEqual(tsv.nodes, [
+    { name: 'small.json', type: 'json', content: [{ a: 1, b: 'x' }] },
+    { name: 'small.md', type: 'markdown', content: '# small.tsv\n\n| a | b |\n| --- | --- |\n| 1 | x |\n' },
+  ]);
+  // Asked for: one node, as before.
+  t.deepEqual((await run('small.tsv', 'a\tb\n1\tx\n', 'json')).nodes.map((n) => n.name), ['small.json']);
+  t.deepEqual((await run('small.tsv', 'a\tb\n1\tx\n', 'markdown')).nodes.map((n) => n.name), ['small.md']);
 });
 
 test('CSV in markdown mode is a Markdown table with the text unchanged; ragged rows are counted', async (t) => {

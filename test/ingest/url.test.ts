@@ -80,11 +80,16 @@ test.serial('a crawl goes breadth first over same-site links within depth, each 
   t.deepEqual(fetchedSince(from), ['/', '/a', '/b?x=1&y=2', '/docs/guide.html', '/data.csv', '/missing'], 'page order, fragments and duplicates dropped, no deeper than 1');
   t.deepEqual(other.requests.slice(otherFrom), [], 'same_site (the default) keeps to the first origin');
   const paths = task.result.nodes.map((n: any) => n.path);
-  t.is(paths.length, 5);
+  t.is(paths.length, 6);
   t.deepEqual(paths.slice(0, 2), ['web/crawl/index.md', 'web/crawl/a.md']);
   t.regex(paths[2], /^web\/crawl\/b_[0-9a-f]{8}\.md$/, 'a query string adds a hash to the name');
-  t.deepEqual(paths.slice(3), ['web/crawl/docs/guide.md', 'web/crawl/data.md']);
+  t.deepEqual(paths.slice(3), ['web/crawl/docs/guide.md', 'web/crawl/data.json', 'web/crawl/data.md']);
   t.regex(await cat('web/crawl/docs/guide.md'), /The guide/);
+  const rows = await server.api('GET', `/content/${projectId}/cat?path=web/crawl/data.json`, { token });
+  t.deepEqual(rows.body.data.content, [
+    { city: 'Paris', people: 2100000 },
+    { city: 'Lyon', people: 520000 },
+  ]);
   t.regex(await cat('web/crawl/data.md'), /\| city \| people \|\n\| --- \| --- \|\n\| Paris \| 2100000 \|/);
   t.deepEqual(task.progress, { done: 6, total: 6, unit: 'pages' });
   t.is(task.result.warnings.length, 1);

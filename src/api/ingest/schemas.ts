@@ -5,7 +5,9 @@ import { TASK_STATUSES } from '../../ingest/queue/taskTypes.ts';
 import { paginationQuery } from '../../http/pagination.ts';
 
 const id = z.string().min(1).max(100);
-const mode = z.enum(['markdown', 'json', 'raw']).describe('markdown: text formats to Markdown; json: tabular formats (CSV, XLSX, JSON) to JSON rows; raw: stored unchanged');
+const mode = z
+  .enum(['markdown', 'json', 'raw'])
+  .describe('markdown: text formats to Markdown, a CSV/TSV as one Markdown table; json: tabular formats (CSV, TSV, XLSX, JSON) to JSON rows only; raw: stored unchanged; absent: the rule\'s target, else Markdown for text and JSON rows plus a Markdown preview for CSV, TSV and XLSX');
 const targetPath = z.string().max(1024).default('').describe("the target folder, created as needed ('' or absent: the project root)");
 
 const isUploaded = (v: unknown): v is UploadedFile => typeof v === 'object' && v !== null && typeof (v as UploadedFile).path === 'string';

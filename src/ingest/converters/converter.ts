@@ -9,8 +9,13 @@ export type IngestMode = 'markdown' | 'json' | 'raw';
 export type ProgressUnit = 'pages' | 'rows' | 'bytes';
 
 export interface ConversionLimits {
-  /** Total decompressed size a DOCX/XLSX (zip) may expand to: the zip-bomb guard. */
+  /**
+   * The bomb guards: total decompressed size a DOCX/XLSX (zip) may expand to, and the bytes a
+   * PDF's streams expand to, each counted once per reference (pdfGuard.ts).
+   */
   maxDecompressedBytes: number;
+  /** Pages a PDF may have ('too_many_pages' past it). */
+  maxPdfPages: number;
   /** The largest single output node, bytes (the content store's own limit). */
   maxNodeBytes: number;
 }
@@ -21,8 +26,12 @@ export interface ConvertInput {
   /** The source's original name (`report.pdf`); decides the format with `mimeType`. */
   name: string;
   mimeType?: string;
-  /** markdown: text formats to Markdown; json: tabular formats to JSON rows; raw: stored unchanged. */
-  mode: IngestMode;
+  /**
+   * markdown: text formats to Markdown (tables as one Markdown table); json: tabular formats to
+   * JSON rows only; raw: stored unchanged; null (nothing asked): each format's default, which is
+   * Markdown for text and, for tables (CSV, TSV, XLSX), JSON rows plus a Markdown preview.
+   */
+  mode: IngestMode | null;
   limits: ConversionLimits;
   /** For HTML fetched from a URL: its address (front matter, relative links made absolute). */
   sourceUrl?: string;
@@ -49,11 +58,13 @@ export interface Progress {
 /**
  * A conversion failure the task reports as is (corrupt file, password-protected, too large).
  * `crashed`: the process converting it died (out of memory, a fatal error); the file is the
- * likely cause, the service is not affected.
+ * likely cause, the service is not affected. The limits of a conversion: `timeout` (its
+ * wall-clock time), `too_many_pages` (a PDF's pages), `too_large` (decompressed bytes, or a
+ * result larger than a node may be).
  */
 export class ConversionError extends Error {
   constructor(
-    readonly code: 'corrupt' | 'encrypted' | 'too_large' | 'unsupported' | 'ocr_unavailable' | 'fetch_failed' | 'crashed',
+    readonly code: 'corrupt' | 'encrypted' | 'too_large' | 'too_many_pages' | 'timeout' | 'unsupported' | 'ocr_unavailable' | 'fetch_failed' | 'crashed',
     message: string,
   ) {
     super(message);

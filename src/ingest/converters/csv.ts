@@ -7,20 +7,23 @@ import { ConversionError, type ConvertedNode, type ConvertInput, type ConvertOut
 import { fixWindows1252, looksUtf8 } from './decode.ts';
 import { headerNames, widenHeaders } from './headers.ts';
 import { markdownTable } from './markdown.ts';
-import { outputName } from './names.ts';
+import { baseOf, outputName, safeName } from './names.ts';
+import { rowNodes } from './rowNodes.ts';
 
 const DELIMITERS = [',', ';', '\t', '|'];
 
 /**
  * CSV/TSV → rows, streamed through papaparse. The delimiter is detected from the first chunk
  * among `,` `;` tab `|` (a `.tsv` is always tab-separated); the first non-empty row is the
- * header (blank or repeated names become `column_<n>` / `<name>_2`). In json mode each row is
- * an object keyed by the header with inferred types (see `inferValue`); in markdown mode the
- * rows, text unchanged, become one Markdown table. Rows longer or shorter than the header and
- * quoting errors are counted in a warning. A file that is not UTF-8 is read as windows-1252.
+ * header (blank or repeated names become `column_<n>` / `<name>_2`). By default, as for an XLSX
+ * sheet, `<name>.json` holds each row as an object keyed by the header with inferred types (see
+ * `inferValue`) and `<name>.md` a Markdown preview of the first rows (rowNodes.ts); mode json
+ * writes the JSON alone, mode markdown the rows, text unchanged, as one Markdown table. Rows
+ * longer or shorter than the header and quoting errors are counted in a warning. A file that is
+ * not UTF-8 is read as windows-1252.
  */
 export async function convertCsv(input: ConvertInput, progress: (p: Progress) => void, tabs: boolean): Promise<ConvertOutput> {
-  const asJson = input.mode === 'json';
+  const asJson = input.mode !== 'markdown';
   const name = outputName(input.name, asJson ? 'json' : 'md');
   const budget = new NodeBudget(input.limits.maxNodeBytes, name);
   const total = (await stat(input.file)).size;
@@ -82,6 +85,7 @@ export async function convertCsv(input: ConvertInput, progress: (p: Progress) =>
   if (problems.length) warnings.push(`${problems.length} quoting problem${problems.length > 1 ? 's' : ''}, first: ${problems[0]}`);
   if (!utf8) warnings.push('the file is not UTF-8; it was read as windows-1252');
   if (!headers) warnings.push('the file has no rows');
+  if (input.mode === null && headers) return { nodes: rowNodes(baseOf(input.name), safeName(input.name), headers, records), warnings };
   const node: ConvertedNode = asJson
     ? { name, type: 'json', content: records }
     : { name, type: 'markdown', content: headers ? markdownTable(headers, lines) : '' };

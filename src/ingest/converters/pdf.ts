@@ -4,6 +4,7 @@ import { NodeBudget } from './budget.ts';
 import { ConversionError, type ConvertInput, type ConvertOutput, type Progress } from './converter.ts';
 import { tidy } from './markdown.ts';
 import { outputName } from './names.ts';
+import { assertPdfWithinLimit } from './pdfGuard.ts';
 
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
 type TextItem = { str: string; transform: number[]; height: number; hasEOL: boolean };
@@ -14,16 +15,25 @@ type TextItem = { str: string; transform: number[]; height: number; hasEOL: bool
  * stay its outline, and easy to find for a reader or a search hit that needs the page. Pages
  * without text (scans) are named in a warning: OCR of a PDF page needs the page rendered to an
  * image, which needs a canvas package this installation does not have. A page that cannot be
- * read is named in a warning too; the rest of the document is kept.
+ * read is named in a warning too; the rest of the document is kept. Before a page is read, a PDF
+ * over the decompressed-bytes limit (pdfGuard.ts) or the page limit fails ('too_large',
+ * 'too_many_pages').
  */
 export async function convertPdf(input: ConvertInput, progress: (p: Progress) => void): Promise<ConvertOutput> {
   const name = outputName(input.name, 'md');
   const bytes = await readFile(input.file);
+  await assertPdfWithinLimit(bytes, input.limits.maxDecompressedBytes);
   // A view, not a copy (pdf.js wants a plain Uint8Array, not a Buffer): one less copy of a 50 MiB file.
   const pdf = await open(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   const warnings: string[] = [];
   try {
     const total = pdf.numPages;
+    if (total > input.limits.maxPdfPages) {
+      throw new ConversionError(
+        'too_many_pages',
+        `the PDF has ${total} pages, more than the ${input.limits.maxPdfPages} one conversion may read (CNS_INGEST_MAX_PDF_PAGES); split it, or ingest it with mode raw to store it unchanged`,
+      );
+    }
     const budget = new NodeBudget(input.limits.maxNodeBytes, name);
     const parts: string[] = [];
     const blank: number[] = [];

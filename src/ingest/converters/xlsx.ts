@@ -4,12 +4,9 @@ import ExcelJS from 'exceljs';
 import { NodeBudget } from './budget.ts';
 import { ConversionError, type ConvertedNode, type ConvertInput, type ConvertOutput, type Progress } from './converter.ts';
 import { headerNames, widenHeaders } from './headers.ts';
-import { markdownTable } from './markdown.ts';
 import { baseOf, safeName } from './names.ts';
+import { rowNodes } from './rowNodes.ts';
 import { assertZipWithinLimit } from './zipGuard.ts';
-
-/** Rows shown in each sheet's Markdown preview. */
-export const PREVIEW_ROWS = 50;
 
 type Row = Record<string, unknown>;
 
@@ -17,7 +14,7 @@ type Row = Record<string, unknown>;
  * XLSX → for each sheet with data, two nodes in a folder named after the workbook:
  * `<book>/<sheet>.json`, the rows as objects keyed by the header row (the first row with a
  * value; blank or repeated headings become `column_<n>` / `<name>_2`; empty cells are null), and
- * `<book>/<sheet>.md`, a Markdown table of the first PREVIEW_ROWS rows. Both modes give the same
+ * `<book>/<sheet>.md`, a Markdown preview of its first rows (rowNodes.ts). Both modes give the same
  * nodes: a workbook's rows are data. Cells: formulas as their cached results, dates as ISO
  * strings (`2024-03-01` at midnight, else the full timestamp), rich text and links as their
  * text, errors as `#N/A`-style strings. Read with exceljs's streaming reader, after the zip-bomb
@@ -62,14 +59,7 @@ export async function convertXlsx(input: ConvertInput, progress: (p: Progress) =
         warnings.push(`sheet "${sheetName}" is empty; it was left out`);
         continue;
       }
-      const preview = rows.slice(0, PREVIEW_ROWS);
-      const note = rows.length > PREVIEW_ROWS ? `\n_The first ${PREVIEW_ROWS} of ${rows.length} rows; all rows are in \`${file}.json\`._\n` : '';
-      nodes.push({ name: `${book}/${file}.json`, type: 'json', content: rows });
-      nodes.push({
-        name: `${book}/${file}.md`,
-        type: 'markdown',
-        content: `# ${sheetName}\n\n${markdownTable(headers, preview.map((r) => headers!.map((h) => r[h])))}${note}`,
-      });
+      nodes.push(...rowNodes(`${book}/${file}`, sheetName, headers, rows));
     }
   } catch (err) {
     if (err instanceof ConversionError) throw err;

@@ -16,15 +16,20 @@ export interface IngestQueueDeps {
 
 /** The abort reason of tasks stopped because the service stops: they run again after the restart. */
 const SHUTDOWN = new Error('the service is stopping');
+/** The abort reason of a task stopped to give its worker to another project: it is queued again. */
+const PREEMPTED = new Error('a worker was given to another project');
 
 interface Running {
+  projectId: string;
   controller: AbortController;
   done: Promise<void>;
 }
 
 /**
  * The durable queue of ingestion tasks. Tasks live in SQLite (TaskStore); up to `workers` run at
- * once, taken in submission order with projects taking turns. A cancelled queued task never
+ * once, taken in submission order with projects taking turns, the project with the fewest
+ * running tasks first. No project holds every worker while another waits (see `makeRoom`).
+ * A cancelled queued task never
  * runs; a cancelled running task is aborted (its conversion process killed, its fetches ended)
  * and writes nothing: its commit checks the task's status inside the content store's write
  * section, where the cancel's status change and the commit cannot interleave. A task marked
@@ -32,6 +37,7 @@ interface Running {
  * running are queued again and start from the beginning (nothing of them was committed).
  */
 export class IngestQueue {
+  /** By task id, in the order they started. */
   private readonly running = new Map<string, Running>();
   private lastProject: string | null = null;
   private closed = false;
@@ -46,14 +52,45 @@ export class IngestQueue {
     this.pump();
   }
 
-  /** New tasks were queued. */
+  /** New tasks were queued, or a worker is free. */
   pump(): void {
     while (!this.closed && this.running.size < this.d.workers) {
-      const task = this.d.store.claimNext(this.lastProject);
-      if (!task) return;
+      const task = this.d.store.claimNext(this.lastProject, this.perProject(false));
+      if (!task) break;
       this.lastProject = task.project_id;
       this.run(task);
     }
+    if (!this.closed) this.makeRoom();
+  }
+
+  /**
+   * No project holds every worker while another waits: when every worker is busy and projects
+   * with queued tasks have none running, the project holding the most workers (two at least)
+   * gives one back for each: its most recently started task is stopped (its conversion
+   * process killed) and queued again, to start over later, as after a restart. A project's
+   * oldest running task is never stopped, so each keeps making progress; a bomb holding a
+   * worker is bounded by the conversion time limit.
+   */
+  private makeRoom(): void {
+    if (this.running.size < this.d.workers) return;
+    const holding = this.perProject(true);
+    const freeing = this.running.size - [...holding.values()].reduce((a, b) => a + b, 0);
+    let waiting = this.d.store.queuedProjects().filter((p) => !holding.has(p)).length - freeing;
+    while (waiting-- > 0) {
+      const [project, held] = [...holding].reduce((a, b) => (b[1] > a[1] ? b : a), ['', 0]);
+      if (held < 2) return;
+      const [id, victim] = [...this.running].reverse().find(([, r]) => r.projectId === project && !r.controller.signal.aborted)!;
+      this.d.logger?.info({ task: id, project }, 'ingest task queued again: its worker goes to a project that was waiting');
+      victim.controller.abort(PREEMPTED);
+      holding.set(project, held - 1);
+    }
+  }
+
+  /** Running tasks by project; `live`: only those not being stopped. */
+  private perProject(live: boolean): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const r of this.running.values()) if (!live || !r.controller.signal.aborted) out.set(r.projectId, (out.get(r.projectId) ?? 0) + 1);
+    return out;
   }
 
   /**
@@ -95,6 +132,7 @@ export class IngestQueue {
         if (!this.d.store.transition(task.id, 'running', 'succeeded')) throw new TaskFailure('cancelled', 'the task was cancelled');
       },
     };
+    let requeued = false;
     const done = this.d
       .execute(task, control)
       .then((result) => {
@@ -103,7 +141,7 @@ export class IngestQueue {
         this.d.store.setResult(task.id, result);
       })
       .catch((e: unknown) => {
-        if (signal.aborted && signal.reason === SHUTDOWN) this.d.store.transition(task.id, 'running', 'queued');
+        if (signal.aborted && (signal.reason === SHUTDOWN || signal.reason === PREEMPTED)) requeued = this.d.store.transition(task.id, 'running', 'queued');
         // Cancelled: the cancel set the status.
         else if (signal.aborted) return;
         else {
@@ -114,9 +152,10 @@ export class IngestQueue {
       })
       .finally(async () => {
         this.running.delete(task.id);
-        if (!(signal.aborted && signal.reason === SHUTDOWN)) await this.d.temp.removeTask(task.id);
+        // A task queued again keeps its files (its upload) for when it runs again.
+        if (!requeued) await this.d.temp.removeTask(task.id);
         this.pump();
       });
-    this.running.set(task.id, { controller, done });
+    this.running.set(task.id, { projectId: task.project_id, controller, done });
   }
 }

@@ -29,7 +29,7 @@ export interface SourceConverterDeps {
 /**
  * Turns one source into nodes the way its task asks: the rule it names, else (when it names
  * neither a rule nor a mode) the first of the project's rules that matches the source, else
- * the mode (markdown by default). Conversion runs in the pool, off the event loop; a rule
+ * the mode, else each format's default (Markdown for text, JSON rows plus a preview for tables). Conversion runs in the pool, off the event loop; a rule
  * with a JSON Schema then has the language model extract one json node from the converted text.
  */
 export class SourceConverter {
@@ -37,8 +37,8 @@ export class SourceConverter {
 
   async convert(task: TaskRecord, source: Source, signal: AbortSignal, onProgress: (p: Progress) => void): Promise<ConvertOutput> {
     const rule = this.ruleFor(task, source);
-    // A schema rule reads the text; a plain rule says which of markdown or json to write.
-    const mode: IngestMode = rule?.json_schema ? 'markdown' : (task.mode ?? rule?.target ?? 'markdown');
+    // A schema rule reads the text; a plain rule says which of markdown or json to write; neither: the format's default.
+    const mode: IngestMode | null = rule?.json_schema ? 'markdown' : (task.mode ?? rule?.target ?? null);
     const out = await this.d.pool.run(
       { file: source.file, name: source.name, mimeType: source.mimeType ?? undefined, mode, limits: this.d.limits, sourceUrl: source.sourceUrl },
       { signal, onProgress },

@@ -62,18 +62,27 @@ export class TaskStore {
       : this.sql('SELECT id, target_path FROM ingest_tasks WHERE project_id = ? ORDER BY rowid DESC').all(projectId)) as { id: string; target_path: string }[];
   }
 
+  /** The projects that have queued tasks, in id order. */
+  queuedProjects(): string[] {
+    return (this.sql(`SELECT DISTINCT project_id FROM ingest_tasks WHERE status = 'queued' ORDER BY project_id`).all() as { project_id: string }[]).map((r) => r.project_id);
+  }
+
   /**
-   * Takes the next queued task and marks it running. Projects take turns (the first project
-   * after `after` in id order that has a queued task, wrapping around), and within a project
-   * tasks go in submission order: a project that queued a thousand files does not make the
-   * others wait for all of them.
+   * Takes the next queued task and marks it running. The project is one of those with queued
+   * tasks that have the fewest running (`running`, by project), and among them projects take
+   * turns (the first after `after` in id order, wrapping around); within a project tasks go in
+   * submission order. A project that queued a thousand files does not make the others wait for
+   * all of them, nor take the workers another project's task could have.
    */
-  claimNext(after: string | null): TaskRecord | null {
+  claimNext(after: string | null, running: ReadonlyMap<string, number> = new Map()): TaskRecord | null {
     return this.db.transaction(() => {
-      const next = (this.sql(`SELECT project_id FROM ingest_tasks WHERE status = 'queued' AND project_id > ? ORDER BY project_id LIMIT 1`).get(after ?? '') ??
-        this.sql(`SELECT project_id FROM ingest_tasks WHERE status = 'queued' ORDER BY project_id LIMIT 1`).get()) as { project_id: string } | undefined;
-      if (!next) return null;
-      const row = this.sql(`SELECT * FROM ingest_tasks WHERE status = 'queued' AND project_id = ? ORDER BY rowid LIMIT 1`).get(next.project_id) as Row;
+      const projects = this.queuedProjects();
+      if (projects.length === 0) return null;
+      const load = (p: string) => running.get(p) ?? 0;
+      const fewest = Math.min(...projects.map(load));
+      const candidates = projects.filter((p) => load(p) === fewest);
+      const next = candidates.find((p) => p > (after ?? '')) ?? candidates[0]!;
+      const row = this.sql(`SELECT * FROM ingest_tasks WHERE status = 'queued' AND project_id = ? ORDER BY rowid LIMIT 1`).get(next) as Row;
       this.sql(`UPDATE ingest_tasks SET status = 'running', started_at = ?, progress = NULL, result = NULL, error = NULL WHERE id = ?`).run(nowIso(), row.id);
       return fromRow({ ...row, status: 'running' });
     }).immediate();

@@ -55,7 +55,7 @@ export interface TaskRecord {
   status: TaskStatus;
   /** The folder results go to ('' is the project root). */
   target_path: string;
-  /** The mode asked for; null: the rule's target, else markdown. */
+  /** The mode asked for; null: the rule's target, else each format's default (Markdown; JSON rows plus a Markdown preview for tables). */
   mode: IngestMode | null;
   keep_original: boolean;
   rule_id: string | null;

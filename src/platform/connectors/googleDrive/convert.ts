@@ -5,10 +5,11 @@ import { ConversionError } from '../../../ingest/converters/converter.ts';
 import type { ConnectorContext } from '../../runtime/connector.ts';
 
 /**
- * Limits of a conversion: the zip-bomb guard of the ingestion default (CNS_INGEST_MAX_DECOMPRESSED_BYTES),
- * and a node size the runtime checks itself against the store's limit (an item too large is skipped there, with a warning).
+ * Limits of a conversion: the bomb guards of the ingestion defaults (CNS_INGEST_MAX_DECOMPRESSED_BYTES,
+ * CNS_INGEST_MAX_PDF_PAGES; the service lowers them to its own settings), and a node size the
+ * runtime checks itself against the store's limit (an item too large is skipped there, with a warning).
  */
-const LIMITS = { maxDecompressedBytes: 500 * 1024 * 1024, maxNodeBytes: 256 * 1024 * 1024 };
+const LIMITS = { maxDecompressedBytes: 500 * 1024 * 1024, maxPdfPages: 2000, maxNodeBytes: 256 * 1024 * 1024 };
 
 export type Converted = { type: 'markdown'; content: string } | { type: 'json'; content: unknown };
 
