@@ -11,6 +11,7 @@ import { checkConfigFields } from './connectors/configFields.ts';
 import { connectors } from './connectors/spec.ts';
 import { syncFolder } from './runtime/itemPaths.ts';
 import type { RunHandle, SyncRuntime } from './runtime/syncRuntime.ts';
+import { WebhookDeliveries } from './runtime/webhookDeliveries.ts';
 import type { UrlSyncs } from './url/urlSync.ts';
 
 /**
@@ -32,6 +33,8 @@ export class SyncService {
       runtime: SyncRuntime;
       /** Seals webhook secrets at rest. */
       webhookBox: SecretBox;
+      /** The deliveries each webhook sync accepted (a replay starts no run). */
+      deliveries: WebhookDeliveries;
       /** Shortest interval of an interval sync (CNS_SYNC_MIN_INTERVAL_S). */
       minIntervalS: () => number;
     },
@@ -138,9 +141,10 @@ export class SyncService {
   /**
    * A webhook delivery: the body must be signed with the sync's secret (HMAC-SHA256 in
    * `X-Hub-Signature-256: sha256=<hex>`, GitHub's form); then a run starts (or the one going on
-   * is answered).
+   * is answered). A delivery already accepted (the same `deliveryId`, or the same body and
+   * signature under another id) is a duplicate: no run, the first delivery's run answered.
    */
-  webhook(syncId: string, body: Buffer, signature: string | undefined): RunHandle {
+  webhook(syncId: string, body: Buffer, signature: string | undefined, deliveryId: string | null): { duplicate: boolean; run: SyncRunRecord | null } {
     const state = this.deps.store.find(syncId);
     if (!state || !state.webhook_secret || state.trigger_mode !== 'webhook') throw new DomainError('NOT_FOUND', 'No webhook here.');
     const secret = this.deps.webhookBox.open(state.webhook_secret, syncId);
@@ -149,7 +153,20 @@ export class SyncService {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw new DomainError('UNAUTHORIZED', 'The webhook signature (X-Hub-Signature-256) does not match this sync\'s secret.');
     }
-    return this.runPlatform(this.get(syncId), 'webhook');
+    const sync = this.get(syncId);
+    assertActive(sync);
+    const digest = WebhookDeliveries.digest(body, signature!);
+    const claim = this.deps.deliveries.claim(syncId, deliveryId, digest);
+    if (claim.duplicate) return { duplicate: true, run: claim.runId ? (this.deps.store.findRun(claim.runId) ?? null) : null };
+    let handle: RunHandle;
+    try {
+      handle = this.runPlatform(sync, 'webhook');
+    } catch (err) {
+      this.deps.deliveries.release(syncId, digest);
+      throw err;
+    }
+    this.deps.deliveries.attachRun(syncId, digest, handle.run.id);
+    return { duplicate: false, run: handle.run };
   }
 
   /** Deleting a sync stops its run and deletes its connection: its key stops working at once. Content stays. */
