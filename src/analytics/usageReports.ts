@@ -59,9 +59,9 @@ const minuteCeil = (ms: number) => Math.ceil(ms / 60_000);
 
 /**
  * The usage reports (spec 4.10): a time series and a summary of a project's counts. The caller
- * holds project:read (checked by the route); what it sees of nodes follows the content-access
- * policy (a scoped key sees the nodes of its scope), and connection names need keys:manage,
- * as listing connections does.
+ * holds project:read (checked by the route); what it sees, figures and nodes alike, follows the
+ * content-access policy (a scoped key counts the accesses of the nodes of its scope only), and
+ * connection names need keys:manage, as listing connections does.
  */
 export class UsageReports {
   constructor(private readonly d: ReportDeps) {}
