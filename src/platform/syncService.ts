@@ -12,7 +12,7 @@ import { connectors } from './connectors/spec.ts';
 import { syncFolder } from './runtime/itemPaths.ts';
 import type { RunHandle, SyncRuntime } from './runtime/syncRuntime.ts';
 import { WebhookDeliveries } from './runtime/webhookDeliveries.ts';
-import type { UrlSyncs } from './url/urlSync.ts';
+import { RefreshFailed, type UrlSyncs } from './url/urlSync.ts';
 
 /**
  * Syncs of every kind as the `/sync` routes manage them: the connectors they may use, creating
@@ -38,7 +38,15 @@ export class SyncService {
       /** Shortest interval of an interval sync (CNS_SYNC_MIN_INTERVAL_S). */
       minIntervalS: () => number;
     },
-  ) {}
+  ) {
+    // Url syncs on an interval: the runtime's scheduler starts their refreshes.
+    deps.runtime.scheduleElsewhere('url', (syncId) =>
+      deps.urls.refresh(this.get(syncId), 'interval').catch((err: unknown) => {
+        if (err instanceof RefreshFailed) return err.run; // recorded as a failed run
+        throw err;
+      }),
+    );
+  }
 
   /** Every connector a sync may use: `folder`, `url` and the platform connectors. */
   specs(): ConnectorSpec[] {
@@ -103,15 +111,16 @@ export class SyncService {
   }
 
   /**
-   * Sets the trigger: `manual`, `interval` (with `interval_s`, scheduled in SQLite), `webhook`
-   * (a new secret, answered once as `webhookSecret`) or a client mode (`watch`). `interval_s`
-   * with another mode is refused rather than ignored.
+   * Sets the trigger: `manual`, `interval` (with `interval_s`, scheduled in SQLite; platform and
+   * url syncs), `webhook` (a new secret, answered once as `webhookSecret`) or a client mode
+   * (`watch`). `interval_s` with another mode is refused rather than ignored.
    */
   setTrigger(sync: Sync, input: { mode: string; intervalS?: number; field: string }): { state: SyncStateRecord; webhookSecret: string | null } {
     const spec = this.specFor(sync.state.provider);
     if (!spec?.sync_modes.includes(input.mode)) throw invalidField(input.field, `must be one of: ${spec?.sync_modes.join(', ') ?? 'none'}`);
     if (input.mode !== 'interval' && input.intervalS !== undefined) throw invalidField('interval_s', 'is only for mode interval');
-    if (!this.isPlatform(sync)) return { state: this.deps.store.setTriggerMode(sync.state.sync_id, input.mode), webhookSecret: null };
+    // Client modes (a folder sync's `watch`) are the client's to keep; the server schedules the rest.
+    if (!this.isPlatform(sync) && sync.state.provider !== 'url') return { state: this.deps.store.setTriggerMode(sync.state.sync_id, input.mode), webhookSecret: null };
     if (input.mode === 'interval') {
       const min = this.deps.minIntervalS();
       if (input.intervalS === undefined) throw invalidField('interval_s', 'is required with mode interval');

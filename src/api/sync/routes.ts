@@ -229,7 +229,7 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         path: '/syncs/:syncId/trigger',
         summary: "Change a sync's trigger: manual, interval (every `interval_s`, jittered) or webhook (one of its connector's sync_modes)",
         description:
-          'Interval syncs are run by the service\'s scheduler (the next run time survives restarts; at most one run of a sync at a time). Webhook mode answers the signing secret once, with `webhook_url`: the platform posts there, signed with X-Hub-Signature-256.',
+          'Interval syncs (platform and url syncs) are run by the service\'s scheduler (the next run time survives restarts; at most one run of a sync at a time). Webhook mode answers the signing secret once, with `webhook_url`: the platform posts there, signed with X-Hub-Signature-256.',
         permission: manage,
         authorize: syncById,
         params: schema.syncParams,
