@@ -29,6 +29,8 @@ export interface CountFilter {
   publishId?: string;
   connectionId?: string;
   nodeId?: string;
+  /** Only the accesses of these nodes (what a scoped caller may read); accesses naming no node are left out. */
+  nodeIds?: readonly string[];
 }
 
 export interface BucketCounts {
@@ -127,6 +129,12 @@ export class AnalyticsStore {
     return rows.map((r) => ({ ...r, visitors: (count.get({ ...v.args, id: r.id }) as { n: number }).n }));
   }
 
+  /** The nodes with accesses in the range (the filter's other conditions applied). */
+  nodes(f: CountFilter): string[] {
+    const w = this.where(f, true);
+    return (this.db.prepare(`SELECT DISTINCT node_id AS id FROM access_counts WHERE ${w.sql} AND node_id <> ''`).all(w.args) as { id: string }[]).map((r) => r.id);
+  }
+
   /**
    * The WHERE clause of a filter. Visitors are public viewers: they have no connection, so a
    * filter on a connection has none (null).
@@ -145,6 +153,10 @@ export class AnalyticsStore {
     add('publish_id', 'publishId', f.publishId);
     add('node_id', 'nodeId', f.nodeId);
     add('connection_id', 'connectionId', f.connectionId);
+    if (f.nodeIds !== undefined) {
+      parts.push('node_id IN (SELECT value FROM json_each(@nodeIds))');
+      args.nodeIds = JSON.stringify(f.nodeIds);
+    }
     return { sql: parts.join(' AND '), args };
   }
 }

@@ -59,9 +59,9 @@ const minuteCeil = (ms: number) => Math.ceil(ms / 60_000);
 
 /**
  * The usage reports (spec 4.10): a time series and a summary of a project's counts. The caller
- * holds project:read (checked by the route); what it sees of nodes follows the content-access
- * policy (a scoped key sees the nodes of its scope), and connection names need keys:manage,
- * as listing connections does.
+ * holds project:read (checked by the route); what it sees, figures and nodes alike, follows the
+ * content-access policy (a scoped key counts the accesses of the nodes of its scope only), and
+ * connection names need keys:manage, as listing connections does.
  */
 export class UsageReports {
   constructor(private readonly d: ReportDeps) {}
@@ -72,7 +72,7 @@ export class UsageReports {
     const viewer = this.viewer(principal, q.projectId);
     if (q.nodeId !== undefined) this.requireNodeFilter(viewer, q.projectId, q.nodeId);
     if (q.publishId !== undefined) this.requirePublishFilter(viewer, q.projectId, q.publishId);
-    const filter: CountFilter = { projectId: q.projectId, fromMinute: first, toMinute: end, publishId: q.publishId, connectionId: q.connectionId, nodeId: q.nodeId };
+    const filter = this.scoped(viewer, { projectId: q.projectId, fromMinute: first, toMinute: end, publishId: q.publishId, connectionId: q.connectionId, nodeId: q.nodeId });
     const found = new Map(this.d.store.buckets(filter, size).map((b) => [b.bucket, b]));
     const points: Point[] = [];
     for (let b = first; b < end; b += size) {
@@ -85,7 +85,7 @@ export class UsageReports {
   summary(principal: Principal, q: SummaryQuery) {
     const { first, end } = this.buckets(q.from, q.to, 1, false);
     const viewer = this.viewer(principal, q.projectId);
-    const f: CountFilter = { projectId: q.projectId, fromMinute: first, toMinute: end };
+    const f = this.scoped(viewer, { projectId: q.projectId, fromMinute: first, toMinute: end });
     // Ranked wider than the limit, so that what a scoped caller may not see leaves room for what it may.
     const wide = Math.max(q.limit * 5, 100);
     const totals = this.d.store.totals(f);
@@ -149,6 +149,21 @@ export class UsageReports {
       seesConnections = false;
     }
     return { grant, seesConnections };
+  }
+
+  /**
+   * The filter narrowed to what the caller may read: a caller who reads the whole project sees
+   * every count; any other (a key limited to a folder, a key that reads no content) only the
+   * accesses of nodes the content-access policy lets it see, so totals, series and rankings
+   * say nothing of the rest of the project.
+   */
+  private scoped(v: Viewer, f: CountFilter): CountFilter {
+    if (v.grant?.scope === '') return f;
+    const nodeIds = this.d.store.nodes(f).filter((id) => {
+      const node = this.d.nodes.findById(id);
+      return node !== null && node.projectId === f.projectId && this.sees(v, node);
+    });
+    return { ...f, nodeIds };
   }
 
   /** A node the caller may see; a node that is gone (or never was in the project) only by a caller who sees the whole project. */

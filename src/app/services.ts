@@ -27,6 +27,7 @@ import { ChangeFeed } from '../events/changeFeed.ts';
 import { commitEventOf } from '../events/commitEvent.ts';
 import { Changelog } from '../events/changelog.ts';
 import { SyncService } from '../platform/syncService.ts';
+import { WebhookDeliveries } from '../platform/runtime/webhookDeliveries.ts';
 import { UrlSyncs } from '../platform/url/urlSync.ts';
 import { connectorFor } from '../platform/connectors/spec.ts';
 import { FolderSyncService } from '../sync/folderSync.ts';
@@ -211,6 +212,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
       urls: new UrlSyncs({ store: syncStore, connections, content, changelog, maxContentBytes: settings.maxContentBytes, allowPrivate: settings.urlFetchAllowPrivate }),
       runtime: syncRuntime,
       webhookBox: new SecretBox(signingSecret, 'sync-webhooks'),
+      deliveries: new WebhookDeliveries(db, () => settings.sync.webhookRemember),
       minIntervalS: () => settings.sync.minIntervalS,
     }),
     folderSync,

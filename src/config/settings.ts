@@ -100,6 +100,8 @@ export interface Settings {
     minIntervalS: number;
     /** API base by provider (CNS_<PROVIDER>_API_URL), for a proxy, an enterprise host or a test double. */
     apiBase: Record<string, string>;
+    /** Webhook deliveries remembered per sync, so a replay starts no run (CNS_SYNC_WEBHOOK_REMEMBER, CNS_SYNC_WEBHOOK_REMEMBER_S). */
+    webhookRemember: { maxPerSync: number; maxAgeMs: number };
   };
 }
 
@@ -174,6 +176,8 @@ const envSchema = z.object({
   CNS_OAUTH_GOOGLE_CLIENT_SECRET: z.string().optional(),
   CNS_SYNC_MAX_CONCURRENT_RUNS: int(1).max(256).default(4),
   CNS_SYNC_MIN_INTERVAL_S: int(1).max(86_400).default(30),
+  CNS_SYNC_WEBHOOK_REMEMBER: int(1).max(1_000_000).default(1000),
+  CNS_SYNC_WEBHOOK_REMEMBER_S: int(1).max(365 * 86_400).default(7 * 86_400),
   CNS_GITHUB_API_URL: z.string().url().default('https://api.github.com'),
   CNS_NOTION_API_URL: z.string().url().default('https://api.notion.com'),
   CNS_LINEAR_API_URL: z.string().url().default('https://api.linear.app'),
@@ -256,6 +260,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     sync: {
       maxConcurrentRuns: e.CNS_SYNC_MAX_CONCURRENT_RUNS,
       minIntervalS: e.CNS_SYNC_MIN_INTERVAL_S,
+      webhookRemember: { maxPerSync: e.CNS_SYNC_WEBHOOK_REMEMBER, maxAgeMs: e.CNS_SYNC_WEBHOOK_REMEMBER_S * 1000 },
       apiBase: {
         github: e.CNS_GITHUB_API_URL.replace(/\/+$/, ''),
         notion: e.CNS_NOTION_API_URL.replace(/\/+$/, ''),

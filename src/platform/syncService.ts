@@ -11,7 +11,8 @@ import { checkConfigFields } from './connectors/configFields.ts';
 import { connectors } from './connectors/spec.ts';
 import { syncFolder } from './runtime/itemPaths.ts';
 import type { RunHandle, SyncRuntime } from './runtime/syncRuntime.ts';
-import type { UrlSyncs } from './url/urlSync.ts';
+import { WebhookDeliveries } from './runtime/webhookDeliveries.ts';
+import { RefreshFailed, type UrlSyncs } from './url/urlSync.ts';
 
 /**
  * Syncs of every kind as the `/sync` routes manage them: the connectors they may use, creating
@@ -32,10 +33,20 @@ export class SyncService {
       runtime: SyncRuntime;
       /** Seals webhook secrets at rest. */
       webhookBox: SecretBox;
+      /** The deliveries each webhook sync accepted (a replay starts no run). */
+      deliveries: WebhookDeliveries;
       /** Shortest interval of an interval sync (CNS_SYNC_MIN_INTERVAL_S). */
       minIntervalS: () => number;
     },
-  ) {}
+  ) {
+    // Url syncs on an interval: the runtime's scheduler starts their refreshes.
+    deps.runtime.scheduleElsewhere('url', (syncId) =>
+      deps.urls.refresh(this.get(syncId), 'interval').catch((err: unknown) => {
+        if (err instanceof RefreshFailed) return err.run; // recorded as a failed run
+        throw err;
+      }),
+    );
+  }
 
   /** Every connector a sync may use: `folder`, `url` and the platform connectors. */
   specs(): ConnectorSpec[] {
@@ -100,15 +111,16 @@ export class SyncService {
   }
 
   /**
-   * Sets the trigger: `manual`, `interval` (with `interval_s`, scheduled in SQLite), `webhook`
-   * (a new secret, answered once as `webhookSecret`) or a client mode (`watch`). `interval_s`
-   * with another mode is refused rather than ignored.
+   * Sets the trigger: `manual`, `interval` (with `interval_s`, scheduled in SQLite; platform and
+   * url syncs), `webhook` (a new secret, answered once as `webhookSecret`) or a client mode
+   * (`watch`). `interval_s` with another mode is refused rather than ignored.
    */
   setTrigger(sync: Sync, input: { mode: string; intervalS?: number; field: string }): { state: SyncStateRecord; webhookSecret: string | null } {
     const spec = this.specFor(sync.state.provider);
     if (!spec?.sync_modes.includes(input.mode)) throw invalidField(input.field, `must be one of: ${spec?.sync_modes.join(', ') ?? 'none'}`);
     if (input.mode !== 'interval' && input.intervalS !== undefined) throw invalidField('interval_s', 'is only for mode interval');
-    if (!this.isPlatform(sync)) return { state: this.deps.store.setTriggerMode(sync.state.sync_id, input.mode), webhookSecret: null };
+    // Client modes (a folder sync's `watch`) are the client's to keep; the server schedules the rest.
+    if (!this.isPlatform(sync) && sync.state.provider !== 'url') return { state: this.deps.store.setTriggerMode(sync.state.sync_id, input.mode), webhookSecret: null };
     if (input.mode === 'interval') {
       const min = this.deps.minIntervalS();
       if (input.intervalS === undefined) throw invalidField('interval_s', 'is required with mode interval');
@@ -138,9 +150,10 @@ export class SyncService {
   /**
    * A webhook delivery: the body must be signed with the sync's secret (HMAC-SHA256 in
    * `X-Hub-Signature-256: sha256=<hex>`, GitHub's form); then a run starts (or the one going on
-   * is answered).
+   * is answered). A delivery already accepted (the same `deliveryId`, or the same body and
+   * signature under another id) is a duplicate: no run, the first delivery's run answered.
    */
-  webhook(syncId: string, body: Buffer, signature: string | undefined): RunHandle {
+  webhook(syncId: string, body: Buffer, signature: string | undefined, deliveryId: string | null): { duplicate: boolean; run: SyncRunRecord | null } {
     const state = this.deps.store.find(syncId);
     if (!state || !state.webhook_secret || state.trigger_mode !== 'webhook') throw new DomainError('NOT_FOUND', 'No webhook here.');
     const secret = this.deps.webhookBox.open(state.webhook_secret, syncId);
@@ -149,7 +162,20 @@ export class SyncService {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw new DomainError('UNAUTHORIZED', 'The webhook signature (X-Hub-Signature-256) does not match this sync\'s secret.');
     }
-    return this.runPlatform(this.get(syncId), 'webhook');
+    const sync = this.get(syncId);
+    assertActive(sync);
+    const digest = WebhookDeliveries.digest(body, signature!);
+    const claim = this.deps.deliveries.claim(syncId, deliveryId, digest);
+    if (claim.duplicate) return { duplicate: true, run: claim.runId ? (this.deps.store.findRun(claim.runId) ?? null) : null };
+    let handle: RunHandle;
+    try {
+      handle = this.runPlatform(sync, 'webhook');
+    } catch (err) {
+      this.deps.deliveries.release(syncId, digest);
+      throw err;
+    }
+    this.deps.deliveries.attachRun(syncId, digest, handle.run.id);
+    return { duplicate: false, run: handle.run };
   }
 
   /** Deleting a sync stops its run and deletes its connection: its key stops working at once. Content stays. */

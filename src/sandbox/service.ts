@@ -15,6 +15,8 @@ export interface SandboxService {
   /** The one runtime every surface runs commands through (endpoints, the shell tool, agents). */
   executor: SandboxExecutor;
   endpoints: SandboxEndpoints;
+  /** The working folders of commands (in a mount namespace of their own when the service mounts). */
+  pool: WorkspacePool;
   /** Chooses the runtime (probing bubblewrap); before it, no command runs. */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -50,6 +52,7 @@ export function createSandbox(d: {
   return {
     executor,
     endpoints,
+    pool,
     async start() {
       // The probe runs in the folder the workspaces live in: one the sandbox cannot reach is found now.
       await mkdir(root, { recursive: true });

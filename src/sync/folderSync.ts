@@ -20,8 +20,8 @@ export const folderConnector: ConnectorSpec = {
   directions: ['pull', 'push'],
   config_fields: [
     { name: 'path', type: 'path', required: false, description: 'Subtree of the project the folder mirrors (the whole project when empty).' },
-    { name: 'folder', type: 'string', required: false, description: 'Where the folder lives on the client machine (informative).' },
-    { name: 'host', type: 'string', required: false, description: 'Name of the client machine (informative).' },
+    { name: 'folder', type: 'string', required: false, description: 'Accepted from older clients and not kept: a local path never reaches the sync\'s name, config or history.' },
+    { name: 'host', type: 'string', required: false, description: 'Name of the client machine: the sync is named `folder <host>` unless given a name.' },
   ],
 };
 
@@ -61,17 +61,22 @@ export class FolderSyncService {
     },
   ) {}
 
-  /** Creates a folder sync: its `sync` connection (the key returned once) scoped to `config.path`, and its state. */
+  /**
+   * Creates a folder sync: its `sync` connection (the key returned once) scoped to `config.path`,
+   * and its state. Its name (the author of its versions, `agent:<name>`) is the one given, else
+   * `folder <host>`; the client's local path is never kept (`config.folder` of older clients).
+   */
   create(input: { projectId: string; name?: string; config: Record<string, unknown>; createdBy: string | null }): { sync: Sync; key: string } {
     checkStringFields(folderConnector, input.config);
+    const { folder: _localPath, ...config } = input.config;
     const issued = this.deps.connections.createConnection({
       projectId: input.projectId,
       kind: 'sync',
-      name: input.name ?? defaultName(input.config),
-      scopePath: input.config.path as string | undefined,
+      name: input.name ?? defaultName(config),
+      scopePath: config.path as string | undefined,
       mode: 'read_write',
       createdBy: input.createdBy,
-      config: { provider: folderConnector.provider, ...input.config },
+      config: { provider: folderConnector.provider, ...config },
     });
     const state = this.deps.store.create({
       syncId: issued.connection.id,
@@ -193,9 +198,9 @@ export class FolderSyncService {
   }
 }
 
+/** `folder <host>`: the machine, never the folder's path on it. */
 function defaultName(config: Record<string, unknown>): string {
-  const where = [config.host, config.folder].filter((v) => typeof v === 'string' && v !== '').join(':');
-  return (where ? `folder ${where}` : 'folder').slice(0, 200);
+  return (typeof config.host === 'string' && config.host !== '' ? `folder ${config.host}` : 'folder').slice(0, 200);
 }
 
 function describe(ops: PushOp[]): string {

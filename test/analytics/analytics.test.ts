@@ -131,6 +131,48 @@ test('who may read the reports: project members and keys of the project; names o
   t.is((await server.api('GET', `/analytics/access-timeseries?project_id=${projectId}&node_id=${otherNode.body.data.id}`, { token: scoped.key })).status, 403);
 });
 
+test('a key limited to a folder sees the figures of its folder only: totals, series and rankings', async (t) => {
+  const s = await site();
+  t.teardown(() => s.server.stop());
+  const { server, token, projectId } = s;
+  // Known counts at known past times, on the server's own database (the request path is tested above).
+  let now = Date.parse('2024-05-01T10:00:30Z');
+  const db = server.services.db;
+  const counter = new AccessCounter({ store: new AnalyticsStore(db), hasher: new VisitorHasher(db), nodes: server.services.content, logger: createLogger('silent'), enabled: true, flushMs: 3_600_000, now: () => now });
+  t.teardown(() => counter.close());
+  for (const ua of ['a', 'b']) counter.view({ projectId, publishId: s.publishId, nodeId: s.nodeId, address: '192.0.2.7', userAgent: ua });
+  const at = (minute: number) => Date.parse(`2024-05-01T10:0${minute}:00Z`);
+  for (let i = 0; i < 3; i++) counter.apiCall({ projectId, connectionId: 'con_outside', node: { path: 'other/data.json' } }, at(1));
+  counter.apiCall({ projectId, connectionId: 'con_inside', node: { path: 'site/page.md' } }, at(2));
+  for (let i = 0; i < 4; i++) counter.apiCall({ projectId, connectionId: 'con_outside', node: null }, at(3));
+  now = at(4);
+  counter.flush();
+
+  const q = 'from=2024-05-01T10:00:00Z&to=2024-05-01T11:00:00Z';
+  const summary = (tk: string) => server.api('GET', `/analytics/access-summary?project_id=${projectId}&${q}`, { token: tk });
+  const series = (tk: string, filter = '') => server.api('GET', `/analytics/access-timeseries?project_id=${projectId}&${q}&interval=minute${filter}`, { token: tk });
+  const whole = (await summary(token)).body.data;
+  t.deepEqual(whole.totals, { views: 2, api_calls: 8, unique_visitors: 2 });
+  t.deepEqual(whole.top_connections.map((c: { connection_id: string; api_calls: number }) => [c.connection_id, c.api_calls]), [['con_outside', 7], ['con_inside', 1]]);
+
+  const scoped = await createKey(server, token, projectId, { scope_path: 'site', mode: 'read' });
+  const mine = await summary(scoped.key);
+  t.is(mine.status, 200);
+  assertDocumented(t, server.services, 'get', '/analytics/access-summary', mine);
+  // The views of its published page and the one call on it; nothing of other/ or of calls that named no node.
+  t.deepEqual(mine.body.data.totals, { views: 2, api_calls: 1, unique_visitors: 2 });
+  t.deepEqual(mine.body.data.top_connections.map((c: { connection_id: string; api_calls: number }) => [c.connection_id, c.api_calls]), [['con_inside', 1]]);
+  t.deepEqual(mine.body.data.top_nodes.map((n: { path: string }) => n.path), ['site/page.md']);
+  const points = (await series(scoped.key)).body.data.points;
+  t.deepEqual([sum(points, 'views'), sum(points, 'api_calls'), sum(points, 'unique_visitors')], [2, 1, 2]);
+  t.is(sum((await series(scoped.key, '&connection_id=con_outside')).body.data.points, 'api_calls'), 0, "another connection's calls outside the folder");
+  t.is(sum((await series(token, '&connection_id=con_outside')).body.data.points, 'api_calls'), 7);
+
+  // A key of another folder sees none of it.
+  const elsewhere = await createKey(server, token, projectId, { scope_path: 'elsewhere', mode: 'read' });
+  t.deepEqual((await summary(elsewhere.key)).body.data.totals, { views: 0, api_calls: 0, unique_visitors: 0 });
+});
+
 test('ranges: buckets by minute, hour and day, zeros where nothing happened, a cap on points, bad ranges refused', async (t) => {
   const s = await site();
   t.teardown(() => s.server.stop());

@@ -21,16 +21,33 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** What each dashboard test gets: its own browser context and page, and the page's uncaught errors. */
+/** What each dashboard test gets: its own browser context and page, the page's uncaught errors and its CSP violations. */
 export interface PageContext {
   page: Page;
   context: BrowserContext;
   errors: string[];
+  cspViolations: string[];
+}
+
+/**
+ * Records every Content-Security-Policy violation of the context's pages and frames into
+ * `into`: the `securitypolicyviolation` event each document fires (reported through a binding)
+ * and chromium's own "Refused to …" console errors.
+ */
+export async function recordCspViolations(context: BrowserContext, into: string[]): Promise<void> {
+  await context.exposeBinding('__cnsCspViolation', (_source, text: string) => void into.push(text));
+  await context.addInitScript({
+    content: `document.addEventListener('securitypolicyviolation', (e) =>
+      window.__cnsCspViolation(e.effectiveDirective + ' blocked ' + (e.blockedURI || 'inline') + ' (' + e.sourceFile + ':' + e.lineNumber + ':' + e.columnNumber + ' ' + e.sample + ')'));`,
+  });
+  context.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|^Refused to/.test(m.text())) into.push(m.text());
+  });
 }
 
 /**
  * Gives each test of a file a fresh context and page (1280 × 900) in `browser()`, and fails the
- * test when its page threw an uncaught error.
+ * test when its page threw an uncaught error or broke the dashboard's Content-Security-Policy.
  */
 export function freshPageEachTest(test: TestFn<PageContext>, browser: () => Browser, options: { permissions?: string[] } = {}): void {
   test.beforeEach(async (t) => {
@@ -38,10 +55,13 @@ export function freshPageEachTest(test: TestFn<PageContext>, browser: () => Brow
     if (options.permissions) await t.context.context.grantPermissions(options.permissions);
     t.context.page = await t.context.context.newPage();
     t.context.errors = [];
+    t.context.cspViolations = [];
+    await recordCspViolations(t.context.context, t.context.cspViolations);
     t.context.page.on('pageerror', (e) => t.context.errors.push(e.message));
   });
   test.afterEach.always(async (t) => {
     await t.context.context?.close();
     t.deepEqual(t.context.errors, [], 'no uncaught errors in the page');
+    t.deepEqual(t.context.cspViolations, [], 'no Content-Security-Policy violations');
   });
 }

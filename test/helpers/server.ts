@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startServer, type RunningServer } from '../../src/app/server.ts';
 import { loadSettings, type Settings } from '../../src/config/settings.ts';
 import { createLogger } from '../../src/logging/logger.ts';
+import { usesSandboxRoot } from './hostMounts.ts';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-password-1';
@@ -33,6 +34,7 @@ export async function startTestServer(overrides: Partial<Settings> = {}, env: Re
     { CNS_ADMIN_EMAIL: ADMIN_EMAIL, CNS_ADMIN_PASSWORD: ADMIN_PASSWORD, CNS_RATE_LIMIT_MAX: '0', CNS_LOGIN_RATE_LIMIT_MAX: '0', ...env },
     { host: '127.0.0.1', port: 0, dataDir, ...overrides },
   );
+  usesSandboxRoot(settings.sandboxDir);
   const running = await startServer(settings, createLogger('silent'));
   const base = running.url;
 

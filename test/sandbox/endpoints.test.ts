@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { contentApi, createKey, createProject, defaultProject, type ContentCall } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { HOLD, heldWorkspace as heldIn } from './heldCommand.ts';
+import { leavesNoHostMounts } from '../helpers/hostMounts.ts';
+
+leavesNoHostMounts(test);
 
 let server: TestServer;
 let token: string;
@@ -242,4 +245,4 @@ test.serial('every sandbox route is in the OpenAPI document', async (t) => {
   }
 });
 
-const heldWorkspace = () => heldIn(server.services.settings.sandboxDir);
+const heldWorkspace = () => heldIn(server.services.sandbox.pool.reachableRoot);

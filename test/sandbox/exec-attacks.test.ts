@@ -4,6 +4,9 @@ import { createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { contentApi, createProject, defaultProject, type ContentCall } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { leavesNoHostMounts } from '../helpers/hostMounts.ts';
+
+leavesNoHostMounts(test);
 
 // Each attack runs through HTTP and must fail inside the sandbox, leaving the host and the project untouched.
 const CANARY = 'sandbox-canary-7f3a9c';
@@ -134,7 +137,7 @@ test.serial('writing above the folder does not reach the host nor the project', 
   const d = await attack(t, 'echo x > ../escape.md; echo x > /escape.md; echo x > /tmp/escape.md; ls -a / ..');
   t.is(server.services.content.findByPath(projectId, 'escape.md'), null);
   t.false(existsSync('/escape.md'));
-  const sandboxRoot = server.services.settings.sandboxDir;
+  const sandboxRoot = server.services.sandbox.pool.reachableRoot;
   const seen = (dir: string): boolean =>
     existsSync(join(dir, 'escape.md')) || readdirSync(dir, { withFileTypes: true }).some((e) => e.isDirectory() && seen(join(dir, e.name)));
   t.false(existsSync(sandboxRoot) && seen(sandboxRoot));

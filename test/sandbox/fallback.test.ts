@@ -1,6 +1,9 @@
 import test from 'ava';
 import { contentApi, defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { leavesNoHostMounts } from '../helpers/hostMounts.ts';
+
+leavesNoHostMounts(test);
 
 // Without bubblewrap the service runs commands in just-bash (a simulated bash, in-process) and says so.
 let server: TestServer;

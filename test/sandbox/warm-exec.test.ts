@@ -2,6 +2,9 @@ import test from 'ava';
 import { readdir, readFile } from 'node:fs/promises';
 import { contentApi, defaultProject, type ContentCall } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { leavesNoHostMounts } from '../helpers/hostMounts.ts';
+
+leavesNoHostMounts(test);
 
 // Warm sandboxes through HTTP: made after a command that left the commit as it was, taken by
 // the next command with the same key, never used across a new commit.

@@ -13,6 +13,9 @@ import { DEFAULT_LIMITS } from '../../src/sandbox/limits.ts';
 import { BwrapRuntime } from '../../src/sandbox/runtime/bwrapRuntime.ts';
 import { WorkspacePool } from '../../src/sandbox/workspace/workspacePool.ts';
 import { P, seedProject } from './workspaceHelpers.ts';
+import { leavesNoHostMounts, usesSandboxRoot } from '../helpers/hostMounts.ts';
+
+leavesNoHostMounts(test);
 
 // The executor's warm sandboxes without HTTP: expiry, the bound on their number, close.
 
@@ -30,6 +33,7 @@ async function setup(t: ExecutionContext, warm: { idleMs?: number; max?: number;
   // The sandbox uid must reach the workspaces: a 0711 root of its own (temp folders are 0700).
   const root = await mkdtemp(join(tmpdir(), 'cns-warm-exec-'));
   await chmod(root, 0o711);
+  usesSandboxRoot(join(root, 'ws'));
   const pool = new WorkspacePool({ root: join(root, 'ws'), content: f.store });
   let runtime: BwrapRuntime | null = null;
   // The store's commits reach the executor over the change bus, as the composition root wires them.

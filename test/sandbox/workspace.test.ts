@@ -8,7 +8,8 @@ import { alice, errorCode, fixture, type Fixture } from '../content/helpers.ts';
 import { HostShell } from '../../src/sandbox/workspace/hostShell.ts';
 import { WorkspacePool, type WorkspacePoolOptions } from '../../src/sandbox/workspace/workspacePool.ts';
 import type { Owner } from '../../src/sandbox/workspace/materialize.ts';
-import { P, SEEDED_FILES, SEEDED_FOLDERS, isRoot, listTree, mountsUnder, seedProject } from './workspaceHelpers.ts';
+import { leavesNoHostMounts, usesSandboxRoot } from '../helpers/hostMounts.ts';
+import { P, SEEDED_FILES, SEEDED_FOLDERS, alive, isRoot, listTree, mountsUnder, seedProject } from './workspaceHelpers.ts';
 
 interface Mode {
   name: string;
@@ -17,6 +18,8 @@ interface Mode {
   /** Whether the folder's size is capped (its own tmpfs). */
   capped: boolean;
 }
+
+leavesNoHostMounts(test);
 
 const NOBODY = { uid: 65534, gid: 65534 };
 const MODES: Mode[] = [
@@ -41,6 +44,7 @@ interface Setup {
 async function setup(t: ExecutionContext, mode: Mode, more: Partial<WorkspacePoolOptions> = {}): Promise<Setup> {
   const f = fixture();
   const root = join(f.dir, 'sandbox');
+  usesSandboxRoot(root);
   const pool = new WorkspacePool({ root, content: f.store, ...mode.options, ...more });
   t.teardown(async () => {
     await pool.close();
@@ -268,12 +272,23 @@ test('close() leaves no mount and no folder behind', async (t) => {
   const changed = await pool.acquire(P, 'docs', commitId, FIRST.owner);
   fs.writeFileSync(join(changed.dir, 'x.md'), 'x');
   await changed.release();
-  if (FIRST.capped) t.true(mountsUnder(root).length > 0);
+  const holder = pool.namespace?.pid ?? null;
+  if (FIRST.capped) {
+    // The mounts are in the pool's own mount namespace, never in ours.
+    t.true(mountsUnder(root, holder).length > 0);
+    t.deepEqual(mountsUnder(root), []);
+  }
   // Acquires under way when the pool closes fail; nothing they began is left over.
   const late = [pool.acquire(P, 'data', commitId, FIRST.owner), pool.acquire(P, 'docs', commitId, FIRST.owner)];
   await pool.close();
   for (const r of await Promise.allSettled(late)) t.is(r.status, 'rejected');
-  t.deepEqual(mountsUnder(root), []);
+  t.deepEqual(mountsUnder(root, holder), []);
+  if (holder) {
+    // The namespace itself goes: its holder ends once the pool lets it go.
+    const deadline = Date.now() + 10_000;
+    while (alive(holder) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    t.false(alive(holder));
+  }
   t.false(fs.existsSync(root));
   t.false(fs.existsSync(busy.dir));
   await busy.release();
@@ -292,13 +307,14 @@ test('a new pool clears what an earlier process left', async (t) => {
   await next.ready;
   t.false(fs.existsSync(left.dir));
   t.deepEqual(
-    mountsUnder(root).filter((m) => m.startsWith(join(root, 'runs'))),
+    mountsUnder(root, next.namespace?.pid).filter((m) => m.startsWith(join(root, 'runs'))),
     [],
   );
   const ws = await next.acquire(P, '', commitId, FIRST.owner);
   t.deepEqual(listTree(ws.dir).files, SEEDED_FILES);
+  const holder = next.namespace?.pid;
   await next.close();
-  t.deepEqual(mountsUnder(root), []);
+  t.deepEqual(mountsUnder(root, holder), []);
   t.deepEqual(fs.readdirSync(root), ['neighbour']);
 });
 

@@ -55,13 +55,29 @@ export function listTree(dir: string): { files: Record<string, Buffer>; folders:
   return { files, folders: folders.sort(), other };
 }
 
-/** Mount points at or below `root` in /proc/mounts. */
-export function mountsUnder(root: string): string[] {
-  return fs
-    .readFileSync('/proc/mounts', 'utf8')
-    .split('\n')
-    .map((l) => l.split(' ')[1] ?? '')
-    .filter((p) => p === root || p.startsWith(`${root}/`));
+/**
+ * Mount points at or below `root`: in this process's mount table and, given the pid holding a
+ * pool's mount namespace, in that namespace's (gone with it: none then).
+ */
+export function mountsUnder(root: string, namespacePid?: number | null): string[] {
+  const tables = ['/proc/self/mounts', ...(namespacePid ? [`/proc/${namespacePid}/mounts`] : [])];
+  return tables.flatMap((table) => {
+    let text = '';
+    try {
+      text = fs.readFileSync(table, 'utf8');
+    } catch {
+      return [];
+    }
+    return text
+      .split('\n')
+      .map((l) => l.split(' ')[1] ?? '')
+      .filter((p) => p === root || p.startsWith(`${root}/`));
+  });
+}
+
+/** Whether process `pid` still exists (a namespace's holder). */
+export function alive(pid: number): boolean {
+  return fs.existsSync(`/proc/${pid}`);
 }
 
 export const isRoot = process.getuid?.() === 0;

@@ -8,6 +8,9 @@ import { contentApi, defaultProject, type ContentCall } from '../helpers/project
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { holdWriter, until } from '../helpers/writerHold.ts';
 import { HOLD, heldWorkspace } from './heldCommand.ts';
+import { leavesNoHostMounts } from '../helpers/hostMounts.ts';
+
+leavesNoHostMounts(test);
 
 // A command's write-back is merged against the tip inside the project's serialized section, and
 // asks the policy again there: the principal as it stands when the changes are written.
@@ -31,7 +34,7 @@ test.after.always(async () => server?.stop());
 
 const lines = (...l: string[]) => l.join('\n') + '\n';
 const version = () => server.services.content.projectVersion(projectId);
-const held = () => heldWorkspace(server.services.settings.sandboxDir);
+const held = () => heldWorkspace(server.services.sandbox.pool.reachableRoot);
 const go = (ws: string) => writeFile(join(ws, 'go'), '');
 const exec = (id: string, body: Record<string, unknown>, credential = token) => server.api('POST', `/sandbox-endpoints/${id}/exec`, { token: credential, body });
 

@@ -12,7 +12,7 @@ const rangeOf = (q: { from?: string; to?: string }) => {
 };
 
 const permissionNote =
-  'Needs project:read: counts are no content. Node paths follow the content-access policy (a scoped key sees those of its scope), and connection names need keys:manage, as listing connections does.';
+  'Needs project:read. The figures follow the content-access policy: a caller who reads the whole project sees every count; a key limited to a folder (or one that reads no content) sees only the accesses of the nodes it may read (its totals, series and rankings leave out the rest of the project and calls that named no node). Connection names need keys:manage, as listing connections does.';
 
 /**
  * Usage analytics (spec 4.10): public views of publishes and authenticated API calls, counted in

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Settings } from '../../config/settings.ts';
 import type { Changelog } from '../../events/changelog.ts';
 import { created, ok } from '../../http/envelope.ts';
-import { AppError, asAppError, forbidden, notFound } from '../../http/errors.ts';
+import { AppError, asAppError, forbidden, notFound, validationError } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import type { Authorizer, ProjectAccess } from '../../policies/authorize.ts';
@@ -27,6 +27,8 @@ registerRawBodyRoute('POST', /^\/api\/v1\/sync\/webhooks\/[^/]+$/);
 const REFRESH_WAIT_MS = 20_000;
 /** Largest webhook delivery read (a run needs none of it; GitHub's push events are small). */
 const WEBHOOK_MAX_BYTES = 1024 * 1024;
+/** Longest delivery id kept (GitHub's are GUIDs). */
+const MAX_DELIVERY_ID = 200;
 
 export interface SyncRouteDeps {
   syncs: SyncService;
@@ -227,7 +229,7 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         path: '/syncs/:syncId/trigger',
         summary: "Change a sync's trigger: manual, interval (every `interval_s`, jittered) or webhook (one of its connector's sync_modes)",
         description:
-          'Interval syncs are run by the service\'s scheduler (the next run time survives restarts; at most one run of a sync at a time). Webhook mode answers the signing secret once, with `webhook_url`: the platform posts there, signed with X-Hub-Signature-256.',
+          'Interval syncs (platform and url syncs) are run by the service\'s scheduler (the next run time survives restarts; at most one run of a sync at a time). Webhook mode answers the signing secret once, with `webhook_url`: the platform posts there, signed with X-Hub-Signature-256.',
         permission: manage,
         authorize: syncById,
         params: schema.syncParams,
@@ -259,15 +261,21 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         path: '/webhooks/:syncId',
         summary: 'A platform tells a webhook sync that something changed: a run starts (signed with the sync\'s secret)',
         description:
-          'No credential: the body must be signed with the secret PATCH …/trigger {mode: webhook} gave, as `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>` (401 otherwise). Answers 202 with the run started, or the one already going.',
+          'No credential: the body must be signed with the secret PATCH …/trigger {mode: webhook} gave, as `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>` (401 otherwise). Answers 202 with the run started, or the one already going. A delivery already accepted (the same `X-GitHub-Delivery`, or the same body and signature under another id) is answered 200 with `duplicate: true` and starts nothing.',
         authorize: { public: "platforms post without our credential: the signature with the sync's webhook secret is the check" },
         params: schema.syncParams,
         status: 202,
-        response: z.object({ run: schema.runSchema }),
+        alsoStatus: 200,
+        response: schema.webhookResult,
         async handle(ctx, { params }) {
+          const deliveryId = ctx.get('x-github-delivery') || null;
+          if (deliveryId !== null && deliveryId.length > MAX_DELIVERY_ID) {
+            throw validationError('X-GitHub-Delivery is too long.', [{ field: 'X-GitHub-Delivery', message: `must be at most ${MAX_DELIVERY_ID} characters` }]);
+          }
           const body = await readRaw(ctx.req, WEBHOOK_MAX_BYTES);
-          const handle = s.syncs.webhook(params.syncId, body, ctx.get('x-hub-signature-256') || undefined);
-          ok(ctx, { run: presentRun(handle.run) }, 'Run started', 202);
+          const { duplicate, run } = s.syncs.webhook(params.syncId, body, ctx.get('x-hub-signature-256') || undefined, deliveryId);
+          if (duplicate) return ok(ctx, { duplicate, run: run && presentRun(run) }, 'Duplicate delivery: already received, no run started');
+          ok(ctx, { duplicate, run: run && presentRun(run) }, 'Run started', 202);
         },
       }),
       route({

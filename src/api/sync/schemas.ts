@@ -208,6 +208,10 @@ export const runSchema = z.object({
   http_calls: z.number().int(),
   rate_limited_ms: z.number().int(),
 });
+export const webhookResult = z.object({
+  duplicate: z.boolean().describe('the delivery (its id, or its body and signature) was already received: no run was started'),
+  run: runSchema.nullable().describe('the run started or joined; for a duplicate, the run its first delivery started (null when no longer kept)'),
+});
 export const triggerResult = syncSchema.extend({
   webhook_secret: z.string().optional().describe('webhook mode: the signing secret, shown only in this answer'),
 });

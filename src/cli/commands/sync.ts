@@ -8,6 +8,7 @@ export function registerSyncCommand(program: Command): void {
     .description('two-way sync of a local folder with a project (or --path subtree); --watch keeps it in sync live')
     .argument('<dir>', 'the local folder (created if missing; its state lives in DIR/.cns/)')
     .option('--path <subtree>', 'sync only this subtree of the project (first run only)')
+    .option('--name <name>', "the sync's name, the author of the versions it writes (first run only; default: folder <host name>)")
     .option('-w, --watch', 'keep running: local changes go up as they happen, project changes arrive through the live feed')
     .addHelpText(
       'after',

@@ -9,6 +9,7 @@ import { SyncEngine } from '../sync/syncEngine.ts';
 
 export interface SyncFlags extends ClientFlags {
   path?: string;
+  name?: string;
   watch?: boolean;
 }
 

@@ -21,6 +21,8 @@ export interface FolderConfig {
   projectId: string;
   syncId: string;
   scopePath: string;
+  /** The sync's name (absent in folders bound before names were kept here). */
+  name?: string;
 }
 
 export interface SyncState {

@@ -15,6 +15,8 @@ import { dbConnectionsMigration } from './017_db_connections.ts';
 import { publishingMigration } from './018_publishing.ts';
 import { syncRuntimeMigration } from './019_sync_runtime.ts';
 import { oauthMigration } from './020_oauth.ts';
+import { webhookDeliveriesMigration } from './021_webhook_deliveries.ts';
+import { folderSyncNamesMigration } from './022_folder_sync_names.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
-export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration];
+export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration, webhookDeliveriesMigration, folderSyncNamesMigration];

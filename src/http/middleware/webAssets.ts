@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { registerPublicRoute } from '../publicRoutes.ts';
+import { DASHBOARD_PAGE_HEADERS } from './dashboardPolicy.ts';
 
 /**
  * The web dashboard (`web/`, built by Vite into `web/dist`), served at `/`. Paths that belong to
@@ -91,6 +92,7 @@ function send(ctx: Context, file: BuiltFile, cacheControl: string): void {
   ctx.type = TYPES[file.type] ?? 'application/octet-stream';
   ctx.set('Cache-Control', cacheControl);
   ctx.set('X-Content-Type-Options', 'nosniff');
+  if (file.type === '.html') ctx.set(DASHBOARD_PAGE_HEADERS);
   // HEAD: headers only (an empty body keeps Koa from turning it into a 204); GET streams the file.
   if (ctx.method === 'HEAD') ctx.body = Buffer.alloc(0);
   else ctx.body = createReadStream(file.path);

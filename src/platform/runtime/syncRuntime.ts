@@ -62,6 +62,8 @@ export class SyncRuntime {
   readonly items: ItemStore;
   readonly runs: PlatformRunStore;
   private readonly byProvider = new Map<string, PlatformConnector>();
+  /** Providers whose runs are made elsewhere (url syncs): the scheduler only starts their interval runs. */
+  private readonly elsewhere = new Map<string, (syncId: string) => Promise<unknown>>();
   private readonly active = new Map<string, Active>();
   private readonly queue: string[] = [];
   private running = 0;
@@ -79,6 +81,14 @@ export class SyncRuntime {
   /** Adds a connector (tests add fakes); a provider registered twice keeps the last. */
   register(connector: PlatformConnector): void {
     this.byProvider.set(connector.spec.provider, connector);
+  }
+
+  /**
+   * Lets the scheduler start interval runs of a provider it does not run itself (url syncs): when
+   * such a sync is due, `run` is called (it records its own run; one at a time is its concern).
+   */
+  scheduleElsewhere(provider: string, run: (syncId: string) => Promise<unknown>): void {
+    this.elsewhere.set(provider, run);
   }
 
   connector(provider: string): PlatformConnector | undefined {
@@ -252,6 +262,12 @@ export class SyncRuntime {
       const now = this.now();
       for (const state of this.runs.due(new Date(now).toISOString(), 1000)) {
         this.runs.setNextRunAt(state.sync_id, nextRunAt(Date.parse(state.next_run_at!), now, state.interval_s ?? 60));
+        const elsewhere = this.elsewhere.get(state.provider);
+        if (elsewhere) {
+          // A failed run records itself; anything else thrown is logged, and the schedule goes on.
+          void elsewhere(state.sync_id).catch((err: unknown) => this.d.logger.warn({ err, sync_id: state.sync_id }, 'scheduled sync run failed'));
+          continue;
+        }
         // A run still going on when the next is due: that one is skipped (never two at once).
         if (!this.active.has(state.sync_id)) this.runNow(state.sync_id, 'interval');
       }

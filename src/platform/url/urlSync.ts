@@ -14,9 +14,9 @@ import { fetchUrl } from './urlFetch.ts';
 export const urlConnector: ConnectorSpec = {
   provider: 'url',
   display_name: 'Web address',
-  description: 'Fetches one public URL into a node of the project on each refresh.',
+  description: 'Fetches one public URL into a node of the project on each refresh, and on an interval when set to one.',
   auth: { type: 'public', description: 'Plain HTTP(S) GET without credentials.' },
-  sync_modes: ['manual'],
+  sync_modes: ['manual', 'interval'],
   default_sync_mode: 'manual',
   directions: ['pull'],
   config_fields: [
@@ -36,8 +36,14 @@ export class RefreshFailed extends Error {
   }
 }
 
-/** Url syncs: created with their address checked, refreshed on demand through the outbound guard. */
+/**
+ * Url syncs: created with their address checked, refreshed through the outbound guard on demand
+ * or by the sync scheduler (interval mode). One refresh of a sync at a time: another asked for
+ * meanwhile (a manual one during a scheduled one, say) joins it.
+ */
 export class UrlSyncs {
+  private readonly going = new Map<string, Promise<SyncRunRecord>>();
+
   constructor(
     private readonly deps: {
       store: Pick<SyncStore, 'create' | 'startRun' | 'countUp' | 'finishRun'>;
@@ -78,13 +84,24 @@ export class UrlSyncs {
   }
 
   /**
-   * Fetches the address now and writes it (one recorded run). A failed fetch or write is
-   * recorded as a failed run and then thrown as a RefreshFailed carrying that run.
+   * Fetches the address now and writes it (one recorded run, `trigger` manual or interval), or
+   * joins the refresh of the sync going on. A failed fetch or write is recorded as a failed run
+   * and then thrown as a RefreshFailed carrying that run.
    */
-  async refresh(sync: Sync): Promise<SyncRunRecord> {
+  refresh(sync: Sync, trigger: 'manual' | 'interval' = 'manual'): Promise<SyncRunRecord> {
+    const id = sync.state.sync_id;
+    let run = this.going.get(id);
+    if (!run) {
+      run = this.fetchAndWrite(sync, trigger).finally(() => this.going.delete(id));
+      this.going.set(id, run);
+    }
+    return run;
+  }
+
+  private async fetchAndWrite(sync: Sync, trigger: string): Promise<SyncRunRecord> {
     const { store, content } = this.deps;
     const config = JSON.parse(sync.connection.config) as { url: string; path: string };
-    const run = store.startRun(sync.state, 'manual', null);
+    const run = store.startRun(sync.state, trigger, null);
     try {
       const { bytes } = await fetchUrl(config.url, { maxBytes: this.deps.maxContentBytes, allowPrivate: this.deps.allowPrivate });
       const { type, content: value } = storedContent(config.path, bytes);

@@ -6,6 +6,7 @@ import type { Logger } from '../../logging/logger.ts';
 import { bwrapArgs, hostLayout, type HostLayout } from './bwrapArgs.ts';
 import { detectCgroups, type Cgroups, type RunGroup } from './cgroups.ts';
 import { findExecutable } from './findExecutable.ts';
+import { enterArgs, inside } from '../workspace/mountNamespace.ts';
 import type { PreparedRun, PrepareRequest, RunLimits, RunRequest, RunResult, SandboxRuntime, StartRequest } from './runtime.ts';
 import { SpawnedProcess } from './spawnCapped.ts';
 
@@ -55,6 +56,8 @@ export interface BwrapRuntimeOptions {
 interface Tools {
   bwrap: string;
   setpriv: string | null;
+  /** Enters the mount namespace of a working folder given as a namespace view (see MountNamespace). */
+  nsenter: string | null;
 }
 
 /**
@@ -96,6 +99,7 @@ export class BwrapRuntime implements SandboxRuntime {
     const isRoot = process.getuid?.() === 0;
     const setpriv = isRoot ? await findExecutable('setpriv') : null;
     if (isRoot && !setpriv) throw new Error('setpriv (util-linux) is not installed: needed to drop root before bwrap');
+    const nsenter = await findExecutable('nsenter');
     const version = await bwrapVersion(bwrap);
     const onError = (err: unknown) => options.logger?.warn({ err }, 'sandbox cgroup could not be removed');
     const probe = options.cgroups === 'off' ? { cgroups: null, reason: 'cgroups switched off' } : await detectCgroups({ onError });
@@ -109,7 +113,7 @@ export class BwrapRuntime implements SandboxRuntime {
       `bubblewrap ${version}: sh -c with no network, read-only /usr, a private /tmp, the working folder at /work, ` +
       `${who}; ${limits}; file size by RLIMIT_FSIZE; wall time by SIGKILL`;
     const owner = isRoot ? { uid: SANDBOX_UID, gid: SANDBOX_GID } : null;
-    return new BwrapRuntime({ bwrap, setpriv }, await hostLayout(), probe.cgroups, owner, description, options.logger);
+    return new BwrapRuntime({ bwrap, setpriv, nsenter }, await hostLayout(), probe.cgroups, owner, description, options.logger);
   }
 
   /** Groups of this runtime still present once the pooled, empty ones are removed (none once every run has finished). */
@@ -175,17 +179,20 @@ export class BwrapRuntime implements SandboxRuntime {
   /**
    * bwrap runs as the sandbox uid and must reach the working folder to bind it: a 0700 folder
    * above it (a data folder, say) makes bwrap fail with a bare "Permission denied". Said here
-   * plainly instead, once per parent folder.
+   * plainly instead, once per parent folder. A folder in a mount namespace is checked as the
+   * sandbox sees it there, through the namespace's view.
    */
   private async assertReachable(workDir: string): Promise<void> {
     if (!this.owner) return;
+    const ns = inside(workDir);
+    const path = ns?.path ?? workDir;
     const parent = dirname(workDir);
     if (this.reachable.has(parent)) return;
-    for (let dir = parent; ; dir = dirname(dir)) {
-      const st = await stat(dir);
+    for (let dir = dirname(path); ; dir = dirname(dir)) {
+      const st = await stat(ns ? `/proc/${ns.pid}/root${dir}` : dir);
       if ((st.mode & 0o001) === 0 && st.uid !== this.owner.uid) {
         throw new Error(
-          `sandbox working folder ${workDir} is not reachable by uid ${this.owner.uid}: ${dir} has mode ` +
+          `sandbox working folder ${path} is not reachable by uid ${this.owner.uid}: ${dir} has mode ` +
             `${(st.mode & 0o777).toString(8).padStart(4, '0')} (give it o+x, e.g. 0711, or keep working folders elsewhere)`,
         );
       }
@@ -194,16 +201,24 @@ export class BwrapRuntime implements SandboxRuntime {
     this.reachable.add(parent);
   }
 
-  /** setpriv (when root) and bwrap, running `/bin/sh -c <inner>` inside. */
+  /**
+   * setpriv (when root) and bwrap, running `/bin/sh -c <inner>` inside; for a working folder in a
+   * mount namespace (the pool's), nsenter first, and bwrap binds the folder by its path there.
+   */
   private launcherChain(request: PrepareRequest, inner: string): string[] {
     const chain: string[] = [];
+    const ns = inside(request.workDir);
+    if (ns) {
+      if (!this.tools.nsenter) throw new Error('nsenter (util-linux) is not installed: needed to reach a working folder in a mount namespace');
+      chain.push(...enterArgs(this.tools.nsenter, ns.pid));
+    }
     if (this.tools.setpriv) {
       chain.push(this.tools.setpriv, `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_GID}`, '--clear-groups');
     }
     chain.push(
       this.tools.bwrap,
       ...bwrapArgs(this.layout, {
-        workDir: request.workDir,
+        workDir: ns?.path ?? request.workDir,
         readOnly: request.readOnly,
         tmpBytes: request.limits.maxDiskBytes,
         command: inner,

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import type { JustBashJob, JustBashJobResult } from './justBashJob.ts';
 import type { RunRequest, RunResult, SandboxRuntime } from './runtime.ts';
 import { EXIT_KILLED, EXIT_TIMED_OUT } from './spawnCapped.ts';
+import { findExecutable } from './findExecutable.ts';
+import { enterArgs, inside } from '../workspace/mountNamespace.ts';
 
 const MiB = 1024 * 1024;
 /** Warm children kept per heap size (starting one and loading just-bash costs ~0.3-1 s). */
@@ -34,8 +36,10 @@ export class JustBashRuntime implements SandboxRuntime {
   readonly name = 'just-bash' as const;
   readonly owner = null;
   readonly description: string;
-  private readonly idle = new Map<number, ChildProcess[]>();
+  /** Idle children by heap size and mount namespace (see `slot`). */
+  private readonly idle = new Map<string, ChildProcess[]>();
   private closed = false;
+  private nsenter: string | null = null;
 
   constructor(why?: string) {
     this.description =
@@ -51,23 +55,30 @@ export class JustBashRuntime implements SandboxRuntime {
     if (request.signal?.aborted) return killed(0, '');
     const { limits } = request;
     const heapMb = BASE_HEAP_MB + Math.ceil(limits.memoryBytes / MiB);
+    // A working folder in a mount namespace (the pool's): the child runs in that namespace and
+    // opens the folder by its path there (just-bash resolves its root with realpath, which a
+    // view through /proc/<pid>/root would lead out of the namespace).
+    const ns = inside(request.workDir);
+    if (ns) this.nsenter ??= await findExecutable('nsenter');
+    if (ns && !this.nsenter) throw new Error('nsenter (util-linux) is not installed: needed to reach a working folder in a mount namespace');
+    const slot = { heapMb, nsPid: ns?.pid ?? null };
     const job: JustBashJob = {
       command: request.command,
       stdin: request.stdin,
-      workDir: request.workDir,
+      workDir: ns?.path ?? request.workDir,
       readOnly: request.readOnly,
       limits: { ...limits },
     };
-    const warm = this.idle.get(heapMb)?.pop();
+    const warm = this.idle.get(slotKey(slot))?.pop();
     if (warm) {
       // A warm child may have died while idle (its exit not yet seen): then a fresh one takes the job.
-      const outcome = await this.attempt(warm, true, heapMb, job, request);
+      const outcome = await this.attempt(warm, true, slot, job, request);
       if (outcome !== 'lost') return outcome;
     }
-    return (await this.attempt(this.spawnChild(heapMb), false, heapMb, job, request)) as RunResult;
+    return (await this.attempt(this.spawnChild(slot), false, slot, job, request)) as RunResult;
   }
 
-  private attempt(child: ChildProcess, reused: boolean, heapMb: number, job: JustBashJob, request: RunRequest): Promise<RunResult | 'lost'> {
+  private attempt(child: ChildProcess, reused: boolean, slot: Slot, job: JustBashJob, request: RunRequest): Promise<RunResult | 'lost'> {
     const { limits } = job;
     holdsProcess(child, true);
     return new Promise<RunResult | 'lost'>((resolve, reject) => {
@@ -106,7 +117,7 @@ export class JustBashRuntime implements SandboxRuntime {
         child.off('exit', onExit);
         child.off('error', onError);
         request.signal?.removeEventListener('abort', onAbort);
-        if (reusable) this.give(heapMb, child);
+        if (reusable) this.give(slot, child);
         else child.kill('SIGKILL');
         if (outcome instanceof Error) reject(outcome);
         else resolve(outcome);
@@ -138,9 +149,11 @@ export class JustBashRuntime implements SandboxRuntime {
     );
   }
 
-  private spawnChild(heapMb: number): ChildProcess {
+  private spawnChild(slot: Slot): ChildProcess {
+    const heap = `--max-old-space-size=${slot.heapMb}`;
     const created = fork(ENTRY, [], {
-      execArgv: [`--max-old-space-size=${heapMb}`],
+      // In a mount namespace: nsenter execs node there (the IPC channel and the environment pass through).
+      ...(slot.nsPid === null ? { execArgv: [heap] } : { execPath: this.nsenter!, execArgv: [...enterArgs(this.nsenter!, slot.nsPid).slice(1), process.execPath, heap] }),
       // Nothing of the service's environment is visible to the child (just-bash gets its own env anyway).
       env: {},
       cwd: '/',
@@ -155,24 +168,33 @@ export class JustBashRuntime implements SandboxRuntime {
     stderrTails.set(created, () => errors);
     // One that dies while idle is forgotten.
     created.once('exit', () => {
-      const list = this.idle.get(heapMb);
+      const list = this.idle.get(slotKey(slot));
       const at = list ? list.indexOf(created) : -1;
       if (at >= 0) list!.splice(at, 1);
     });
     return created;
   }
 
-  private give(heapMb: number, child: ChildProcess): void {
-    const list = this.idle.get(heapMb) ?? [];
+  private give(slot: Slot, child: ChildProcess): void {
+    const key = slotKey(slot);
+    const list = this.idle.get(key) ?? [];
     if (this.closed || list.length >= MAX_IDLE) {
       child.kill('SIGKILL');
       return;
     }
     holdsProcess(child, false);
     list.push(child);
-    this.idle.set(heapMb, list);
+    this.idle.set(key, list);
   }
 }
+
+/** What a child is made for: its heap cap, and the mount namespace it runs in (null: the service's). */
+interface Slot {
+  heapMb: number;
+  nsPid: number | null;
+}
+
+const slotKey = (s: Slot) => `${s.heapMb}:${s.nsPid ?? ''}`;
 
 /** A child at work keeps the service's process alive; an idle one (process, IPC channel, stderr pipe) must not. */
 function holdsProcess(child: ChildProcess, hold: boolean): void {

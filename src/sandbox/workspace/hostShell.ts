@@ -11,18 +11,22 @@ interface Job {
  * Runs the pool's system programs (mount, umount, cp, chown) through a few long-lived `sh`
  * processes instead of spawning each from Node: a spawn holds the event loop while it forks and
  * execs (5-10 ms per call here), a line written to a shell does not. Each shell runs one program
- * at a time; a job goes to the shell with the shortest queue.
+ * at a time; a job goes to the shell with the shortest queue. With `enter` (a MountNamespace's),
+ * the shells run inside that mount namespace.
  */
 export class HostShell {
   private readonly shells: Shell[] = [];
 
-  constructor(private readonly count = 2) {}
+  constructor(
+    private readonly count = 2,
+    private readonly enter: readonly string[] = [],
+  ) {}
 
   /** Runs `program args…` to the end; rejects with its output when it fails. */
   run(program: string, args: string[]): Promise<void> {
     // One job is one line: a line break in an argument would end it early.
     if ([program, ...args].some((a) => /[\n\r\0]/.test(a))) return Promise.reject(new Error(`${program}: an argument holds a line break`));
-    while (this.shells.length < this.count) this.shells.push(new Shell());
+    while (this.shells.length < this.count) this.shells.push(new Shell(this.enter));
     const shell = this.shells.reduce((a, b) => (b.load < a.load ? b : a));
     const command = [program, ...args].map(quote).join(' ');
     return new Promise((resolve, reject) => {
@@ -47,6 +51,8 @@ class Shell {
   private readonly queue: Job[] = [];
   private out = '';
 
+  constructor(private readonly enter: readonly string[]) {}
+
   get load(): number {
     return this.queue.length;
   }
@@ -64,7 +70,8 @@ class Shell {
   }
 
   private start(): ChildProcessWithoutNullStreams {
-    const child = spawn('/bin/sh', ['-s'], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: `${process.env.PATH ?? ''}:/usr/sbin:/usr/bin:/sbin:/bin`, LC_ALL: 'C' } });
+    const [file, ...args] = [...this.enter, '/bin/sh', '-s'];
+    const child = spawn(file!, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: `${process.env.PATH ?? ''}:/usr/sbin:/usr/bin:/sbin:/bin`, LC_ALL: 'C' } });
     this.child = child;
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (text: string) => this.read(text));

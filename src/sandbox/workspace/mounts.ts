@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { HostShell } from './hostShell.ts';
+import { inside } from './mountNamespace.ts';
 
 /**
  * The mounts of the workspace pool, made with the system `mount`/`umount` programs (Node has no
@@ -47,21 +48,26 @@ export async function unmount(host: HostShell, targets: string[]): Promise<void>
   }
 }
 
-/** Mount points at or beneath `root`, deepest first (from /proc/self/mountinfo). */
+/**
+ * Mount points at or beneath `root`, deepest first: from /proc/self/mountinfo, or for a view of a
+ * mount namespace (MountNamespace) from its holder's, answered as views too.
+ */
 export async function mountPointsUnder(root: string): Promise<string[]> {
+  const ns = inside(root);
   let info: string;
   try {
-    info = await readFile('/proc/self/mountinfo', 'utf8');
+    info = await readFile(ns ? `/proc/${ns.pid}/mountinfo` : '/proc/self/mountinfo', 'utf8');
   } catch {
     return [];
   }
+  const under = ns ? ns.path : root;
   const points: string[] = [];
   for (const line of info.split('\n')) {
     const field = line.split(' ')[4];
     if (!field) continue;
     // Spaces, tabs, newlines and backslashes are written as octal escapes.
     const point = field.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
-    if (point === root || point.startsWith(`${root}/`)) points.push(point);
+    if (point === under || point.startsWith(`${under}/`)) points.push(ns ? `/proc/${ns.pid}/root${point}` : point);
   }
   return [...new Set(points)].sort((a, b) => b.length - a.length);
 }

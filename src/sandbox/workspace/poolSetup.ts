@@ -1,13 +1,20 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { HostShell } from './hostShell.ts';
+import { HostShell } from './hostShell.ts';
 import { hasFineCtime, removeFolder, removeTree } from './materialize.ts';
+import { MountNamespace } from './mountNamespace.ts';
 import { mountOverlay, mountPointsUnder, mountTmpfs, unmount } from './mounts.ts';
 
 export type Strategy = 'overlay' | 'copy';
 
 /** How the pool makes folders here, decided once at start-up. */
 export interface PoolSetup {
+  /** The pool's root as this process reaches it: a view into `namespace` when there is one. */
+  root: string;
+  /** Runs the pool's programs (mount, cp, rm), inside `namespace` when there is one. */
+  host: HostShell;
+  /** The mount namespace holding the pool's mounts (null: the pool mounts nothing). */
+  namespace: MountNamespace | null;
   strategy: Strategy;
   /** Each folder gets its own size-capped tmpfs (needs root). */
   tmpfs: boolean;
@@ -32,21 +39,49 @@ export interface SetupOptions {
 
 /**
  * Clears what a previous process left under `root` (mounts first, deepest first, then files),
- * then finds out what this host allows: a tmpfs and an overlay are mounted once on trial.
+ * then finds out what this host allows: the pool's mounts are made in a mount namespace of its
+ * own (MountNamespace: they go with the process however it ends), where a tmpfs and an overlay
+ * are mounted once on trial. Without one, nothing is mounted.
  */
-export async function setUpPool(host: HostShell, root: string, o: SetupOptions): Promise<PoolSetup> {
-  await clearRoot(host, root);
+export async function setUpPool(root: string, o: SetupOptions): Promise<PoolSetup> {
+  // Mounts left in the host's namespace by versions that mounted there are cleared too.
+  const plain = new HostShell();
+  try {
+    await clearRoot(plain, root);
+  } finally {
+    plain.close();
+  }
   await chmod(root, 0o711);
+  const isRoot = process.getuid?.() === 0;
+  const mounts = o.mounts ?? isRoot;
+  let namespace: MountNamespace | null = null;
+  let refused = '';
+  if (mounts) {
+    try {
+      namespace = await MountNamespace.start();
+    } catch (e) {
+      refused = `no mount namespace of its own: ${(e as Error).message}`;
+    }
+  }
+  const host = new HostShell(2, namespace?.enter ?? []);
+  try {
+    return await probe(host, namespace, namespace ? namespace.view(root) : root, o, { mounts, isRoot, refused });
+  } catch (e) {
+    host.close();
+    namespace?.close();
+    throw e;
+  }
+}
+
+async function probe(host: HostShell, namespace: MountNamespace | null, root: string, o: SetupOptions, h: { mounts: boolean; isRoot: boolean; refused: string }): Promise<PoolSetup> {
   const runsDir = join(root, 'runs');
   const pristineDir = join(root, 'pristine');
   await mkdir(runsDir, { mode: 0o711 });
   await mkdir(pristineDir, { mode: 0o700 });
-  const isRoot = process.getuid?.() === 0;
-  const mounts = o.mounts ?? isRoot;
   let tmpfs = false;
   let overlay = false;
-  let refused = '';
-  if (mounts) {
+  let refused = h.refused;
+  if (namespace) {
     try {
       await mountTmpfs(host, pristineDir, { bytes: o.pristineBytes, inodes: Math.max(65_536, Math.ceil(o.pristineBytes / 2048)), mode: 0o700 });
       tmpfs = true;
@@ -61,7 +96,18 @@ export async function setUpPool(host: HostShell, root: string, o: SetupOptions):
   if (pristineDiskDir) await mkdir(pristineDiskDir, { mode: 0o700 });
   // Copies are compared by ctime: only there does its granularity matter.
   const fineCtime = strategy === 'overlay' || (await fineCtimeIn(host, runsDir, tmpfs));
-  return { strategy, tmpfs, fineCtime, pristineDir, pristineDiskDir, runsDir, diskCapNote: capNote(strategy, tmpfs, mounts, isRoot, refused) };
+  return {
+    root,
+    host,
+    namespace,
+    strategy,
+    tmpfs,
+    fineCtime,
+    pristineDir,
+    pristineDiskDir,
+    runsDir,
+    diskCapNote: capNote(strategy, tmpfs, h.mounts, h.isRoot, refused),
+  };
 }
 
 function capNote(strategy: Strategy, tmpfs: boolean, mounts: boolean, isRoot: boolean, refused: string): string {

@@ -5,7 +5,7 @@ import { ValidationError } from '../../errors/contentErrors.ts';
 import { normalizePath } from '../../content/paths.ts';
 import type { Logger } from '../../logging/logger.ts';
 import { exportPristine, makeCopyFolder, makeOverlayFolder, needsChown, removeFolder, removeTree, type Owner } from './materialize.ts';
-import { HostShell } from './hostShell.ts';
+import type { HostShell } from './hostShell.ts';
 import { clearOwn, setUpPool, type PoolSetup, type Strategy } from './poolSetup.ts';
 import { RunFolder, WorkspaceHandle, type Pristine } from './runFolder.ts';
 import type { Workspace } from './workspace.ts';
@@ -64,11 +64,10 @@ export class WorkspacePool {
   private readonly pending = new Set<Promise<unknown>>();
   private closing: Promise<void> | null = null;
   private seq = 0;
-  private readonly host = new HostShell();
 
   constructor(private readonly o: WorkspacePoolOptions) {
     this.root = resolve(o.root);
-    this.ready = setUpPool(this.host, this.root, {
+    this.ready = setUpPool(this.root, {
       strategy: o.strategy ?? 'auto',
       mounts: o.mounts,
       pristineBytes: o.pristineBytes ?? 1024 * MiB,
@@ -82,6 +81,21 @@ export class WorkspacePool {
   /** `overlay` or `copy`, once ready. */
   get strategy(): Strategy | null {
     return this.setup?.strategy ?? null;
+  }
+
+  /** The mount namespace holding the pool's mounts, once ready (null: it mounts nothing). */
+  get namespace(): PoolSetup['namespace'] {
+    return this.setup?.namespace ?? null;
+  }
+
+  /** The pool's root as this process reaches it, once ready: a view into its mount namespace when it has one. */
+  get reachableRoot(): string {
+    return this.setup?.root ?? this.root;
+  }
+
+  /** The pool's programs run here, in its mount namespace (only once ready). */
+  private get host(): HostShell {
+    return this.setup!.host;
   }
 
   /** How a folder's size is capped here (or why it is not), once ready. */
@@ -157,17 +171,21 @@ export class WorkspacePool {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.ready.catch(() => undefined);
+      const setup = this.setup;
+      if (!setup) return;
       await this.settled();
       for (const f of [...this.folders]) this.discard(f);
       await this.settled();
       for (const slot of [...this.pristines.values()]) if (slot.value) this.removePristine(slot.value);
       await this.settled();
       try {
-        await clearOwn(this.host, this.root);
+        await clearOwn(setup.host, setup.root);
         // The root goes too when nothing else lives there.
-        await rmdir(this.root).catch(() => undefined);
+        await rmdir(setup.root).catch(() => undefined);
       } finally {
-        this.host.close();
+        setup.host.close();
+        // Whatever could not be unmounted goes with the namespace.
+        setup.namespace?.close();
       }
     })();
     return this.closing;
