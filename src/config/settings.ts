@@ -182,8 +182,15 @@ const envSchema = z.object({
 
 export type EnvInput = Record<string, string | undefined>;
 
+/** Where the settings come from besides the environment. */
+export interface SettingsSource {
+  /** The folder relative paths (CNS_DATA_DIR, …) are resolved against. */
+  cwd?: string;
+}
+
 /** Builds the settings from an environment (blank values count as unset). Throws with every invalid variable named. */
-export function loadSettings(env: EnvInput = process.env, overrides: Partial<Settings> = {}): Settings {
+export function loadSettings(env: EnvInput = process.env, overrides: Partial<Settings> = {}, source: SettingsSource = {}): Settings {
+  const cwd = source.cwd ?? process.cwd();
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
@@ -195,7 +202,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
   const settings: Settings = {
     host: e.HOST,
     port,
-    dataDir: resolve(e.CNS_DATA_DIR),
+    dataDir: resolve(cwd, e.CNS_DATA_DIR),
     baseUrl: (e.CNS_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     adminEmail: e.CNS_ADMIN_EMAIL,
     adminPassword: e.CNS_ADMIN_PASSWORD,
@@ -222,7 +229,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
       : null,
     sandbox: e.CNS_SANDBOX,
     sandboxMaxRuns: e.CNS_SANDBOX_MAX_RUNS,
-    sandboxDir: e.CNS_SANDBOX_DIR ? resolve(e.CNS_SANDBOX_DIR) : '',
+    sandboxDir: e.CNS_SANDBOX_DIR ? resolve(cwd, e.CNS_SANDBOX_DIR) : '',
     analytics: e.CNS_ANALYTICS,
     analyticsFlushMs: e.CNS_ANALYTICS_FLUSH_MS,
     llm: {
@@ -240,7 +247,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     },
     dbConnectors: {
       allowLoopback: e.CNS_DB_ALLOW_LOOPBACK,
-      sqliteDir: e.CNS_DB_SQLITE_DIR ? resolve(e.CNS_DB_SQLITE_DIR) : null,
+      sqliteDir: e.CNS_DB_SQLITE_DIR ? resolve(cwd, e.CNS_DB_SQLITE_DIR) : null,
       statementTimeoutMs: e.CNS_DB_STATEMENT_TIMEOUT_MS,
       maxRows: e.CNS_DB_MAX_ROWS,
     },
@@ -261,7 +268,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
       },
     },
   };
-  const dataDir = resolve(overrides.dataDir ?? settings.dataDir);
+  const dataDir = resolve(cwd, overrides.dataDir ?? settings.dataDir);
   // One folder per data folder, so that two services on one machine never share workspaces.
   const sandboxDir = overrides.sandboxDir || settings.sandboxDir || join(tmpdir(), `cns-sandbox-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
   return { ...settings, ...overrides, dataDir, sandboxDir };

@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline/promises';
+import type { CliIo } from '../io.ts';
 import { CliError, usageError } from './errors.ts';
 
 /**
@@ -8,10 +9,12 @@ import { CliError, usageError } from './errors.ts';
  */
 export class Prompter {
   private piped: string[] | null = null;
-  private readonly input: NodeJS.ReadStream;
+  private readonly input: CliIo['stdin'];
+  private readonly output: CliIo['stderr'];
 
-  constructor(input: NodeJS.ReadStream = process.stdin) {
-    this.input = input;
+  constructor(io: Pick<CliIo, 'stdin' | 'stderr'>) {
+    this.input = io.stdin;
+    this.output = io.stderr;
   }
 
   get interactive(): boolean {
@@ -20,7 +23,7 @@ export class Prompter {
 
   async ask(question: string): Promise<string> {
     if (!this.interactive) return this.nextLine(question);
-    const rl = createInterface({ input: this.input, output: process.stderr, terminal: true });
+    const rl = createInterface({ input: this.input, output: this.output, terminal: true });
     try {
       return (await rl.question(question)).trim();
     } finally {
@@ -30,18 +33,18 @@ export class Prompter {
 
   async askHidden(question: string): Promise<string> {
     if (!this.interactive) return this.nextLine(question);
-    process.stderr.write(question);
+    this.output.write(question);
     const input = this.input;
-    input.setRawMode(true);
+    input.setRawMode?.(true);
     input.setEncoding('utf8');
     input.resume();
     return new Promise((resolve, reject) => {
       let value = '';
       const finish = (err: Error | null) => {
         input.off('data', onData);
-        input.setRawMode(false);
+        input.setRawMode?.(false);
         input.pause();
-        process.stderr.write('\n');
+        this.output.write('\n');
         if (err) reject(err);
         else resolve(value);
       };
