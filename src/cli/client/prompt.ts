@@ -21,8 +21,9 @@ export class Prompter {
     return Boolean(this.input.isTTY);
   }
 
-  async ask(question: string): Promise<string> {
-    if (!this.interactive) return this.nextLine(question);
+  /** `missing` is the usage error when stdin has no answer (default: which question went unanswered). */
+  async ask(question: string, missing?: string): Promise<string> {
+    if (!this.interactive) return this.nextLine(question, missing);
     const rl = createInterface({ input: this.input, output: this.output, terminal: true });
     try {
       return (await rl.question(question)).trim();
@@ -31,8 +32,8 @@ export class Prompter {
     }
   }
 
-  async askHidden(question: string): Promise<string> {
-    if (!this.interactive) return this.nextLine(question);
+  async askHidden(question: string, missing?: string): Promise<string> {
+    if (!this.interactive) return this.nextLine(question, missing);
     this.output.write(question);
     const input = this.input;
     input.setRawMode?.(true);
@@ -61,14 +62,14 @@ export class Prompter {
   }
 
   /** Piped input is read whole on the first question: a pipe has no prompts to wait for. */
-  private async nextLine(question: string): Promise<string> {
+  private async nextLine(question: string, missing?: string): Promise<string> {
     if (this.piped === null) {
       let text = '';
       for await (const chunk of this.input) text += String(chunk);
       this.piped = text.split(/\r?\n/);
     }
     const line = this.piped.shift();
-    if (line === undefined || line.trim() === '') throw usageError(`no answer on stdin for "${question.replace(/:\s*$/, '')}"`);
+    if (line === undefined || line.trim() === '') throw usageError(missing ?? `no answer on stdin for "${question.replace(/:\s*$/, '')}"`);
     return line;
   }
 }

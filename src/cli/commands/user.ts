@@ -2,16 +2,13 @@ import type { Command } from 'commander';
 import { adminDataDir, NoDataFolderError, openAdminDatabase } from '../adminData.ts';
 import { CliError } from '../client/errors.ts';
 import { ExitCode } from '../client/exitCodes.ts';
+import { Prompter } from '../client/prompt.ts';
 import type { CliIo } from '../io.ts';
 
+/** Asked without echo on a terminal; otherwise the first line of stdin, and none is a usage error. */
 async function promptPassword(io: CliIo): Promise<string> {
-  const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: false });
-  try {
-    return (await rl.question('Password: ')).trim();
-  } finally {
-    rl.close();
-  }
+  const password = await new Prompter(io).askHidden('Password: ', 'no password: pass --password PASSWORD, or the password as a line on stdin');
+  return password.trim();
 }
 
 /**
@@ -25,7 +22,7 @@ export function registerUserCommand(program: Command, io: CliIo): void {
     .command('create')
     .description('create a user in the data folder (run on the server machine)')
     .requiredOption('-e, --email <email>', 'email address (the sign-in name)')
-    .option('--password <password>', 'password (prompted on stdin when omitted)')
+    .option('--password <password>', 'password (else asked on a terminal, or read as one line from stdin)')
     .option('--name <name>', 'display name')
     .option('--admin', 'make the user a server administrator', false)
     .option('-d, --data-dir <dir>', 'data folder (CNS_DATA_DIR, default ./repos), as for `cns serve`')
