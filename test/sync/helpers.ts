@@ -81,6 +81,19 @@ export async function cns(w: World, args: string[], env: Record<string, string> 
   return { code, stdout: m.stdoutBytes().toString('utf8'), stderr: m.stderr() };
 }
 
+/**
+ * `cns ARGS` as a child process with its output: for what measures a real client against the
+ * server (one event loop each; in-process, the big uploads and the server's commits take turns).
+ */
+export function cnsProcess(w: World, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const child = spawnCns(w, args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
 /** `cns ARGS` as a child process (for what needs a process of its own: signals, the folder lock's pid). */
 export function spawnCns(w: World, args: string[], env: Record<string, string> = {}) {
   return spawn(process.execPath, [CNS_BIN, ...args], { env: envOf(w, env), stdio: ['ignore', 'pipe', 'pipe'] });
