@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { serviceVersion } from '../config/version.ts';
 import { CliError, Reported } from './client/errors.ts';
 import { ExitCode } from './client/exitCodes.ts';
+import { applyGlobalOptions, globalOptions, shortUsageHints } from './client/globalOptions.ts';
 import { clientHelp } from './client/helpText.ts';
 import { registerBrowseCommands } from './commands/browse.ts';
 import { registerCloneCommand } from './commands/clone.ts';
@@ -26,13 +27,20 @@ function program(io: CliIo): Command {
     .name('cns')
     .description('Content Node Service: a git-backed, versioned store of content for people and agents')
     .version(serviceVersion)
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
-    .showHelpAfterError()
-    // Program options only before the command, so `cns cat PATH --version 2` is cat's option.
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      // Every message of the command line starts with `cns: `, commander's usage errors too.
+      outputError: (s, write) => write(`cns: ${s.replace(/^error: /, '')}`),
+    })
+    // Program options only before the command, so `cns cat PATH --version 2` is cat's option;
+    // the global options given there are handed to the command that runs.
     .enablePositionalOptions()
     .addHelpText('after', clientHelp)
+    .hook('preAction', (_program, action) => applyGlobalOptions(action))
     // Commander would exit the process; it throws instead, and the run answers the status.
     .exitOverride();
+  globalOptions(cns);
   for (const register of [
     registerServeCommand,
     registerUserCommand,
@@ -52,6 +60,7 @@ function program(io: CliIo): Command {
   ]) {
     register(cns, io);
   }
+  shortUsageHints(cns);
   return cns;
 }
 

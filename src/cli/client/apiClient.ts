@@ -96,9 +96,14 @@ export class ApiClient {
     throw new ApiError(res.status, parsed?.error?.code ?? codeForStatus[res.status] ?? 'ERROR', parsed?.message ?? `${res.status} ${res.statusText}`, parsed?.error?.details ?? null);
   }
 
+  /** Fails with how to sign in when there is no token for the server. */
+  requireToken(): void {
+    if (!this.token) throw authError(`not signed in to ${this.server}: run \`cns login --server ${this.server}\`, or set CNS_TOKEN`);
+  }
+
   private async send(method: string, url: string, body: unknown, anonymous: boolean): Promise<Response> {
     if (!anonymous) {
-      if (!this.token) throw authError(`not signed in to ${this.server}: run \`cns login --server ${this.server}\`, or set CNS_TOKEN`);
+      this.requireToken();
       if (this.expiresSoon()) await this.refresh();
     }
     let res = await this.fetch(method, url, body, anonymous);

@@ -5,6 +5,7 @@ import { ApiClient } from './apiClient.ts';
 import { configPath, defaultProjectOf } from './cliConfig.ts';
 import { CliError, Reported, usageError } from './errors.ts';
 import { ExitCode } from './exitCodes.ts';
+import { globalOptions } from './globalOptions.ts';
 import { Output } from './output.ts';
 import { resolveProject } from './projectRef.ts';
 import { resolveTarget } from './target.ts';
@@ -19,12 +20,7 @@ export interface ClientFlags {
 
 /** Adds --server, --token, --json and (for project commands) --project to a command. */
 export function clientOptions(cmd: Command, options: { project?: boolean } = {}): Command {
-  cmd
-    .option('--server <url>', 'server address (CNS_SERVER; default: the last `cns login`)')
-    .option('--token <token>', 'access token or key (CNS_TOKEN; default: the stored sign-in)')
-    .option('--json', 'print machine-readable JSON on stdout');
-  if (options.project ?? true) cmd.option('-p, --project <project>', 'project id or name (CNS_PROJECT; default: `cns use`)');
-  return cmd;
+  return globalOptions(cmd, options);
 }
 
 /** What a command runs with: the API client for its server, its output, and its project. */
@@ -52,6 +48,8 @@ export class CommandContext {
   /** --project → CNS_PROJECT → `cns use` for this server → an access key's own project. */
   async project(): Promise<{ id: string; name: string }> {
     if (this.projectCache) return this.projectCache;
+    // Signed in first: a server this machine never signed in to has no default project either.
+    this.api.requireToken();
     const ref = this.flags.project ?? this.io.env.CNS_PROJECT;
     if (ref) this.projectCache = await resolveProject(this.api, ref);
     else if (this.usesKey) this.projectCache = await this.keyProject();

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { withIo } from '../client/action.ts';
 import type { CliIo } from '../io.ts';
 import { clientOptions, runClient, type ClientFlags } from '../client/context.ts';
+import { globalOptions } from '../client/globalOptions.ts';
 import { formatTime } from '../client/output.ts';
 import { remotePath } from '../client/remotePath.ts';
 
@@ -57,7 +58,7 @@ async function revoke(io: CliIo, id: string, flags: ClientFlags): Promise<void> 
 
 /** `cns keys [ls|create|revoke]`: the project's access keys (`api` connections). */
 export function registerKeysCommands(program: Command, io: CliIo): void {
-  const keys = program.command('keys').description('manage the project\'s access keys (`cns keys` lists them)');
+  const keys = globalOptions(program.command('keys').description('manage the project\'s access keys (`cns keys` lists them)'));
   clientOptions(keys.command('ls', { isDefault: true }).description('list the project\'s access keys')).action(withIo(io, list));
   clientOptions(keys.command('create').description('create an access key (printed once)').argument('<name>', 'a name to recognise it by'))
     .option('--scope <path>', 'limit the key to this folder (default: the whole project)')

@@ -5,6 +5,7 @@ import { clearDefaultProject, defaultProjectOf, setDefaultProject } from '../cli
 import { clientOptions, runClient, type ClientFlags, type CommandContext } from '../client/context.ts';
 import { CliError, usageError } from '../client/errors.ts';
 import { ExitCode } from '../client/exitCodes.ts';
+import { globalOptions } from '../client/globalOptions.ts';
 import { formatTime } from '../client/output.ts';
 import { listAllProjects, resolveProject, type ProjectSummary } from '../client/projectRef.ts';
 import { Prompter } from '../client/prompt.ts';
@@ -70,7 +71,7 @@ async function use(io: CliIo, ref: string, flags: ClientFlags): Promise<void> {
 
 /** `cns projects [ls|create|rm]` and `cns use PROJECT` (the default project, kept per server). */
 export function registerProjectsCommands(program: Command, io: CliIo): void {
-  const projects = program.command('projects').description('list, create and delete projects (`cns projects` lists them)');
+  const projects = globalOptions(program.command('projects').description('list, create and delete projects (`cns projects` lists them)'));
   clientOptions(projects.command('ls', { isDefault: true }).description('list the projects you can see (* marks the default)'), { project: false }).action(withIo(io, list));
   clientOptions(projects.command('create').description('create a project').argument('<name>', 'project name'), { project: false })
     .option('--org <org_id>', 'organization (default: your default organization)')
