@@ -8,7 +8,7 @@ import type { CliIo } from './io.ts';
  */
 export async function adminDataDir(flag: string | undefined, io: Pick<CliIo, 'env' | 'cwd'>): Promise<string> {
   const { loadSettings } = await import('../config/settings.ts');
-  return loadSettings({ ...io.env, ...(flag ? { CNS_DATA_DIR: flag } : {}) }, {}, { cwd: io.cwd }).dataDir;
+  return loadSettings({ ...io.env, ...(flag ? { CNS_DATA_DIR: flag } : {}) }, {}, { cwd: io.cwd, givenAs: flag ? { CNS_DATA_DIR: '--data-dir' } : {} }).dataDir;
 }
 
 /** Thrown when an admin command finds no database where it looked (exit status 2: usage). */

@@ -17,12 +17,18 @@ export async function settingsFromFlags(flags: ServeFlags, io: Pick<CliIo, 'env'
   // Loaded on demand (as the server below) so that the client commands start quickly.
   const { loadSettings } = await import('../../config/settings.ts');
   const env = { ...io.env };
-  if (flags.port) env.PORT = flags.port;
-  if (flags.host) env.HOST = flags.host;
-  if (flags.dataDir) env.CNS_DATA_DIR = flags.dataDir;
-  if (flags.baseUrl) env.CNS_BASE_URL = flags.baseUrl;
-  if (flags.logLevel) env.CNS_LOG_LEVEL = flags.logLevel;
-  return loadSettings(env, {}, { cwd: io.cwd });
+  const givenAs: Record<string, string> = {};
+  const flag = (value: string | undefined, variable: string, name: string) => {
+    if (value === undefined) return;
+    env[variable] = value;
+    givenAs[variable] = name;
+  };
+  flag(flags.port, 'PORT', '--port');
+  flag(flags.host, 'HOST', '--host');
+  flag(flags.dataDir, 'CNS_DATA_DIR', '--data-dir');
+  flag(flags.baseUrl, 'CNS_BASE_URL', '--base-url');
+  flag(flags.logLevel, 'CNS_LOG_LEVEL', '--log-level');
+  return loadSettings(env, {}, { cwd: io.cwd, givenAs });
 }
 
 /** Runs the service until the user stops it (SIGINT, SIGTERM); the run's exit status is 0 after a clean stop. */
