@@ -10,6 +10,7 @@ interface Version {
   version: number;
   actor_type: string;
   author: string | null;
+  authored_by: string | null;
   created_at: string;
   message: string | null;
   size: number | null;
@@ -21,6 +22,9 @@ type Diff =
   | { kind: 'text' | 'json'; unified_diff: string; added_lines: number; removed_lines: number }
   | { kind: 'binary'; from: { size: number; sha256: string }; to: { size: number; sha256: string }; identical: boolean };
 
+/** Who made a version, and the author a pushed commit named when that is someone else. */
+const madeBy = (v: Version) => `${v.author ?? v.actor_type}${v.authored_by ? ` (authored by ${v.authored_by})` : ''}`;
+
 async function log(io: CliIo, path: string, flags: ClientFlags & { limit?: string }): Promise<void> {
   await runClient(io, flags, async (ctx) => {
     const query = { path: requiredRemotePath(path), limit: flags.limit === undefined ? undefined : intArgument(flags.limit, '--limit', 1) };
@@ -31,7 +35,7 @@ async function log(io: CliIo, path: string, flags: ClientFlags & { limit?: strin
         data.versions.map((v) => [
           `v${v.version}${v.version === data.current_version ? '*' : ''}`,
           formatTime(v.created_at),
-          v.author ?? v.actor_type,
+          madeBy(v),
           v.operation,
           formatBytes(v.size),
           (v.message ?? '').split('\n')[0]!,
