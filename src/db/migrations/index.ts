@@ -15,7 +15,7 @@ import { dbConnectionsMigration } from './017_db_connections.ts';
 import { publishingMigration } from './018_publishing.ts';
 import { syncRuntimeMigration } from './019_sync_runtime.ts';
 import { oauthMigration } from './020_oauth.ts';
-import { commitAuthorsMigration } from './022_commit_authors.ts';
+import { commitAuthorsMigration } from './023_commit_authors.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
 export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration, commitAuthorsMigration];

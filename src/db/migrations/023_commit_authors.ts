@@ -6,7 +6,7 @@ import type { Migration } from '../migrate.ts';
  * (NULL otherwise, and for every version written before this column existed).
  */
 export const commitAuthorsMigration: Migration = {
-  version: 22,
+  version: 23,
   name: 'commit_authors',
   sql: `
 ALTER TABLE node_versions ADD COLUMN commit_author TEXT;
