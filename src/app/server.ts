@@ -22,10 +22,10 @@ export interface RunningServer {
 
 /** Builds the services, runs first-start bootstrap and listens. Used by `cns serve` and by the tests. */
 export async function startServer(settings: Settings, logger: Logger = createLogger(settings.logLevel)): Promise<RunningServer> {
-  const services = createServices(settings, logger);
-  // The port is taken first: a start that cannot listen must fail before it changes anything
-  // (a first start would otherwise create an administrator whose password nobody sees).
-  // Requests that arrive while the start finishes wait for the app (their bodies stay unread).
+  // The port is taken first, before the services open (and on a first start create) the data
+  // folder: a start that cannot listen changes nothing, creates no file and no administrator
+  // whose password nobody sees. Requests that arrive while the start finishes wait for the app
+  // (their bodies stay unread).
   let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   const early: [IncomingMessage, ServerResponse][] = [];
   const server: Server = createServer((req, res) => (handle ? handle(req, res) : early.push([req, res])));
@@ -36,8 +36,18 @@ export async function startServer(settings: Settings, logger: Logger = createLog
       server.listen(settings.port, settings.host, () => resolve());
     });
   } catch (err) {
-    await closeServices(services);
     throw new ListenError(settings.host, settings.port, err as NodeJS.ErrnoException);
+  }
+  const stopListening = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  let services: Services;
+  try {
+    services = createServices(settings, logger);
+  } catch (err) {
+    await stopListening();
+    throw err;
   }
   const port = (server.address() as AddressInfo).port;
   // With PORT=0 the address is only known now; links must name the real port.
@@ -53,8 +63,7 @@ export async function startServer(settings: Settings, logger: Logger = createLog
     // After reconciling: a scheduled sync run writes through the content store.
     services.syncRuntime.start();
   } catch (err) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await stopListening();
     await closeServices(services);
     throw err;
   }

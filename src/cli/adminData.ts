@@ -1,13 +1,14 @@
 import { join } from 'node:path';
 import type { Db } from '../db/database.ts';
+import type { CliIo } from './io.ts';
 
 /**
  * The data folder of the admin commands (`cns user`, `cns reindex`), resolved exactly as
  * `cns serve` resolves it: --data-dir, else CNS_DATA_DIR, else ./repos.
  */
-export async function adminDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function adminDataDir(flag: string | undefined, io: Pick<CliIo, 'env' | 'cwd'>): Promise<string> {
   const { loadSettings } = await import('../config/settings.ts');
-  return loadSettings({ ...env, ...(flag ? { CNS_DATA_DIR: flag } : {}) }).dataDir;
+  return loadSettings({ ...io.env, ...(flag ? { CNS_DATA_DIR: flag } : {}) }, {}, { cwd: io.cwd, givenAs: flag ? { CNS_DATA_DIR: '--data-dir' } : {} }).dataDir;
 }
 
 /** Thrown when an admin command finds no database where it looked (exit status 2: usage). */

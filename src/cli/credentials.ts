@@ -26,7 +26,7 @@ export interface CredentialsFile {
   servers: Record<string, ServerCredentials>;
 }
 
-export function credentialsPath(env: NodeJS.ProcessEnv = process.env): string {
+export function credentialsPath(env: Record<string, string | undefined>): string {
   const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), '.config');
   return join(base, 'cns', 'credentials.json');
 }
@@ -38,7 +38,7 @@ export function normalizeServerUrl(url: string): string {
 }
 
 /** The file's content; an absent or unreadable file is an empty one. */
-export function readCredentials(path = credentialsPath()): CredentialsFile {
+export function readCredentials(path: string): CredentialsFile {
   try {
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<CredentialsFile>;
     if (parsed && typeof parsed.servers === 'object' && parsed.servers) return { version: 1, servers: parsed.servers };
@@ -49,7 +49,7 @@ export function readCredentials(path = credentialsPath()): CredentialsFile {
 }
 
 /** Writes the whole file atomically, readable by its owner only. */
-export function writeCredentials(file: CredentialsFile, path = credentialsPath()): void {
+export function writeCredentials(file: CredentialsFile, path: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify(file, null, 2) + '\n', { mode: 0o600 });
@@ -57,13 +57,13 @@ export function writeCredentials(file: CredentialsFile, path = credentialsPath()
   renameSync(tmp, path);
 }
 
-export function saveServerCredentials(serverUrl: string, creds: ServerCredentials, path = credentialsPath()): void {
+export function saveServerCredentials(serverUrl: string, creds: ServerCredentials, path: string): void {
   const file = readCredentials(path);
   file.servers[normalizeServerUrl(serverUrl)] = creds;
   writeCredentials(file, path);
 }
 
-export function removeServerCredentials(serverUrl: string, path = credentialsPath()): void {
+export function removeServerCredentials(serverUrl: string, path: string): void {
   const file = readCredentials(path);
   delete file.servers[normalizeServerUrl(serverUrl)];
   writeCredentials(file, path);

@@ -1,5 +1,6 @@
 import type { ContentStore, WritableNodeType, WriteResult } from '../content/contentStore.ts';
 import { typeFromName } from '../content/paths.ts';
+import { ConflictError } from '../errors/contentErrors.ts';
 import type { ContentGrant } from '../policies/contentAccess.ts';
 import { messageOf, type ChangeNote } from './message.ts';
 
@@ -13,6 +14,8 @@ export interface WriteNodeInput extends ChangeNote {
   content: unknown;
   /** Refuse (409) unless the node is at this version; 0: it must not exist yet. */
   baseVersion?: number;
+  /** A create (no version asked for): the node must not exist, and a conflict says it already exists. */
+  create?: boolean;
 }
 
 export interface WrittenNode extends WriteResult {
@@ -33,12 +36,20 @@ export function writeTypeOf(content: Pick<ContentStore, 'findByPath'>, projectId
 
 /** Creates or updates a json, markdown or file node (missing parent folders are made): one commit. */
 export async function writeNode(d: { content: NodeWriter }, g: ContentGrant, input: WriteNodeInput): Promise<WrittenNode> {
-  const r = await d.content.write(g.projectId, g.actor, {
-    path: input.path,
-    type: input.type,
-    content: input.content,
-    baseVersion: input.baseVersion,
-    message: messageOf(input, `write ${input.path}`),
-  });
+  const r = await d.content
+    .write(g.projectId, g.actor, {
+      path: input.path,
+      type: input.type,
+      content: input.content,
+      baseVersion: input.create ? 0 : input.baseVersion,
+      message: messageOf(input, `write ${input.path}`),
+    })
+    .catch((e: unknown) => {
+      // The store words a stale base as versions ("is at version 1, not 0"); a create that found the node says what happened.
+      if (input.create && e instanceof ConflictError && typeof e.details.current_version === 'number') {
+        throw new ConflictError(`${input.path} already exists`, e.details);
+      }
+      throw e;
+    });
   return { ...r, created: r.changed && r.node.version === 1 };
 }

@@ -109,19 +109,26 @@ export interface Settings {
 export const oauthClientNames = ['github', 'notion', 'linear', 'airtable', 'google'] as const;
 export type OAuthClientName = (typeof oauthClientNames)[number];
 
+// Each kind of setting says what it expects, as the error names it: "PORT must be …".
 const bool = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'], 'must be true or false (or 1/0, yes/no, on/off)')
   .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
-const int = (min: number) => z.coerce.number().int().min(min);
+const int = (min: number, max?: number) => {
+  const expected = max === undefined ? `must be a whole number ≥ ${min}` : `must be a whole number from ${min} to ${max}`;
+  const n = z.coerce.number(expected).int(expected).min(min, expected);
+  return max === undefined ? n : n.max(max, expected);
+};
+const url = () => z.string().url('must be a URL such as https://cns.example.com');
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, `must be one of ${values.join(', ')}`);
 
 const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
-  PORT: int(0).max(65535).default(8080),
+  PORT: int(0, 65535).default(8080),
   CNS_DATA_DIR: z.string().min(1).default('./repos'),
-  CNS_BASE_URL: z.string().url().optional(),
-  CNS_ADMIN_EMAIL: z.string().email().optional(),
-  CNS_ADMIN_PASSWORD: z.string().min(8).optional(),
-  CNS_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  CNS_BASE_URL: url().optional(),
+  CNS_ADMIN_EMAIL: z.string().email('must be an email address').optional(),
+  CNS_ADMIN_PASSWORD: z.string().min(8, 'must have at least 8 characters').optional(),
+  CNS_LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CNS_SIGNUP_OPEN: bool.default(false),
   CNS_BODY_LIMIT_BYTES: int(1024).default(32 * 1024 * 1024),
   CNS_MAX_CONTENT_BYTES: int(1).default(10 * 1024 * 1024),
@@ -137,32 +144,32 @@ const envSchema = z.object({
   CNS_FSYNC: bool.default(false),
   CNS_REPACK_EVERY: int(0).default(2000),
   CNS_URL_FETCH_ALLOW_PRIVATE: bool.default(false),
-  CNS_EMBEDDINGS_BASE_URL: z.string().url().optional(),
+  CNS_EMBEDDINGS_BASE_URL: url().optional(),
   CNS_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   CNS_EMBEDDINGS_API_KEY: z.string().optional(),
-  CNS_EMBEDDINGS_DIMENSIONS: int(1).max(4096).optional(),
-  CNS_SEARCH_THREADS: int(1).max(64).optional(),
-  CNS_SANDBOX: z.enum(['auto', 'bwrap', 'just-bash']).default('auto'),
-  CNS_SANDBOX_MAX_RUNS: int(1).max(256).default(16),
+  CNS_EMBEDDINGS_DIMENSIONS: int(1, 4096).optional(),
+  CNS_SEARCH_THREADS: int(1, 64).optional(),
+  CNS_SANDBOX: oneOf(['auto', 'bwrap', 'just-bash']).default('auto'),
+  CNS_SANDBOX_MAX_RUNS: int(1, 256).default(16),
   CNS_SANDBOX_DIR: z.string().min(1).optional(),
   CNS_ANALYTICS: bool.default(true),
-  CNS_ANALYTICS_FLUSH_MS: int(100).max(600_000).default(5000),
+  CNS_ANALYTICS_FLUSH_MS: int(100, 600_000).default(5000),
   CNS_OPENAI_API_KEY: z.string().optional(),
-  CNS_OPENAI_BASE_URL: z.string().url().optional(),
+  CNS_OPENAI_BASE_URL: url().optional(),
   CNS_ANTHROPIC_API_KEY: z.string().optional(),
-  CNS_ANTHROPIC_BASE_URL: z.string().url().optional(),
-  CNS_INGEST_WORKERS: int(1).max(64).default(2),
+  CNS_ANTHROPIC_BASE_URL: url().optional(),
+  CNS_INGEST_WORKERS: int(1, 64).default(2),
   CNS_INGEST_MAX_FILE_BYTES: int(1).default(50 * 1024 * 1024),
-  CNS_INGEST_MAX_FILES: int(1).max(10_000).default(100),
-  CNS_INGEST_MAX_PAGES: int(1).max(10_000).default(20),
-  CNS_INGEST_URL_TIMEOUT_S: int(1).max(3600).default(60),
+  CNS_INGEST_MAX_FILES: int(1, 10_000).default(100),
+  CNS_INGEST_MAX_PAGES: int(1, 10_000).default(20),
+  CNS_INGEST_URL_TIMEOUT_S: int(1, 3600).default(60),
   CNS_INGEST_MAX_DECOMPRESSED_BYTES: int(1).default(500 * 1024 * 1024),
   CNS_INGEST_MAX_PDF_PAGES: int(1).default(2000),
-  CNS_INGEST_CONVERSION_TIMEOUT_S: int(1).max(86_400).default(120),
+  CNS_INGEST_CONVERSION_TIMEOUT_S: int(1, 86_400).default(120),
   CNS_DB_ALLOW_LOOPBACK: bool.default(false),
   CNS_DB_SQLITE_DIR: z.string().min(1).optional(),
-  CNS_DB_STATEMENT_TIMEOUT_MS: int(100).max(3_600_000).default(10_000),
-  CNS_DB_MAX_ROWS: int(1).max(10_000_000).default(100_000),
+  CNS_DB_STATEMENT_TIMEOUT_MS: int(100, 3_600_000).default(10_000),
+  CNS_DB_MAX_ROWS: int(1, 10_000_000).default(100_000),
   CNS_OAUTH_GITHUB_CLIENT_ID: z.string().optional(),
   CNS_OAUTH_GITHUB_CLIENT_SECRET: z.string().optional(),
   CNS_OAUTH_NOTION_CLIENT_ID: z.string().optional(),
@@ -174,30 +181,52 @@ const envSchema = z.object({
   // One Google OAuth app serves gmail, google-drive, google-docs, google-sheets and google-calendar.
   CNS_OAUTH_GOOGLE_CLIENT_ID: z.string().optional(),
   CNS_OAUTH_GOOGLE_CLIENT_SECRET: z.string().optional(),
-  CNS_SYNC_MAX_CONCURRENT_RUNS: int(1).max(256).default(4),
-  CNS_SYNC_MIN_INTERVAL_S: int(1).max(86_400).default(30),
-  CNS_SYNC_WEBHOOK_REMEMBER: int(1).max(1_000_000).default(1000),
-  CNS_SYNC_WEBHOOK_REMEMBER_S: int(1).max(365 * 86_400).default(7 * 86_400),
-  CNS_GITHUB_API_URL: z.string().url().default('https://api.github.com'),
-  CNS_NOTION_API_URL: z.string().url().default('https://api.notion.com'),
-  CNS_LINEAR_API_URL: z.string().url().default('https://api.linear.app'),
-  CNS_AIRTABLE_API_URL: z.string().url().default('https://api.airtable.com'),
-  CNS_GMAIL_API_URL: z.string().url().default('https://gmail.googleapis.com'),
-  CNS_GOOGLE_DRIVE_API_URL: z.string().url().default('https://www.googleapis.com'),
-  CNS_GOOGLE_DOCS_API_URL: z.string().url().default('https://docs.googleapis.com'),
-  CNS_GOOGLE_SHEETS_API_URL: z.string().url().default('https://sheets.googleapis.com'),
-  CNS_GOOGLE_CALENDAR_API_URL: z.string().url().default('https://www.googleapis.com'),
-  CNS_DEFAULT_MODEL: z.string().regex(/^[a-z0-9][a-z0-9_.-]*:.+$/i, 'provider:model, such as openai:gpt-4.1-mini').default('openai:gpt-4.1-mini'),
+  CNS_SYNC_MAX_CONCURRENT_RUNS: int(1, 256).default(4),
+  CNS_SYNC_MIN_INTERVAL_S: int(1, 86_400).default(30),
+  CNS_SYNC_WEBHOOK_REMEMBER: int(1, 1_000_000).default(1000),
+  CNS_SYNC_WEBHOOK_REMEMBER_S: int(1, 365 * 86_400).default(7 * 86_400),
+  CNS_GITHUB_API_URL: url().default('https://api.github.com'),
+  CNS_NOTION_API_URL: url().default('https://api.notion.com'),
+  CNS_LINEAR_API_URL: url().default('https://api.linear.app'),
+  CNS_AIRTABLE_API_URL: url().default('https://api.airtable.com'),
+  CNS_GMAIL_API_URL: url().default('https://gmail.googleapis.com'),
+  CNS_GOOGLE_DRIVE_API_URL: url().default('https://www.googleapis.com'),
+  CNS_GOOGLE_DOCS_API_URL: url().default('https://docs.googleapis.com'),
+  CNS_GOOGLE_SHEETS_API_URL: url().default('https://sheets.googleapis.com'),
+  CNS_GOOGLE_CALENDAR_API_URL: url().default('https://www.googleapis.com'),
+  CNS_DEFAULT_MODEL: z.string().regex(/^[a-z0-9][a-z0-9_.-]*:.+$/i, 'must be provider:model, such as openai:gpt-4.1-mini').default('openai:gpt-4.1-mini'),
 });
 
 export type EnvInput = Record<string, string | undefined>;
 
+/** Where the settings come from besides the environment. */
+export interface SettingsSource {
+  /** The folder relative paths (CNS_DATA_DIR, …) are resolved against. */
+  cwd?: string;
+  /** How the user gave a variable when it was not as itself, `{ PORT: '--port' }`: errors name that. */
+  givenAs?: Record<string, string>;
+}
+
+/** Values never repeated in an error message. */
+const SECRET = /PASSWORD|SECRET|API_KEY/;
+
+/** `--port must be a whole number from 0 to 65535 (got "x")`: the setting as the user gave it, what it expects, what it got. */
+function describeIssue(issue: z.core.$ZodIssue, env: EnvInput, source: SettingsSource): string {
+  const name = String(issue.path[0] ?? '');
+  // The schema's own sentence; zod's default wording only for a check that has none.
+  const expected = issue.message.startsWith('must ') ? issue.message : `is invalid: ${issue.message}`;
+  const value = env[name];
+  const got = value === undefined || SECRET.test(name) ? '' : ` (got ${JSON.stringify(value)})`;
+  return `${source.givenAs?.[name] ?? name} ${expected}${got}`;
+}
+
 /** Builds the settings from an environment (blank values count as unset). Throws with every invalid variable named. */
-export function loadSettings(env: EnvInput = process.env, overrides: Partial<Settings> = {}): Settings {
+export function loadSettings(env: EnvInput = process.env, overrides: Partial<Settings> = {}, source: SettingsSource = {}): Settings {
+  const cwd = source.cwd ?? process.cwd();
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    const problems = parsed.error.issues.map((i) => describeIssue(i, cleaned, source)).join('; ');
     throw new Error(`Invalid settings: ${problems}`);
   }
   const e = parsed.data;
@@ -205,7 +234,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
   const settings: Settings = {
     host: e.HOST,
     port,
-    dataDir: resolve(e.CNS_DATA_DIR),
+    dataDir: resolve(cwd, e.CNS_DATA_DIR),
     baseUrl: (e.CNS_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     adminEmail: e.CNS_ADMIN_EMAIL,
     adminPassword: e.CNS_ADMIN_PASSWORD,
@@ -232,7 +261,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
       : null,
     sandbox: e.CNS_SANDBOX,
     sandboxMaxRuns: e.CNS_SANDBOX_MAX_RUNS,
-    sandboxDir: e.CNS_SANDBOX_DIR ? resolve(e.CNS_SANDBOX_DIR) : '',
+    sandboxDir: e.CNS_SANDBOX_DIR ? resolve(cwd, e.CNS_SANDBOX_DIR) : '',
     analytics: e.CNS_ANALYTICS,
     analyticsFlushMs: e.CNS_ANALYTICS_FLUSH_MS,
     llm: {
@@ -252,7 +281,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     },
     dbConnectors: {
       allowLoopback: e.CNS_DB_ALLOW_LOOPBACK,
-      sqliteDir: e.CNS_DB_SQLITE_DIR ? resolve(e.CNS_DB_SQLITE_DIR) : null,
+      sqliteDir: e.CNS_DB_SQLITE_DIR ? resolve(cwd, e.CNS_DB_SQLITE_DIR) : null,
       statementTimeoutMs: e.CNS_DB_STATEMENT_TIMEOUT_MS,
       maxRows: e.CNS_DB_MAX_ROWS,
     },
@@ -274,7 +303,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
       },
     },
   };
-  const dataDir = resolve(overrides.dataDir ?? settings.dataDir);
+  const dataDir = resolve(cwd, overrides.dataDir ?? settings.dataDir);
   // One folder per data folder, so that two services on one machine never share workspaces.
   const sandboxDir = overrides.sandboxDir || settings.sandboxDir || join(tmpdir(), `cns-sandbox-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
   return { ...settings, ...overrides, dataDir, sandboxDir };

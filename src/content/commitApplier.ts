@@ -98,6 +98,7 @@ export class CommitApplier {
       actor_type: meta.actor.type,
       actor_id: meta.actor.id,
       author: meta.actor.author,
+      commit_author: meta.actor.commitAuthor ?? null,
       message: meta.message,
       size: change.size,
       created_at: meta.time,

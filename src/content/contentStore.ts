@@ -402,7 +402,8 @@ export class ContentStore extends ContentReads {
    * clients). Commits without cns trailers are indexed by diffing trees with rename detection;
    * commits of a push registered with expectPush get that push's attribution, the others get
    * `options`: actor `actor` (default a `user` named after the commit author), created_at
-   * `receivedAt` (default the commit time), author text the commit's when `keepCommitAuthor`.
+   * `receivedAt` (default the commit time), and the commit's own author beside the actor
+   * (`commitAuthor`) when `keepCommitAuthor` and it differs.
    */
   async reconcile(projectId: string, options: ReconcileOptions = {}): Promise<ReconcileReport> {
     assertProjectId(projectId);

@@ -3,6 +3,7 @@ import type { Db } from '../db/database.ts';
 import { NotFoundError, ValidationError } from '../errors/contentErrors.ts';
 import { TRASH_DIR } from './paths.ts';
 import type {
+  Actor,
   AuditAction,
   ChangeActor,
   ChangeEntry,
@@ -54,6 +55,7 @@ export interface VersionRow {
   actor_type: 'user' | 'agent' | 'sync';
   actor_id: string;
   author: string;
+  commit_author: string | null;
   message: string | null;
   size: number;
   created_at: string;
@@ -108,22 +110,22 @@ export class IndexStore {
       deleteVersions: p(`DELETE FROM node_versions WHERE node_id = ?`),
       folderHash: p(`UPDATE nodes SET content_hash = ? WHERE project_id = ? AND path = ? AND type = 'folder'`),
       insertVersion: p(`INSERT OR REPLACE INTO node_versions (node_id, version, project_id, project_version, commit_id, blob_id,
-          type, path, parent_id, operation, actor_type, actor_id, author, message, size, created_at)
+          type, path, parent_id, operation, actor_type, actor_id, author, commit_author, message, size, created_at)
         VALUES (@node_id, @version, @project_id, @project_version, @commit_id, @blob_id, @type, @path, @parent_id,
-          @operation, @actor_type, @actor_id, @author, @message, @size, @created_at)`),
+          @operation, @actor_type, @actor_id, @author, @commit_author, @message, @size, @created_at)`),
       version: p(`SELECT * FROM node_versions WHERE node_id = ? AND version = ?`),
       versionAtPv: p(`SELECT * FROM node_versions WHERE node_id = ? AND project_version <= ? ORDER BY version DESC LIMIT 1`),
       versions: p(`SELECT * FROM node_versions WHERE node_id = ? AND version > ? ORDER BY version DESC LIMIT ?`),
       versionsAt: p(`SELECT v.* FROM node_versions v WHERE v.project_id = ? AND v.project_version <= ?
           AND v.version = (SELECT MAX(w.version) FROM node_versions w WHERE w.node_id = v.node_id AND w.project_version <= ?)`),
       projectVersions: p(`SELECT * FROM node_versions WHERE project_id = ? ORDER BY node_id, version`),
-      insertCommit: p(`INSERT OR REPLACE INTO project_commits (project_id, project_version, commit_id, actor_type, actor_id, author, message, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      insertCommit: p(`INSERT OR REPLACE INTO project_commits (project_id, project_version, commit_id, actor_type, actor_id, author, commit_author, message, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       lastCommit: p(`SELECT * FROM project_commits WHERE project_id = ? ORDER BY project_version DESC LIMIT 1`),
       commitById: p(`SELECT * FROM project_commits WHERE project_id = ? AND commit_id = ?`),
       commitByVersion: p(`SELECT * FROM project_commits WHERE project_id = ? AND project_version = ?`),
-      insertAudit: p(`INSERT INTO content_audit_log (project_id, node_id, path, action, actor_type, actor_id, author, details, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      insertAudit: p(`INSERT INTO content_audit_log (project_id, node_id, path, action, actor_type, actor_id, author, commit_author, details, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       auditByNode: p(`SELECT * FROM content_audit_log WHERE node_id = ? AND project_id = ? ORDER BY id DESC LIMIT ?`),
       auditByPath: p(`SELECT * FROM content_audit_log WHERE project_id = ? AND path = ? ORDER BY id DESC LIMIT ?`),
       getState: p(`SELECT * FROM content_index_state WHERE project_id = ?`),
@@ -338,8 +340,8 @@ export class IndexStore {
     this.s.insertVersion.run(row);
   }
 
-  insertCommit(projectId: string, pv: number, commitId: string, actor: { type: string; id: string; author: string }, message: string, at: string): void {
-    this.s.insertCommit.run(projectId, pv, commitId, actor.type, actor.id, actor.author, message, at);
+  insertCommit(projectId: string, pv: number, commitId: string, actor: Actor, message: string, at: string): void {
+    this.s.insertCommit.run(projectId, pv, commitId, actor.type, actor.id, actor.author, actor.commitAuthor ?? null, message, at);
   }
 
   /** The push entries of the audit log name commits: after a history rewrite they follow it. */
@@ -379,8 +381,8 @@ export class IndexStore {
   }
   private pushRow: Statement | undefined;
 
-  insertAudit(projectId: string, nodeId: string, path: string, action: string, actor: { type: string; id: string; author: string }, details: object, at: string): void {
-    this.s.insertAudit.run(projectId, nodeId, path, action, actor.type, actor.id, actor.author, JSON.stringify(details), at);
+  insertAudit(projectId: string, nodeId: string, path: string, action: string, actor: Actor, details: object, at: string): void {
+    this.s.insertAudit.run(projectId, nodeId, path, action, actor.type, actor.id, actor.author, actor.commitAuthor ?? null, JSON.stringify(details), at);
   }
 
   setIndexState(projectId: string, state: IndexState): void {
@@ -412,6 +414,7 @@ export interface CommitRow {
   actor_type: string;
   actor_id: string;
   author: string;
+  commit_author: string | null;
   message: string;
   created_at: string;
 }
@@ -424,6 +427,7 @@ interface AuditRow {
   actor_type: 'user' | 'agent' | 'sync';
   actor_id: string;
   author: string;
+  commit_author: string | null;
   details: string;
   created_at: string;
 }
@@ -460,6 +464,7 @@ export function toVersion(r: VersionRow): VersionInfo {
     actorType: r.actor_type,
     actorId: r.actor_id,
     author: r.author,
+    commitAuthor: r.commit_author,
     message: r.message,
     size: r.size,
     blobId: r.blob_id,
@@ -476,6 +481,7 @@ function toAudit(r: AuditRow): AuditLogEntry {
     actorType: r.actor_type,
     actorId: r.actor_id,
     author: r.author,
+    commitAuthor: r.commit_author,
     nodeId: r.node_id,
     path: r.path,
     timestamp: r.created_at,
@@ -517,6 +523,7 @@ interface ChangeRow {
   actor_type: ChangeActor['type'];
   actor_id: string;
   author: string;
+  commit_author: string | null;
   details: string;
   created_at: string;
   pv: number;
@@ -535,7 +542,7 @@ export class ChangeIndex {
 
   constructor(db: Db) {
     const p = (sql: string) => db.prepare(sql);
-    const cols = `node_id, path, action, actor_type, actor_id, author, details, created_at, ${PV} AS pv`;
+    const cols = `node_id, path, action, actor_type, actor_id, author, commit_author, details, created_at, ${PV} AS pv`;
     const inRange = (col: string) => `(${col} = @scope OR (${col} >= @lo AND ${col} < @hi))`;
     this.s = {
       after: p(`SELECT ${cols} FROM content_audit_log WHERE project_id = ? AND ${PV} > ? AND node_id <> '' ORDER BY ${PV}, id LIMIT ?`),
@@ -573,7 +580,7 @@ export class ChangeIndex {
     return (this.s.commits.all(projectId, after, limit) as CommitRow[]).map((c) => ({
       projectVersion: c.project_version,
       commitId: c.commit_id,
-      actor: { type: c.actor_type as ChangeActor['type'], id: c.actor_id, author: c.author },
+      actor: actorOf(c.actor_type as ChangeActor['type'], c.actor_id, c.author, c.commit_author),
       message: c.message,
       createdAt: c.created_at,
     }));
@@ -600,7 +607,11 @@ function toChange(r: ChangeRow): ChangeEntry {
     action: r.action,
     nodeType: d.type ?? 'file',
     version: d.version ?? 0,
-    actor: { type: r.actor_type, id: r.actor_id, author: r.author },
+    actor: actorOf(r.actor_type, r.actor_id, r.author, r.commit_author),
     createdAt: r.created_at,
   };
+}
+
+function actorOf(type: ChangeActor['type'], id: string, author: string, commitAuthor: string | null): ChangeActor {
+  return commitAuthor ? { type, id, author, commitAuthor } : { type, id, author };
 }

@@ -73,9 +73,8 @@ function write(ctx: MutationContext, m: Extract<PreparedMutation, { op: 'write' 
   if (row) {
     if (row.type === 'folder') throw new ConflictError(`${m.path} is a folder`, { path: m.path });
     if (m.baseVersion !== undefined && row.version !== m.baseVersion) {
-      // base_version 0 means "create": say so rather than "is at version 1, not 0".
-      const message = m.baseVersion === 0 ? `${m.path} already exists` : `${m.path} is at version ${row.version}, not ${m.baseVersion}`;
-      throw new ConflictError(message, {
+      // One wording for every stale base, 0 ("must not exist yet") included: the README shows it.
+      throw new ConflictError(`${m.path} is at version ${row.version}, not ${m.baseVersion}`, {
         path: m.path,
         current_version: row.version,
         base_version: m.baseVersion,

@@ -13,7 +13,7 @@ export interface ExpectedPush {
   actor: Actor;
   /** When the push arrived (ISO 8601): created_at of those versions. */
   receivedAt: string;
-  /** Version author text = the commit's author instead of the actor's. */
+  /** Keep the commit's author beside the actor (`Actor.commitAuthor`) when it differs. */
   keepCommitAuthor: boolean;
 }
 

@@ -108,6 +108,7 @@ function parseNodeLines(lines: string[]): NodeChange[] {
  *   Cns-Actor: <actor type> <actor id> <author text>
  *   Cns-Time: <ISO 8601 time of the versions>
  *   Cns-Push: <before|-> <after> <commits>          (on the tip commit of a push only)
+ *   Cns-Authored-By: <the commit's author>          (when it is not the actor)
  *   Cns-Node: ... / Cns-From: ...                   (as in trailers)
  */
 
@@ -128,6 +129,7 @@ export function formatNote(note: ParsedNote): string {
   const { actor } = note;
   const lines = [`Cns-Actor: ${actor.type} ${oneWord(actor.id)} ${oneLine(actor.author)}`, `Cns-Time: ${note.time}`];
   if (note.push) lines.push(`Cns-Push: ${note.push.before ?? '-'} ${note.push.after} ${note.push.commits}`);
+  if (actor.commitAuthor) lines.push(`Cns-Authored-By: ${oneLine(actor.commitAuthor)}`);
   for (const c of note.changes) {
     lines.push(`Cns-Node: ${c.id} ${c.version ?? 0} ${c.type} ${c.op} ${c.parentId ?? '-'} ${c.size} ${c.blobId ?? '-'} ${c.path}`);
     if (c.fromPath !== undefined) lines.push(`Cns-From: ${c.id} ${c.fromPath}`);
@@ -144,6 +146,8 @@ export function parseNote(text: string): ParsedNote | null {
   let push: PushRecord | null = null;
   const p = /^Cns-Push: ([0-9a-f]{40}|-) ([0-9a-f]{40}) (\d+)$/.exec(lines[2] ?? '');
   if (p) push = { before: p[1] === '-' ? null : p[1], after: p[2], commits: Number(p[3]) };
+  const by = lines.slice(2, 4).map((l) => /^Cns-Authored-By: (.+)$/.exec(l)?.[1]).find(Boolean);
+  if (by) actor.commitAuthor = by;
   return { actor, time: t[1], push, changes: parseNodeLines(lines.slice(2)) };
 }
 

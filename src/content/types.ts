@@ -8,6 +8,11 @@ export interface Actor {
   type: 'user' | 'agent' | 'sync';
   id: string;
   author: string;
+  /**
+   * The author a pushed git commit names when it is not the actor (`user.email` is whatever the
+   * committer configured): shown beside the actor as "authored by", never instead of it.
+   */
+  commitAuthor?: string;
 }
 
 /** What a node version records as its cause. */
@@ -48,6 +53,8 @@ export interface VersionInfo {
   actorType: Actor['type'];
   actorId: string;
   author: string;
+  /** Actor.commitAuthor of the commit that made the version (null: none, or the actor itself). */
+  commitAuthor: string | null;
   message: string | null;
   size: number;
   /** Blob id of this version's content (null for folders). */
@@ -152,6 +159,7 @@ export interface AuditLogEntry {
   actorType: Actor['type'];
   actorId: string;
   author: string;
+  commitAuthor: string | null;
   nodeId: string;
   path: string;
   timestamp: string;
@@ -183,7 +191,7 @@ export interface ReconcileOptions {
   actor?: Actor;
   /** created_at of those versions (when the push arrived, ISO 8601); default: the commit time. */
   receivedAt?: string;
-  /** Version `author` text = the commit's author (email, else name) rather than the actor's. */
+  /** Keep the commit's author (email, else name) beside the actor as `commitAuthor` when it differs. */
   keepCommitAuthor?: boolean;
 }
 
@@ -199,7 +207,7 @@ export interface PushInfo {
   actor: Actor;
   /** When the push arrived (ISO 8601). */
   receivedAt: string;
-  /** Default true: version author text = the commit's author. */
+  /** Default true: the commit's author is kept beside the pusher (`commitAuthor`) when it differs. */
   keepCommitAuthor?: boolean;
 }
 

@@ -1,7 +1,15 @@
 import type { ContentStore } from '../content/contentStore.ts';
-import type { ChangeEntry, CommitInfo, ScopeFigures } from '../content/types.ts';
+import type { ChangeActor, ChangeEntry, CommitInfo, ScopeFigures } from '../content/types.ts';
 
 export type { ChangeActor, ChangeEntry } from '../content/types.ts';
+
+/**
+ * Who made a change as the changelog and the feed show it: the actor (`author` is its identity)
+ * and, for a pushed commit that names someone else, that claimed author as `authored_by`.
+ */
+export function presentActor(a: ChangeActor): { type: ChangeActor['type']; id: string; author: string; authored_by: string | null } {
+  return { type: a.type, id: a.id, author: a.author, authored_by: a.commitAuthor ?? null };
+}
 
 /** One project commit and every node it changed. */
 export interface CommitChanges extends CommitInfo {

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { CommitChanges } from './changelog.ts';
+import { presentActor, type CommitChanges } from './changelog.ts';
 import { scopedCommit } from './scopedChanges.ts';
 
 /** How often a fan-out re-checks a subscriber's access at most (forced checks ignore it). */
@@ -16,7 +16,7 @@ export function presentCommitEvent(projectId: string, c: CommitChanges) {
     project_id: projectId,
     project_version: c.projectVersion,
     commit_id: c.commitId,
-    actor: c.actor,
+    actor: presentActor(c.actor),
     message: c.message,
     created_at: c.createdAt,
     changes: c.changes.slice(0, MAX_EVENT_CHANGES).map((e) => ({

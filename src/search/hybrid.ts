@@ -54,9 +54,25 @@ export function matchesTerm(word: string, term: string): boolean {
 }
 
 /**
+ * Where a mark would corrupt the chunk's own Markdown: inside its `**strong**` spans (already
+ * bold: `**` inside would close them, and `****` means nothing) and inside code (`…`, fences),
+ * where the asterisks would show as text.
+ */
+function unmarkable(text: string): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const m of text.matchAll(/(`+)[\s\S]*?[^`]\1(?!`)/g)) ranges.push([m.index!, m.index! + m[0].length]);
+  for (const m of text.matchAll(/\*\*(?=[^\s*])[\s\S]*?[^\s*]\*\*/g)) ranges.push([m.index! + 2, m.index! + m[0].length - 2]);
+  return ranges;
+}
+
+/** A word that touches a `**` of the text (an unpaired one included) is left as written. */
+const touchesStrong = (text: string, at: number, end: number) => text.startsWith('**', at - 2) || text.startsWith('**', end);
+
+/**
  * The passage of a chunk to show for a query: the window of 24 words with the most distinct query
  * terms (then the most matches, then the most context around them), the matching words marked `**like this**`,
- * `…` where the chunk goes on. A chunk found by meaning alone shows its beginning.
+ * `…` where the chunk goes on. A chunk found by meaning alone shows its beginning. The marks only
+ * add `**` pairs around whole words: a match already bold or in code stays as the text has it.
  */
 export function bestSnippet(text: string, terms: string[]): string {
   const words = [...text.matchAll(WORD)].map((m) => ({ at: m.index!, end: m.index! + m[0].length, term: terms.findIndex((t) => matchesTerm(m[0].toLowerCase(), t)) }));
@@ -80,8 +96,9 @@ export function bestSnippet(text: string, terms: string[]): string {
   const to = best + SNIPPET_WORDS >= words.length ? text.length : shown[shown.length - 1]!.end;
   let out = from > 0 ? '…' : '';
   let at = from;
+  const keep = unmarkable(text);
   for (const w of shown) {
-    if (w.term < 0) continue;
+    if (w.term < 0 || touchesStrong(text, w.at, w.end) || keep.some(([a, b]) => w.at < b && w.end > a)) continue;
     out += text.slice(at, w.at) + '**' + text.slice(w.at, w.end) + '**';
     at = w.end;
   }

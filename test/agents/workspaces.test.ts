@@ -143,7 +143,7 @@ test.serial('the library tools run over the draft: writes stay in it, reads, lis
 
   // The draft's version is what base_version checks; a stale one is a conflict, a write outside the roots is refused.
   await t.throwsAsync(tool('write', { path: 'notes.md', content: 'x', base_version: liveNotes.version }), { message: /is at version/ });
-  await t.throwsAsync(tool('write', { path: 'new/idea.md', content: 'x', base_version: 0 }), { message: /already exists/ });
+  await t.throwsAsync(tool('write', { path: 'new/idea.md', content: 'x', base_version: 0 }), { message: /new\/idea\.md is at version 1, not 0/ });
   t.like(await tool('write', { path: 'new/idea.md', content: 'an idea, refined\n', base_version: 1 }), { changed: true });
   await t.throwsAsync(tool('write', { path: 'notes.md/inside.md', content: 'x' }), { message: /is a file, not a folder/ });
   const agentActor = { type: 'agent' as const, id: a.id, author: `agent:${a.agent.name}` };

@@ -38,6 +38,29 @@ test('cns user create resolves the data folder like serve (CNS_DATA_DIR) and nev
   t.true(existsSync(join(fresh, 'cns.db')));
 });
 
+test('cns user create without --password reads one line of stdin; with none it says what is missing (exit 2)', async (t) => {
+  const server = await startTestServer();
+  const u = new CliUser({ CNS_DATA_DIR: server.dataDir });
+  t.teardown(async () => {
+    u.dispose();
+    await server.stop();
+  });
+  const [none, blank, piped] = await Promise.all([
+    u.run(['user', 'create', '-e', 'none@example.com'], { input: '' }),
+    u.run(['user', 'create', '-e', 'blank@example.com'], { input: '\n' }),
+    u.run(['user', 'create', '-e', 'piped@example.com'], { input: 'piped-password-1\n' }),
+  ]);
+  for (const r of [none, blank]) {
+    t.is(r.code, 2);
+    t.is(r.stdout, '');
+    t.regex(r.stderr, /^cns: no password: pass --password PASSWORD, or the password as a line on stdin\n$/m);
+  }
+  t.is(piped.code, 0, piped.stderr);
+  t.regex(piped.stdout, /created user piped@example\.com/);
+  t.is((await server.api('POST', '/auth/login', { body: { email: 'piped@example.com', password: 'piped-password-1' } })).status, 200);
+  t.is((await server.api('POST', '/auth/login', { body: { email: 'none@example.com', password: 'x' } })).status, 401, 'no user without a password');
+});
+
 test('bin/cns.js runs as `cns` from any folder once on the PATH, as the README shows', async (t) => {
   const { spawnSync } = await import('node:child_process');
   const { readFileSync, symlinkSync } = await import('node:fs');

@@ -110,6 +110,8 @@ test('log, diff and rollback, human and --json', async (t) => {
   t.like(diffJson.json, { kind: 'text', added_lines: 1, removed_lines: 1 });
   const rb = await u.run(['rollback', 'hist/page.md', '1']);
   t.is(rb.stdout, 'Rolled hist/page.md back to the content of version 1: now version 3\n');
+  const afterRollback = await u.run(['log', 'hist/page.md', '--limit', '1']);
+  t.regex(afterRollback.stdout, /\nv3\*\s.*rollback\s+\d+ B\s+rollback hist\/page\.md to version 1\n/, 'the rollback names the path, not the node id');
   const [now, old] = await Promise.all([u.run(['cat', 'hist/page.md']), u.run(['cat', 'hist/page.md', '--version', '2'])]);
   t.is(now.stdout, 'one\ntwo\n');
   t.is(old.stdout, 'one\nthree\n');

@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli } from '../../src/cli/runCli.ts';
 import { CNS_BIN } from '../helpers/cli.ts';
+import { cleanEnv, memoryIo } from '../helpers/cliIo.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
 
 export interface CliResult {
@@ -15,6 +17,23 @@ export interface CliResult {
   json: any;
 }
 
+interface RunOptions {
+  input?: string | Buffer;
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+function result(code: number | null, stdoutBytes: Buffer, stderr: string): CliResult {
+  const stdout = stdoutBytes.toString('utf8');
+  let json: unknown = undefined;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code, stdout, stdoutBytes, stderr, json };
+}
+
 /** A user of the command line: their own config folder (credentials, default project) and environment. */
 export class CliUser {
   readonly configHome = mkdtempSync(join(tmpdir(), 'cns-cli-'));
@@ -24,32 +43,27 @@ export class CliUser {
     this.env = env;
   }
 
-  /** Runs `node bin/cns.js ...args` without any CNS_* variable of the test runner leaking in. */
-  run(args: string[], options: { input?: string | Buffer; env?: Record<string, string>; cwd?: string } = {}): Promise<CliResult> {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CNS_')));
-    const child = spawn(process.execPath, [CNS_BIN, ...args], {
-      env: { ...clean, XDG_CONFIG_HOME: this.configHome, ...this.env, ...options.env },
-      cwd: options.cwd,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+  /** The environment of a run: no CNS_* variable of the test runner leaks in. */
+  private envOf(options: RunOptions): Record<string, string | undefined> {
+    return { ...cleanEnv(), XDG_CONFIG_HOME: this.configHome, ...this.env, ...options.env };
+  }
+
+  /** `cns ...args` in this process (`runCli`, the code the executable runs), with its own streams and environment. */
+  async run(args: string[], options: RunOptions = {}): Promise<CliResult> {
+    const m = memoryIo({ input: options.input ?? '', env: this.envOf(options), cwd: options.cwd });
+    const code = await runCli(args, m.io);
+    return result(code, m.stdoutBytes(), m.stderr());
+  }
+
+  /** `node bin/cns.js ...args` as a child process: for what is about the process itself (exit status, pipes, start-up). */
+  spawn(args: string[], options: RunOptions = {}): Promise<CliResult> {
+    const child = spawn(process.execPath, [CNS_BIN, ...args], { env: this.envOf(options), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.stdin.end(options.input ?? '');
-    return new Promise((resolve) => {
-      child.once('close', (code) => {
-        const stdoutBytes = Buffer.concat(out);
-        const stdout = stdoutBytes.toString('utf8');
-        let json: unknown = undefined;
-        try {
-          json = JSON.parse(stdout);
-        } catch {
-          json = undefined;
-        }
-        resolve({ code, stdout, stdoutBytes, stderr, json });
-      });
-    });
+    return new Promise((resolve) => child.once('close', (code) => resolve(result(code, Buffer.concat(out), stderr))));
   }
 
   /** Signs in with a password piped on stdin, as a script would. */

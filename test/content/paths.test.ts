@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { openDatabase } from '../../src/db/database.ts';
 import { mimeTypeFor, normalizePath, typeFromName } from '../../src/content/paths.ts';
 import { registerReindexCommand, runReindex } from '../../src/cli/commands/reindex.ts';
+import { memoryIo } from '../helpers/cliIo.ts';
 import { alice, fixture } from './helpers.ts';
 
 test('paths are normalized and unsafe ones rejected', (t) => {
@@ -41,6 +42,6 @@ test('cns reindex rebuilds every project and prints differences', async (t) => {
   t.is((db.prepare(`SELECT COUNT(*) AS n FROM nodes WHERE project_id = 'two'`).get() as { n: number }).n, 1);
   db.close();
   const program = new Command();
-  registerReindexCommand(program);
+  registerReindexCommand(program, memoryIo().io);
   t.truthy(program.commands.find((c) => c.name() === 'reindex'));
 });

@@ -151,7 +151,7 @@ test('reconcile options: actor, received time and commit author; commits grouped
   t.is(f.store.projectVersion(P), 2101);
   t.is(f.store.getByPath(P, 'moved').type, 'folder');
   const v = f.store.listVersions(P, { path: 'd0/f0.md' }).versions[0]!;
-  t.like(v, { actorType: 'agent', actorId: 'con_pusher', author: 'pusher@example.com', createdAt: '2030-01-02T03:04:05.000Z' });
+  t.like(v, { actorType: 'agent', actorId: 'con_pusher', author: 'agent:pusher', commitAuthor: 'pusher@example.com', createdAt: '2030-01-02T03:04:05.000Z' });
   t.is(f.store.listVersions(P, { path: 'a.md' }).versions[0]!.author, 'alice@example.com');
   t.is(f.store.stats(P).lastChange?.commitId, git(c, 'rev-parse', 'HEAD').trim());
   await t.throwsAsync(f.store.reconcile(P, { receivedAt: 'yesterday' }), { message: /received_at/ });
@@ -185,10 +185,10 @@ test('a registered push is attributed by whichever path indexes it first, and re
   t.is((await f.store.reconcile(P, { actor: alice })).indexedCommits, 0);
   const versions = f.store.listVersions(P, { path: 'pushed.md' }).versions;
   t.deepEqual(
-    versions.map((v) => [v.actorType, v.actorId, v.author, v.createdAt, v.message]),
+    versions.map((v) => [v.actorType, v.actorId, v.author, v.commitAuthor, v.createdAt, v.message]),
     [
-      ['agent', 'con_pusher', 'pusher@example.com', receivedAt, 'two'],
-      ['agent', 'con_pusher', 'pusher@example.com', receivedAt, 'one'],
+      ['agent', 'con_pusher', 'agent:pusher', 'pusher@example.com', receivedAt, 'two'],
+      ['agent', 'con_pusher', 'agent:pusher', 'pusher@example.com', receivedAt, 'one'],
     ],
   );
   t.is(f.store.listVersions(P, { path: 'b.md' }).versions[0]!.actorId, bot.id);

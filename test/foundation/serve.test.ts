@@ -1,11 +1,13 @@
 import test from 'ava';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCli } from '../../src/cli/runCli.ts';
 import { spawnServe } from '../helpers/cli.ts';
+import { cleanEnv, memoryIo } from '../helpers/cliIo.ts';
 
 async function login(url: string, email: string, password: string) {
   const res = await fetch(`${url}/api/v1/auth/login`, {
@@ -161,4 +163,30 @@ test('SIGTERM to `npm start` stops the service: the port is released and no node
   }
   t.false(reachable, 'the port was released');
   t.deepEqual(started.filter(alive), [], 'no process of `npm start` is left');
+});
+
+test('a refused start (port in use, an address not of this machine) creates nothing in a fresh data folder', async (t) => {
+  const parent = mkdtempSync(join(tmpdir(), 'cns-serve-'));
+  t.teardown(() => rmSync(parent, { recursive: true, force: true }));
+  const holder = createNetServer();
+  await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+  t.teardown(() => holder.close());
+  const port = (holder.address() as AddressInfo).port;
+  const start = async (args: string[]) => {
+    const m = memoryIo({ env: { ...cleanEnv(), CNS_LOG_LEVEL: 'silent' } });
+    return { code: await runCli(['serve', ...args], m.io), stderr: m.stderr() };
+  };
+  const fresh = join(parent, 'data');
+  const taken = await start(['--port', String(port), '--host', '127.0.0.1', '--data-dir', fresh]);
+  t.is(taken.code, 1);
+  t.regex(taken.stderr, /port \d+ is already in use/);
+  t.false(existsSync(fresh), 'no data folder');
+  // 203.0.113.0/24 is reserved for documentation: never an address of this machine.
+  const badHost = await start(['--port', '0', '--host', '203.0.113.7', '--data-dir', fresh]);
+  t.is(badHost.code, 1);
+  t.is(badHost.stderr, 'cns: cannot listen on 203.0.113.7:0: 203.0.113.7 is not an address of this machine (HOST or --host)\n');
+  t.false(existsSync(fresh), 'no data folder');
+  const empty = mkdtempSync(join(parent, 'empty-'));
+  t.is((await start(['--port', String(port), '--host', '127.0.0.1', '--data-dir', empty])).code, 1);
+  t.deepEqual(readdirSync(empty), [], 'nothing created in an existing empty folder');
 });

@@ -96,7 +96,7 @@ test.serial('an API write after the push moved main but before it is indexed lan
   t.is(pushedVersion.message, 'pushed with git');
   // The API write indexed the pushed commit first: it is still the pusher's, not the commit author's.
   const adminId = (await server.login()).user.id;
-  t.like(pushedVersion, { actorType: 'user', actorId: adminId, author: 'git-tester@example.com' });
+  t.like(pushedVersion, { actorType: 'user', actorId: adminId, author: 'admin@example.com', commitAuthor: 'git-tester@example.com' });
   t.like(content.listVersions(project.projectId, { path: 'doc.md' }).versions[0]!, { actorType: 'agent', actorId: apiActor.id });
   const pushes = content.auditLogs(project.projectId, { path: '' }).filter((e) => e.action === 'push');
   t.is(pushes.length, 1);

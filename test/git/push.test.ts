@@ -61,8 +61,12 @@ test('pushed commits become versions, in order, with the pusher as actor and the
       [1, 'write notes/a.md', 'user', 'usr_writer'],
     ],
   );
-  // Author text = the commit's author; created_at = when the push arrived (the same for both commits).
-  t.deepEqual(versions.map((v) => v.author), ['git-tester@example.com', 'git-tester@example.com', 'writer@example.com']);
+  // Author text = the pusher's, the commit's own author beside it; created_at = when the push arrived (the same for both commits).
+  t.deepEqual(versions.map((v) => [v.author, v.commitAuthor]), [
+    ['admin@example.com', 'git-tester@example.com'],
+    ['admin@example.com', 'git-tester@example.com'],
+    ['writer@example.com', null],
+  ]);
   const receivedAt = versions[0]!.createdAt;
   t.true(receivedAt >= pushedFrom && receivedAt <= pushedTo, receivedAt);
   t.is(versions[1]!.createdAt, receivedAt);
@@ -97,7 +101,8 @@ test('a push with an access key records the connection as actor', async (t) => {
   const v = content.listVersions(project.projectId, { path: 'notes/b.md' }).versions[0]!;
   t.is(v.actorType, 'agent');
   t.is(v.actorId, keyId);
-  t.is(v.author, 'git-tester@example.com', 'the author text is the commit author');
+  t.is(v.author, 'agent:pusher', 'the author text is the key that pushed');
+  t.is(v.commitAuthor, 'git-tester@example.com', 'the author the commit names is kept beside it');
   const push = content.auditLogs(project.projectId, { path: '' }).find((e) => e.action === 'push');
   t.like(push, { actorType: 'agent', actorId: keyId, author: 'agent:pusher' });
 });

@@ -62,9 +62,10 @@ test('a duplicate create says the node already exists (not "is at version 1, not
   t.is(res.status, 409);
   t.regex(res.body.message, /already exists/);
   t.notRegex(res.body.message, /version 1, not 0/);
+  // A write with base_version 0 ("must not exist yet") is a version check: it says so as the README does.
   const byPath = await content('/write', { path: 'dup.json', node_type: 'json', content: { a: 3 }, base_version: 0 });
   t.is(byPath.status, 409);
-  t.regex(byPath.body.message, /already exists/);
+  t.is(byPath.body.message, 'dup.json is at version 1, not 0');
 });
 
 test('a path\'s audit log includes its trash event; GET /projects/{id}/audit-logs lists the project\'s entries, pushes included', async (t) => {

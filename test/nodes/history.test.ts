@@ -80,3 +80,24 @@ test('version list paging: limit and since_version', async (t) => {
   const since = (await f.call('GET', `/nodes/${md.id}/versions?since_version=4`)).body.data;
   t.deepEqual(since.versions.map((v: { version: number }) => v.version), [6, 5]);
 });
+
+test('rollbacks are recorded with paths, not node ids (node by id, node by path, folder snapshot)', async (t) => {
+  const folder = await f.make('folder', 'rb-docs');
+  const md = await f.make('markdown', 'page.md', folder.id, 'one\n');
+  await f.call('PUT', `/nodes/${md.id}`, { content: 'two\n' });
+  const snapshots = (await f.call('GET', `/nodes/${folder.id}/snapshots`)).body.data.snapshots;
+  const first = snapshots[snapshots.length - 1];
+  t.is((await f.call('POST', `/nodes/${md.id}/rollback/1`)).status, 200);
+  t.is((await f.call('POST', `/content/${f.pid}/rollback`, { path: 'rb-docs/page.md', version: 2 })).status, 200);
+  t.is((await f.call('POST', `/nodes/${folder.id}/rollback-snapshot/${first.snapshot_id}`)).status, 200);
+  // Other tests of this file write to the same project meanwhile: the commits that touched rb-docs.
+  const commits: { message: string; changes: { path: string; old_path: string | null }[] }[] = (await f.call('GET', `/content/${f.pid}/versions`)).body.data.commits;
+  const inDocs = (c: (typeof commits)[number]) => c.changes.some((ch) => `${ch.path} ${ch.old_path}`.includes('rb-docs/'));
+  const messages = commits.filter(inDocs).slice(0, 3).map((c) => c.message);
+  t.deepEqual(messages, [
+    `rollback folder rb-docs to project version ${first.project_version}`,
+    'rollback rb-docs/page.md to version 2',
+    'rollback rb-docs/page.md to version 1',
+  ]);
+  for (const m of messages) t.notRegex(m, /nod_/);
+});

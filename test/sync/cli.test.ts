@@ -1,7 +1,7 @@
 import test from 'ava';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { cns, folderWith, put, read, spawnCns, startWorld, tree, until, type World } from './helpers.ts';
+import { cns, cnsProcess, folderWith, put, read, spawnCns, startWorld, tree, until, type World } from './helpers.ts';
 
 let w: World;
 test.before(async () => {
@@ -119,7 +119,7 @@ test('a 10,000-file first sync', async (t) => {
   const dir = folderWith();
   for (let i = 0; i < 10_000; i++) put(dir, `d${i % 100}/file-${i}.md`, `# file ${i}\n`);
   const started = Date.now();
-  const r = await cns(w, ['sync', dir, '--project', w.projectId, '--path', 'cli-big', '--json']);
+  const r = await cnsProcess(w, ['sync', dir, '--project', w.projectId, '--path', 'cli-big', '--json']);
   const seconds = (Date.now() - started) / 1000;
   t.is(r.code, 0, r.stderr);
   t.is(JSON.parse(r.stdout).uploaded.length, 10_000);
@@ -127,7 +127,7 @@ test('a 10,000-file first sync', async (t) => {
   const stats = await w.server.api('GET', `/content/${w.projectId}/tree?path=cli-big/d7&max_depth=1`, { token: w.token });
   t.is(stats.body.data.children.length, 100);
   const other = folderWith();
-  const down = await cns(w, ['sync', other, '--project', w.projectId, '--path', 'cli-big', '--json']);
+  const down = await cnsProcess(w, ['sync', other, '--project', w.projectId, '--path', 'cli-big', '--json']);
   t.is(down.code, 0, down.stderr);
   t.is(JSON.parse(down.stdout).downloaded.length, 10_000);
   t.is(read(other, 'd42/file-4242.md'), '# file 4242\n');

@@ -3,9 +3,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CommandContext } from '../../src/cli/client/context.ts';
+import { runCli } from '../../src/cli/runCli.ts';
 import { bindFolder } from '../../src/cli/sync/folderBinding.ts';
 import { SyncEngine } from '../../src/cli/sync/syncEngine.ts';
 import { CNS_BIN } from '../helpers/cli.ts';
+import { cleanEnv, memoryIo } from '../helpers/cliIo.ts';
 import { defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -57,7 +59,7 @@ export function tree(dir: string): Record<string, string> {
 
 /** The sync engine of a folder, in process (bootstrapping it on first use) — the same code `cns sync` runs. */
 export async function engineFor(w: World, dir: string, options: { path?: string } = {}): Promise<SyncEngine> {
-  const ctx = new CommandContext({ server: w.server.url, token: w.token, project: w.projectId });
+  const ctx = new CommandContext({ server: w.server.url, token: w.token, project: w.projectId }, memoryIo({ env: envOf(w) }).io);
   return new SyncEngine(await bindFolder(ctx, dir, options), { progress: false });
 }
 
@@ -67,24 +69,34 @@ export interface CliRun {
   stderr: string;
 }
 
-/** `cns ARGS` as a child process against the world's server. */
-export function cns(w: World, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return new Promise((resolve) => {
-    const child = spawnCns(w, args, env);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** The environment of a command-line run against the world's server, signed in with its token. */
+function envOf(w: World, env: Record<string, string> = {}): Record<string, string | undefined> {
+  return { ...cleanEnv(), XDG_CONFIG_HOME: w.configHome, CNS_SERVER: w.server.url, CNS_TOKEN: w.token, ...env };
 }
 
+/** `cns ARGS` against the world's server, in this process (`runCli`). */
+export async function cns(w: World, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const m = memoryIo({ env: envOf(w, env) });
+  const code = await runCli(args, m.io);
+  return { code, stdout: m.stdoutBytes().toString('utf8'), stderr: m.stderr() };
+}
+
+/**
+ * `cns ARGS` as a child process with its output: for what measures a real client against the
+ * server (one event loop each; in-process, the big uploads and the server's commits take turns).
+ */
+export function cnsProcess(w: World, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const child = spawnCns(w, args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** `cns ARGS` as a child process (for what needs a process of its own: signals, the folder lock's pid). */
 export function spawnCns(w: World, args: string[], env: Record<string, string> = {}) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CNS_')));
-  return spawn(process.execPath, [CNS_BIN, ...args], {
-    env: { ...clean, XDG_CONFIG_HOME: w.configHome, CNS_SERVER: w.server.url, CNS_TOKEN: w.token, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return spawn(process.execPath, [CNS_BIN, ...args], { env: envOf(w, env), stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Polls `check` until it returns a truthy value or the deadline passes (then throws with `what`). */

@@ -11,6 +11,7 @@ import { runMigrations } from '../../src/db/migrate.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
 import { folderSyncNamesMigration } from '../../src/db/migrations/022_folder_sync_names.ts';
 import { cns, folderWith, put, startWorld, type World } from './helpers.ts';
+import { memoryIo } from '../helpers/cliIo.ts';
 
 // Issue 28 point 20: a folder sync is named by the user's choice or the host name only; the
 // folder's local path never reaches its name, its config or the project's history.
@@ -45,7 +46,7 @@ async function syncOf(id: string) {
 
 test('by default a folder sync is named after the host only, and its history never holds the local path', async (t) => {
   const dir = folderWith({ 'notes.md': '# notes\n' });
-  const ctx = new CommandContext({ server: w.server.url, token: w.token, project: w.projectId });
+  const ctx = new CommandContext({ server: w.server.url, token: w.token, project: w.projectId }, memoryIo().io);
   const store = await bindFolder(ctx, dir, { path: 'by-host' });
   const engine = new SyncEngine(store, { progress: false });
   await engine.cycle();

@@ -8,6 +8,7 @@ import { bindFolder } from '../../src/cli/sync/folderBinding.ts';
 import { FolderWatcher } from '../../src/cli/sync/folderWatcher.ts';
 import { SyncEngine } from '../../src/cli/sync/syncEngine.ts';
 import { defaultProject } from '../helpers/project.ts';
+import { memoryIo } from '../helpers/cliIo.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { folderWith, put, read, until } from './helpers.ts';
 
@@ -30,7 +31,7 @@ test('--watch reconnects after the server restarts and catches up from its curso
   const { token } = await server.login();
   const { projectId } = await defaultProject(server, token);
   const dir = folderWith({ 'start.md': 'start\n' });
-  const store = await bindFolder(new CommandContext({ server: server.url, token, project: projectId }), dir, {});
+  const store = await bindFolder(new CommandContext({ server: server.url, token, project: projectId }, memoryIo().io), dir, {});
   const engine = new SyncEngine(store, { progress: false });
   const errors: string[] = [];
   const watcher = new FolderWatcher(engine, store, { onCycle: () => undefined, onError: (e) => errors.push(e.message), onFatal: (e) => errors.push(`fatal: ${e.message}`) });

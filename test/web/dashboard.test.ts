@@ -160,7 +160,9 @@ test('history shows who changed what, a diff between versions, and rolls back af
   await history.getByText('Rolled back to version 1: now version 3.').waitFor();
   const now = await cat(projectId, 'story.md');
   t.is(now.content, 'once\n');
-  await history.locator('ol.versions > li').filter({ hasText: 'v3' }).waitFor();
+  const v3 = history.locator('ol.versions > li').filter({ hasText: 'v3' });
+  await v3.waitFor();
+  t.regex((await v3.textContent()) ?? '', /rollback story\.md to version 1/, 'the rollback names the path, not the node id');
 });
 
 test('renames, moves to the trash and restores from it', async (t) => {

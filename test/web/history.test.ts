@@ -2,6 +2,9 @@ import anyTest, { type TestFn } from 'ava';
 import type { Page } from 'playwright-core';
 import type { PageContext } from '../helpers/browser.ts';
 import { dashboardSuite, openNewProject, treeItem } from '../helpers/dashboard.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GitClient, remoteUrl } from '../git/gitFixture.ts';
 import { createKey } from '../helpers/project.ts';
 import type { TestServer } from '../helpers/server.ts';
 
@@ -192,6 +195,33 @@ test('project history shows every commit with its author and paths, and rolls th
   t.is((await cat(projectId, 'docs/b.md')).content, 'bee\n');
   t.is(await statStatus(projectId, 'c.md'), 404, 'the file added later is gone (to the trash)');
   await rows.filter({ hasText: /^v5/ }).waitFor();
+});
+
+test('a version pushed with git shows the pusher, and the author the commit names as "authored by"', async (t) => {
+  const { page } = t.context;
+  const projectId = await open(page, 'Pushed project');
+  await write(projectId, { path: 'pushed.md', node_type: 'markdown', content: 'one\n', message: 'by the API' });
+  const git = new GitClient();
+  t.teardown(() => git.dispose());
+  const dir = git.dir('pushed');
+  await git.ok(['clone', remoteUrl(server, projectId, admin.token), dir]);
+  writeFileSync(join(dir, 'pushed.md'), 'two\n');
+  // The git client commits as git-tester@example.com (gitFixture); the administrator pushes.
+  await git.ok(['commit', '-qam', 'by git'], { cwd: dir });
+  await git.ok(['push', 'origin', 'main'], { cwd: dir });
+
+  await treeItem(page, 'pushed.md', 'markdown').click();
+  await page.getByRole('tab', { name: 'History' }).click();
+  const versions = page.getByRole('region', { name: 'History' }).locator('ol.versions > li');
+  await versions.filter({ hasText: 'by git' }).waitFor();
+  t.regex((await versions.nth(0).textContent()) ?? '', /^v2 admin@example\.com authored by git-tester@example\.com update by git/);
+  t.regex((await versions.nth(1).textContent()) ?? '', /^v1 admin@example\.com create by the API/);
+  t.notRegex((await versions.nth(1).textContent()) ?? '', /authored by/);
+
+  await page.getByRole('button', { name: 'Project history' }).click();
+  const commits = page.getByRole('region', { name: 'Project history' }).locator('ol.commits > li');
+  await commits.filter({ hasText: 'by git' }).waitFor();
+  t.regex((await commits.nth(0).textContent()) ?? '', /^v2 admin@example\.com authored by git-tester@example\.com by git/);
 });
 
 test('a folder rolls back to one of its snapshots after confirmation, leaving the rest of the project alone', async (t) => {

@@ -276,8 +276,8 @@ export class WorkspaceContent implements ToolContent {
     if (current?.type === 'folder') throw new ConflictError(`${path} is a folder`, { path });
     if (m.baseVersion !== undefined) {
       if (current && current.version !== m.baseVersion) {
-        const message = m.baseVersion === 0 ? `${path} already exists` : `${path} is at version ${current.version}, not ${m.baseVersion}`;
-        throw new ConflictError(message, { path, current_version: current.version, base_version: m.baseVersion });
+        // The content store's wording (README), 0 included.
+        throw new ConflictError(`${path} is at version ${current.version}, not ${m.baseVersion}`, { path, current_version: current.version, base_version: m.baseVersion });
       }
       if (!current && m.baseVersion !== 0) throw new ConflictError(`${path} does not exist (expected version ${m.baseVersion})`, { path, current_version: null, base_version: m.baseVersion });
     }

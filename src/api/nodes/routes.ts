@@ -176,7 +176,7 @@ export function nodeRoutes(s: NodeRouteDeps): RouteGroup {
       body: bodySchema,
       response: nodeSchema,
       async handle(ctx, { body, access: g }) {
-        const r = await writeNode(s, g, { path: newPath(g, body), type, content: body.content, baseVersion: 0, message: body.message });
+        const r = await writeNode(s, g, { path: newPath(g, body), type, content: body.content, create: true, message: body.message });
         created(ctx, await nodeWithContent(store, r.node, true, true), `${label} node created`);
       },
     }));

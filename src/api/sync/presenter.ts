@@ -2,7 +2,7 @@ import { redactUrlsIn } from '../../logging/redact.ts';
 import { API_PREFIX } from '../../config/apiPrefix.ts';
 import { redactedConfig } from '../../platform/connectors/spec.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
-import type { ChangeEntry } from '../../events/changelog.ts';
+import { presentActor, type ChangeEntry } from '../../events/changelog.ts';
 import type { PullEntry } from '../../sync/pullSet.ts';
 import type { SyncRunRecord, SyncStateRecord } from '../../sync/syncRecords.ts';
 
@@ -64,7 +64,7 @@ export function presentChange(e: ChangeEntry) {
     action: e.action,
     node_type: e.nodeType,
     version: e.version,
-    actor: e.actor,
+    actor: presentActor(e.actor),
     created_at: e.createdAt,
   };
 }

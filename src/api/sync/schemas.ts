@@ -256,7 +256,12 @@ export const changelogPage = z.object({
       action: z.string(),
       node_type: z.string(),
       version: z.number().int(),
-      actor: z.object({ type: z.enum(['user', 'agent', 'sync']), id: z.string(), author: z.string() }),
+      actor: z.object({
+        type: z.enum(['user', 'agent', 'sync']),
+        id: z.string(),
+        author: z.string().describe('who made the change (a user email or agent:<name>)'),
+        authored_by: z.string().nullable().describe('the author a pushed git commit names, when not the actor'),
+      }),
       created_at: z.string(),
     }),
   ),

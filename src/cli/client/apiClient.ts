@@ -1,4 +1,4 @@
-import { credentialsPath, readCredentials, saveServerCredentials, type ServerCredentials } from '../credentials.ts';
+import { readCredentials, saveServerCredentials, type ServerCredentials } from '../credentials.ts';
 import { ApiError, authError, CliError } from './errors.ts';
 import { withFileLock } from './fileLock.ts';
 import type { Target } from './target.ts';
@@ -96,9 +96,14 @@ export class ApiClient {
     throw new ApiError(res.status, parsed?.error?.code ?? codeForStatus[res.status] ?? 'ERROR', parsed?.message ?? `${res.status} ${res.statusText}`, parsed?.error?.details ?? null);
   }
 
+  /** Fails with how to sign in when there is no token for the server. */
+  requireToken(): void {
+    if (!this.token) throw authError(`not signed in to ${this.server}: run \`cns login --server ${this.server}\`, or set CNS_TOKEN`);
+  }
+
   private async send(method: string, url: string, body: unknown, anonymous: boolean): Promise<Response> {
     if (!anonymous) {
-      if (!this.token) throw authError(`not signed in to ${this.server}: run \`cns login --server ${this.server}\`, or set CNS_TOKEN`);
+      this.requireToken();
       if (this.expiresSoon()) await this.refresh();
     }
     let res = await this.fetch(method, url, body, anonymous);
@@ -128,7 +133,7 @@ export class ApiClient {
   }
 
   private canRefresh(): boolean {
-    return this.target.source === 'file' && Boolean(this.target.stored?.refresh_token);
+    return this.target.source === 'file' && Boolean(this.target.stored?.refresh_token && this.target.credentialsFile);
   }
 
   private expiresSoon(): boolean {
@@ -141,8 +146,9 @@ export class ApiClient {
    * so this happens under a lock, and a pair another process saved meanwhile is taken as is.
    */
   private async refresh(): Promise<void> {
-    await withFileLock(`${credentialsPath()}.lock`, async () => {
-      const latest = readCredentials().servers[this.server];
+    const file = this.target.credentialsFile!;
+    await withFileLock(`${file}.lock`, async () => {
+      const latest = readCredentials(file).servers[this.server];
       if (latest?.token && latest.token !== this.token && !(latest.expires_at && Date.parse(latest.expires_at) - REFRESH_MARGIN_MS < Date.now())) {
         this.adopt(latest);
         return;
@@ -159,7 +165,7 @@ export class ApiClient {
         refresh_token: envelope.data.refresh_token,
         expires_at: new Date(Date.now() + envelope.data.expires_in * 1000).toISOString(),
       };
-      saveServerCredentials(this.server, next);
+      saveServerCredentials(this.server, next, file);
       this.adopt(next);
     });
   }

@@ -15,11 +15,11 @@ export interface CliConfig {
   servers: Record<string, { project?: { id: string; name: string } }>;
 }
 
-export function configPath(env: NodeJS.ProcessEnv = process.env): string {
+export function configPath(env: Record<string, string | undefined>): string {
   return join(dirname(credentialsPath(env)), 'config.json');
 }
 
-export function readConfig(path = configPath()): CliConfig {
+export function readConfig(path: string): CliConfig {
   try {
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<CliConfig>;
     if (parsed && typeof parsed.servers === 'object' && parsed.servers) return { version: 1, server: parsed.server, servers: parsed.servers };
@@ -36,17 +36,17 @@ function writeConfig(config: CliConfig, path: string): void {
   renameSync(tmp, path);
 }
 
-export function setCurrentServer(server: string, path = configPath()): void {
+export function setCurrentServer(server: string, path: string): void {
   const config = readConfig(path);
   config.server = normalizeServerUrl(server);
   writeConfig(config, path);
 }
 
-export function defaultProjectOf(server: string, path = configPath()): { id: string; name: string } | null {
+export function defaultProjectOf(server: string, path: string): { id: string; name: string } | null {
   return readConfig(path).servers[normalizeServerUrl(server)]?.project ?? null;
 }
 
-export function setDefaultProject(server: string, project: { id: string; name: string }, path = configPath()): void {
+export function setDefaultProject(server: string, project: { id: string; name: string }, path: string): void {
   const config = readConfig(path);
   const key = normalizeServerUrl(server);
   config.servers[key] = { ...config.servers[key], project };
@@ -54,7 +54,7 @@ export function setDefaultProject(server: string, project: { id: string; name: s
 }
 
 /** Forgets the default project of `server` (after that project was deleted). */
-export function clearDefaultProject(server: string, path = configPath()): void {
+export function clearDefaultProject(server: string, path: string): void {
   const config = readConfig(path);
   const entry = config.servers[normalizeServerUrl(server)];
   if (!entry?.project) return;

@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { ACCESS_KEY_PREFIX } from '../../auth/accessKeys.ts';
+import type { CliIo } from '../io.ts';
 import { ApiClient } from './apiClient.ts';
-import { defaultProjectOf } from './cliConfig.ts';
-import { CliError, usageError } from './errors.ts';
+import { configPath, defaultProjectOf } from './cliConfig.ts';
+import { CliError, Reported, usageError } from './errors.ts';
 import { ExitCode } from './exitCodes.ts';
+import { globalOptions } from './globalOptions.ts';
 import { Output } from './output.ts';
 import { resolveProject } from './projectRef.ts';
 import { resolveTarget } from './target.ts';
@@ -18,25 +20,25 @@ export interface ClientFlags {
 
 /** Adds --server, --token, --json and (for project commands) --project to a command. */
 export function clientOptions(cmd: Command, options: { project?: boolean } = {}): Command {
-  cmd
-    .option('--server <url>', 'server address (CNS_SERVER; default: the last `cns login`)')
-    .option('--token <token>', 'access token or key (CNS_TOKEN; default: the stored sign-in)')
-    .option('--json', 'print machine-readable JSON on stdout');
-  if (options.project ?? true) cmd.option('-p, --project <project>', 'project id or name (CNS_PROJECT; default: `cns use`)');
-  return cmd;
+  return globalOptions(cmd, options);
 }
 
 /** What a command runs with: the API client for its server, its output, and its project. */
 export class CommandContext {
+  readonly io: CliIo;
   readonly api: ApiClient;
   readonly out: Output;
+  /** The client's settings file (default projects, the last server) for this run's environment. */
+  readonly configFile: string;
   private readonly flags: ClientFlags;
   private projectCache: { id: string; name: string } | null = null;
 
-  constructor(flags: ClientFlags) {
+  constructor(flags: ClientFlags, io: CliIo) {
+    this.io = io;
     this.flags = flags;
-    this.api = new ApiClient(resolveTarget(flags));
-    this.out = new Output(Boolean(flags.json));
+    this.configFile = configPath(io.env);
+    this.api = new ApiClient(resolveTarget(flags, io.env));
+    this.out = new Output(Boolean(flags.json), io.stdout);
   }
 
   get server(): string {
@@ -46,11 +48,13 @@ export class CommandContext {
   /** --project → CNS_PROJECT → `cns use` for this server → an access key's own project. */
   async project(): Promise<{ id: string; name: string }> {
     if (this.projectCache) return this.projectCache;
-    const ref = this.flags.project ?? process.env.CNS_PROJECT;
+    // Signed in first: a server this machine never signed in to has no default project either.
+    this.api.requireToken();
+    const ref = this.flags.project ?? this.io.env.CNS_PROJECT;
     if (ref) this.projectCache = await resolveProject(this.api, ref);
     else if (this.usesKey) this.projectCache = await this.keyProject();
     else {
-      const stored = defaultProjectOf(this.server);
+      const stored = defaultProjectOf(this.server, this.configFile);
       if (!stored) throw usageError('no project: pass --project PROJECT or set a default with `cns use PROJECT`');
       this.projectCache = stored;
     }
@@ -74,29 +78,24 @@ export class CommandContext {
   }
 }
 
-function reportError(err: unknown, json: boolean): number {
+function reportError(err: unknown, json: boolean, stderr: CliIo['stderr']): number {
   const e = err instanceof CliError ? err : new CliError((err as Error)?.message ?? String(err));
   if (json) {
-    process.stderr.write(JSON.stringify({ success: false, error: { code: e.code, message: e.message, details: e.details, exit_code: e.exitCode } }) + '\n');
+    stderr.write(JSON.stringify({ success: false, error: { code: e.code, message: e.message, details: e.details, exit_code: e.exitCode } }) + '\n');
   } else {
-    process.stderr.write(`cns: ${e.message}\n`);
+    stderr.write(`cns: ${e.message}\n`);
     if (Array.isArray(e.details)) {
-      for (const d of e.details as { field?: string; message?: string }[]) if (d?.message) process.stderr.write(`  ${d.field ? d.field + ': ' : ''}${d.message}\n`);
+      for (const d of e.details as { field?: string; message?: string }[]) if (d?.message) stderr.write(`  ${d.field ? d.field + ': ' : ''}${d.message}\n`);
     }
   }
   return err instanceof CliError ? e.exitCode : ExitCode.FAILURE;
 }
 
-/** Runs a command body with its context; failures become a message on stderr and an exit status. */
-export async function runClient(flags: ClientFlags, body: (ctx: CommandContext) => Promise<void>): Promise<void> {
-  // A reader that stops early (`cns cat big.md | head`) is not a failure.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
-  });
+/** Runs a command body with its context; a failure is printed on stderr and ends the run with its exit status. */
+export async function runClient(io: CliIo, flags: ClientFlags, body: (ctx: CommandContext) => Promise<void>): Promise<void> {
   try {
-    await body(new CommandContext(flags));
+    await body(new CommandContext(flags, io));
   } catch (err) {
-    process.exitCode = reportError(err, Boolean(flags.json));
+    throw new Reported(reportError(err, Boolean(flags.json), io.stderr));
   }
 }

@@ -15,6 +15,17 @@ export class CliError extends Error {
   }
 }
 
+/** Ends a run with this exit status; what went wrong has already been printed. */
+export class Reported extends Error {
+  readonly exitCode: number;
+
+  constructor(exitCode: number) {
+    super(`exit status ${exitCode}`);
+    this.name = 'Reported';
+    this.exitCode = exitCode;
+  }
+}
+
 export const usageError = (message: string) => new CliError(message, ExitCode.USAGE, 'USAGE');
 export const authError = (message: string) => new CliError(message, ExitCode.AUTH, 'UNAUTHORIZED');
 

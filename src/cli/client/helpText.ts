@@ -9,5 +9,6 @@ Client commands (login … clone) talk to a server's REST API:
   project  --project (id or name), else CNS_PROJECT, else \`cns use\` (per server);
            an access key always uses its own project
   --json prints the API's data as JSON on stdout; errors and progress go to stderr.
+  --server, --token, --project and --json go before or after the command.
 
 ${exitCodesHelp}`;

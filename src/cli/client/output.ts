@@ -7,7 +7,7 @@ export class Output {
   readonly json: boolean;
   private readonly out: NodeJS.WritableStream;
 
-  constructor(json: boolean, out: NodeJS.WritableStream = process.stdout) {
+  constructor(json: boolean, out: NodeJS.WritableStream) {
     this.json = json;
     this.out = out;
   }

@@ -1,3 +1,4 @@
+import type { CliOutput } from '../io.ts';
 import { formatBytes } from './output.ts';
 
 /**
@@ -5,7 +6,7 @@ import { formatBytes } from './output.ts';
  * bytes and rate; otherwise a plain line per step so logs stay readable. Always on stderr.
  */
 export class Progress {
-  private readonly stream: NodeJS.WriteStream;
+  private readonly stream: CliOutput;
   private readonly tty: boolean;
   private readonly label: string;
   private readonly totalCount: number;
@@ -14,7 +15,7 @@ export class Progress {
   private count = 0;
   private bytes = 0;
 
-  constructor(label: string, totalCount: number, totalBytes: number, stream: NodeJS.WriteStream = process.stderr) {
+  constructor(label: string, totalCount: number, totalBytes: number, stream: CliOutput) {
     this.label = label;
     this.totalCount = totalCount;
     this.totalBytes = totalBytes;

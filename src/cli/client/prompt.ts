@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline/promises';
+import type { CliIo } from '../io.ts';
 import { CliError, usageError } from './errors.ts';
 
 /**
@@ -8,19 +9,22 @@ import { CliError, usageError } from './errors.ts';
  */
 export class Prompter {
   private piped: string[] | null = null;
-  private readonly input: NodeJS.ReadStream;
+  private readonly input: CliIo['stdin'];
+  private readonly output: CliIo['stderr'];
 
-  constructor(input: NodeJS.ReadStream = process.stdin) {
-    this.input = input;
+  constructor(io: Pick<CliIo, 'stdin' | 'stderr'>) {
+    this.input = io.stdin;
+    this.output = io.stderr;
   }
 
   get interactive(): boolean {
     return Boolean(this.input.isTTY);
   }
 
-  async ask(question: string): Promise<string> {
-    if (!this.interactive) return this.nextLine(question);
-    const rl = createInterface({ input: this.input, output: process.stderr, terminal: true });
+  /** `missing` is the usage error when stdin has no answer (default: which question went unanswered). */
+  async ask(question: string, missing?: string): Promise<string> {
+    if (!this.interactive) return this.nextLine(question, missing);
+    const rl = createInterface({ input: this.input, output: this.output, terminal: true });
     try {
       return (await rl.question(question)).trim();
     } finally {
@@ -28,20 +32,20 @@ export class Prompter {
     }
   }
 
-  async askHidden(question: string): Promise<string> {
-    if (!this.interactive) return this.nextLine(question);
-    process.stderr.write(question);
+  async askHidden(question: string, missing?: string): Promise<string> {
+    if (!this.interactive) return this.nextLine(question, missing);
+    this.output.write(question);
     const input = this.input;
-    input.setRawMode(true);
+    input.setRawMode?.(true);
     input.setEncoding('utf8');
     input.resume();
     return new Promise((resolve, reject) => {
       let value = '';
       const finish = (err: Error | null) => {
         input.off('data', onData);
-        input.setRawMode(false);
+        input.setRawMode?.(false);
         input.pause();
-        process.stderr.write('\n');
+        this.output.write('\n');
         if (err) reject(err);
         else resolve(value);
       };
@@ -58,14 +62,14 @@ export class Prompter {
   }
 
   /** Piped input is read whole on the first question: a pipe has no prompts to wait for. */
-  private async nextLine(question: string): Promise<string> {
+  private async nextLine(question: string, missing?: string): Promise<string> {
     if (this.piped === null) {
       let text = '';
       for await (const chunk of this.input) text += String(chunk);
       this.piped = text.split(/\r?\n/);
     }
     const line = this.piped.shift();
-    if (line === undefined || line.trim() === '') throw usageError(`no answer on stdin for "${question.replace(/:\s*$/, '')}"`);
+    if (line === undefined || line.trim() === '') throw usageError(missing ?? `no answer on stdin for "${question.replace(/:\s*$/, '')}"`);
     return line;
   }
 }

@@ -1,6 +1,8 @@
-import { normalizeServerUrl, readCredentials, type ServerCredentials } from '../credentials.ts';
-import { readConfig } from './cliConfig.ts';
+import { credentialsPath, normalizeServerUrl, readCredentials, type ServerCredentials } from '../credentials.ts';
+import { configPath, readConfig } from './cliConfig.ts';
 import { usageError } from './errors.ts';
+
+type CliEnv = Record<string, string | undefined>;
 
 export const DEFAULT_SERVER = 'http://localhost:8080';
 
@@ -16,6 +18,8 @@ export interface Target {
   /** 'file' tokens may be refreshed and saved back; flag and env tokens are used as given. */
   source: 'flag' | 'env' | 'file' | 'none';
   stored: ServerCredentials | null;
+  /** The credentials file a refreshed sign-in is saved to (a 'file' token only). */
+  credentialsFile?: string;
 }
 
 /** `https://host/api/v1/` and `https://host` name the same server: the API prefix is dropped. */
@@ -34,21 +38,22 @@ export function serverFromInput(input: string): string {
 }
 
 /** Server: --server → CNS_SERVER → the last `cns login` → the only stored server → localhost. */
-export function resolveServer(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env): string {
+export function resolveServer(flags: TargetFlags, env: CliEnv): string {
   if (flags.server) return serverFromInput(flags.server);
   if (env.CNS_SERVER) return serverFromInput(env.CNS_SERVER);
-  const current = readConfig().server;
+  const current = readConfig(configPath(env)).server;
   if (current) return current;
-  const stored = Object.keys(readCredentials().servers);
+  const stored = Object.keys(readCredentials(credentialsPath(env)).servers);
   return stored.length === 1 ? serverFromInput(stored[0]!) : DEFAULT_SERVER;
 }
 
 /** Token: --token → CNS_TOKEN → the credentials file's entry for the server. */
-export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env): Target {
+export function resolveTarget(flags: TargetFlags, env: CliEnv): Target {
   const server = resolveServer(flags, env);
-  if (flags.token) return { server, token: flags.token, source: 'flag', stored: null };
-  if (env.CNS_TOKEN) return { server, token: env.CNS_TOKEN, source: 'env', stored: null };
-  const stored = readCredentials().servers[server] ?? null;
-  if (stored?.token) return { server, token: stored.token, source: 'file', stored };
-  return { server, token: null, source: 'none', stored: null };
+  const credentialsFile = credentialsPath(env);
+  if (flags.token) return { server, token: flags.token, source: 'flag', stored: null, credentialsFile };
+  if (env.CNS_TOKEN) return { server, token: env.CNS_TOKEN, source: 'env', stored: null, credentialsFile };
+  const stored = readCredentials(credentialsFile).servers[server] ?? null;
+  if (stored?.token) return { server, token: stored.token, source: 'file', stored, credentialsFile };
+  return { server, token: null, source: 'none', stored: null, credentialsFile };
 }

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { withIo } from '../client/action.ts';
+import type { CliIo } from '../io.ts';
 import { clientOptions, runClient, type ClientFlags } from '../client/context.ts';
 import { usageError } from '../client/errors.ts';
 import { formatBytes, formatTime } from '../client/output.ts';
@@ -31,8 +33,8 @@ interface Readable {
 
 const shownName = (e: Entry) => (e.type === 'folder' ? `${e.name}/` : e.name);
 
-async function ls(path: string | undefined, flags: ClientFlags): Promise<void> {
-  await runClient(flags, async (ctx) => {
+async function ls(io: CliIo, path: string | undefined, flags: ClientFlags): Promise<void> {
+  await runClient(io, flags, async (ctx) => {
     const { data } = await ctx.api.get<{ path: string; entries: Entry[] }>(await ctx.contentPath('ls'), { path: remotePath(path) });
     ctx.out.result(data, () => {
       if (data.entries.length === 0) return ctx.out.line(`${data.path || '/'} is empty`);
@@ -51,8 +53,8 @@ function printContent(out: { raw(b: Buffer | string): void }, item: Readable): v
   else if (item.content_base64 !== undefined) out.raw(Buffer.from(item.content_base64, 'base64'));
 }
 
-async function cat(path: string, flags: ClientFlags & { version?: string }): Promise<void> {
-  await runClient(flags, async (ctx) => {
+async function cat(io: CliIo, path: string, flags: ClientFlags & { version?: string }): Promise<void> {
+  await runClient(io, flags, async (ctx) => {
     const p = requiredRemotePath(path);
     if (flags.version !== undefined) {
       const { data } = await ctx.api.get<Readable>(await ctx.contentPath('version-content'), { path: p, version: intArgument(flags.version, '--version', 1) });
@@ -67,8 +69,8 @@ async function cat(path: string, flags: ClientFlags & { version?: string }): Pro
   });
 }
 
-async function stat(path: string, flags: ClientFlags): Promise<void> {
-  await runClient(flags, async (ctx) => {
+async function stat(io: CliIo, path: string, flags: ClientFlags): Promise<void> {
+  await runClient(io, flags, async (ctx) => {
     const { data: e } = await ctx.api.get<Entry>(await ctx.contentPath('stat'), { path: requiredRemotePath(path) });
     ctx.out.result(e, () =>
       ctx.out.fields([
@@ -95,8 +97,8 @@ function drawTree(node: TreeEntry, prefix: string, lines: string[]): void {
   });
 }
 
-async function tree(path: string | undefined, flags: ClientFlags & { depth?: string }): Promise<void> {
-  await runClient(flags, async (ctx) => {
+async function tree(io: CliIo, path: string | undefined, flags: ClientFlags & { depth?: string }): Promise<void> {
+  await runClient(io, flags, async (ctx) => {
     const depth = flags.depth === undefined ? -1 : intArgument(flags.depth, '--depth', 1);
     const { data } = await ctx.api.get<TreeEntry>(await ctx.contentPath('tree'), { path: remotePath(path), max_depth: depth });
     ctx.out.result(data, () => {
@@ -108,13 +110,13 @@ async function tree(path: string | undefined, flags: ClientFlags & { depth?: str
 }
 
 /** Reading: `cns ls`, `cns cat`, `cns stat`, `cns tree`. */
-export function registerBrowseCommands(program: Command): void {
-  clientOptions(program.command('ls').description('list a folder (default: the project root)').argument('[path]', 'folder path')).action(ls);
+export function registerBrowseCommands(program: Command, io: CliIo): void {
+  clientOptions(program.command('ls').description('list a folder (default: the project root)').argument('[path]', 'folder path')).action(withIo(io, ls));
   clientOptions(program.command('cat').description('print a node\'s content (JSON pretty-printed, Markdown as text, files as bytes)').argument('<path>', 'node path'))
     .option('--version <n>', 'print an earlier version')
-    .action(cat);
-  clientOptions(program.command('stat').description('show a node\'s metadata').argument('<path>', 'node path')).action(stat);
+    .action(withIo(io, cat));
+  clientOptions(program.command('stat').description('show a node\'s metadata').argument('<path>', 'node path')).action(withIo(io, stat));
   clientOptions(program.command('tree').description('show a folder\'s tree').argument('[path]', 'folder path (default: the project root)'))
     .option('-d, --depth <n>', 'levels to show (default: all)')
-    .action(tree);
+    .action(withIo(io, tree));
 }

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
+import { withIo } from '../client/action.ts';
+import type { CliIo } from '../io.ts';
 import { clientOptions, runClient, type ClientFlags } from '../client/context.ts';
+import { globalOptions } from '../client/globalOptions.ts';
 import { formatTime } from '../client/output.ts';
 import { remotePath } from '../client/remotePath.ts';
 
@@ -18,8 +21,8 @@ interface Connection {
 
 const scopeOf = (c: Connection) => `/${c.scope_path}`;
 
-async function list(flags: ClientFlags): Promise<void> {
-  await runClient(flags, async (ctx) => {
+async function list(io: CliIo, flags: ClientFlags): Promise<void> {
+  await runClient(io, flags, async (ctx) => {
     const project = await ctx.project();
     const { data } = await ctx.api.get<{ connections: Connection[]; total: number }>('/connections/', { project_id: project.id, kind: 'api', limit: 200 });
     ctx.out.result(data, () => {
@@ -32,8 +35,8 @@ async function list(flags: ClientFlags): Promise<void> {
   });
 }
 
-async function create(name: string, flags: ClientFlags & { scope?: string; readOnly?: boolean }): Promise<void> {
-  await runClient(flags, async (ctx) => {
+async function create(io: CliIo, name: string, flags: ClientFlags & { scope?: string; readOnly?: boolean }): Promise<void> {
+  await runClient(io, flags, async (ctx) => {
     const project = await ctx.project();
     const body = { project_id: project.id, name, kind: 'api', scope_path: flags.scope === undefined ? undefined : remotePath(flags.scope), mode: flags.readOnly ? 'read' : 'read_write' };
     const { data } = await ctx.api.post<{ connection: Connection; key: string }>('/connections/', body);
@@ -46,20 +49,20 @@ async function create(name: string, flags: ClientFlags & { scope?: string; readO
   });
 }
 
-async function revoke(id: string, flags: ClientFlags): Promise<void> {
-  await runClient(flags, async (ctx) => {
+async function revoke(io: CliIo, id: string, flags: ClientFlags): Promise<void> {
+  await runClient(io, flags, async (ctx) => {
     const { data } = await ctx.api.delete<{ id: string; deleted: boolean }>(`/connections/${encodeURIComponent(id)}`);
     ctx.out.result(data, () => ctx.out.line(`Revoked key ${data.id}: it no longer works`));
   });
 }
 
 /** `cns keys [ls|create|revoke]`: the project's access keys (`api` connections). */
-export function registerKeysCommands(program: Command): void {
-  const keys = program.command('keys').description('manage the project\'s access keys (`cns keys` lists them)');
-  clientOptions(keys.command('ls', { isDefault: true }).description('list the project\'s access keys')).action(list);
+export function registerKeysCommands(program: Command, io: CliIo): void {
+  const keys = globalOptions(program.command('keys').description('manage the project\'s access keys (`cns keys` lists them)'));
+  clientOptions(keys.command('ls', { isDefault: true }).description('list the project\'s access keys')).action(withIo(io, list));
   clientOptions(keys.command('create').description('create an access key (printed once)').argument('<name>', 'a name to recognise it by'))
     .option('--scope <path>', 'limit the key to this folder (default: the whole project)')
     .option('--read-only', 'the key may only read')
-    .action(create);
-  clientOptions(keys.command('revoke').description('revoke (delete) an access key').argument('<id>', 'key id (see `cns keys ls`)'), { project: false }).action(revoke);
+    .action(withIo(io, create));
+  clientOptions(keys.command('revoke').description('revoke (delete) an access key').argument('<id>', 'key id (see `cns keys ls`)'), { project: false }).action(withIo(io, revoke));
 }

@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
-import { readCredentials, removeServerCredentials, saveServerCredentials } from '../credentials.ts';
+import { credentialsPath, readCredentials, removeServerCredentials, saveServerCredentials } from '../credentials.ts';
+import { withIo } from '../client/action.ts';
 import { ApiClient } from '../client/apiClient.ts';
 import { clearDefaultProject, defaultProjectOf, setCurrentServer, setDefaultProject } from '../client/cliConfig.ts';
-import { clientOptions, runClient, type ClientFlags } from '../client/context.ts';
+import { clientOptions, runClient, type ClientFlags, type CommandContext } from '../client/context.ts';
 import { ApiError, authError, usageError } from '../client/errors.ts';
 import { listAllProjects } from '../client/projectRef.ts';
 import { Prompter } from '../client/prompt.ts';
 import { resolveServer } from '../client/target.ts';
+import type { CliIo } from '../io.ts';
 
 interface Me {
   kind: 'user' | 'key';
@@ -27,9 +29,9 @@ function describe(me: Me): string {
  * dashboard does, and reports the same default organization and project on later ones), else
  * the first project the account sees. Null when the account has no project at all.
  */
-async function defaultProjectAfterSignIn(server: string, token: string): Promise<{ id: string; name: string } | null> {
+async function defaultProjectAfterSignIn(ctx: CommandContext, server: string, token: string): Promise<{ id: string; name: string } | null> {
   const api = new ApiClient({ server, token, source: 'flag', stored: null });
-  const stored = defaultProjectOf(server);
+  const stored = defaultProjectOf(server, ctx.configFile);
   if (stored) {
     const still = await api.get<{ id: string; name: string }>(`/projects/${encodeURIComponent(stored.id)}`).then(
       (r) => r.data,
@@ -43,8 +45,8 @@ async function defaultProjectAfterSignIn(server: string, token: string): Promise
   const { data } = await api.post<{ project: { id: string; name: string } | null }>('/auth/initialize');
   const first = data.project ?? (await listAllProjects(api))[0] ?? null;
   const project = first && { id: first.id, name: first.name };
-  if (project) setDefaultProject(server, project);
-  else if (stored) clearDefaultProject(server);
+  if (project) setDefaultProject(server, project, ctx.configFile);
+  else if (stored) clearDefaultProject(server, ctx.configFile);
   return project;
 }
 
@@ -55,19 +57,20 @@ interface LoginFlags {
   json?: boolean;
 }
 
-async function login(flags: LoginFlags): Promise<void> {
-  await runClient({ json: flags.json }, async (ctx) => {
-    const server = resolveServer({ server: flags.server });
+async function login(io: CliIo, flags: LoginFlags): Promise<void> {
+  await runClient(io, { json: flags.json }, async (ctx) => {
+    const server = resolveServer({ server: flags.server }, io.env);
+    const credentialsFile = credentialsPath(io.env);
     if (flags.key !== undefined) {
       if (!flags.key.trim()) throw usageError('--key needs a key');
       // Checked before it is stored, so a typo fails here rather than on the next command.
       const me = (await new ApiClient({ server, token: flags.key.trim(), source: 'flag', stored: null }).get<Me>('/auth/me')).data;
-      saveServerCredentials(server, { token: flags.key.trim() });
-      setCurrentServer(server);
+      saveServerCredentials(server, { token: flags.key.trim() }, credentialsFile);
+      setCurrentServer(server, ctx.configFile);
       ctx.out.result({ server, ...me }, () => ctx.out.line(`Signed in to ${server} as ${describe(me)}`));
       return;
     }
-    const prompter = new Prompter();
+    const prompter = new Prompter(io);
     const email = (flags.email ?? (await prompter.ask('Email: '))).trim();
     const password = await prompter.askHidden('Password: ');
     if (!email || !password) throw usageError('email and password are both needed');
@@ -86,9 +89,9 @@ async function login(flags: LoginFlags): Promise<void> {
       refresh_token: data.refresh_token,
       expires_at: new Date(Date.now() + data.expires_in * 1000).toISOString(),
       email: data.user.email,
-    });
-    setCurrentServer(server);
-    const project = await defaultProjectAfterSignIn(server, data.access_token);
+    }, credentialsFile);
+    setCurrentServer(server, ctx.configFile);
+    const project = await defaultProjectAfterSignIn(ctx, server, data.access_token);
     const me: Me = { kind: 'user', user: data.user };
     ctx.out.result({ server, ...me, default_project: project }, () => {
       ctx.out.line(`Signed in to ${server} as ${describe(me)}`);
@@ -98,10 +101,11 @@ async function login(flags: LoginFlags): Promise<void> {
   });
 }
 
-async function logout(flags: { server?: string; json?: boolean }): Promise<void> {
-  await runClient({ json: flags.json }, async (ctx) => {
-    const server = resolveServer({ server: flags.server });
-    const stored = readCredentials().servers[server];
+async function logout(io: CliIo, flags: { server?: string; json?: boolean }): Promise<void> {
+  await runClient(io, { json: flags.json }, async (ctx) => {
+    const server = resolveServer({ server: flags.server }, io.env);
+    const credentialsFile = credentialsPath(io.env);
+    const stored = readCredentials(credentialsFile).servers[server];
     if (!stored) {
       ctx.out.result({ server, signed_out: false }, () => ctx.out.line(`Not signed in to ${server}`));
       return;
@@ -112,20 +116,20 @@ async function logout(flags: { server?: string; json?: boolean }): Promise<void>
         .request('POST', '/auth/logout', { body: { refresh_token: stored.refresh_token }, anonymous: true })
         .catch(() => undefined);
     }
-    removeServerCredentials(server);
+    removeServerCredentials(server, credentialsFile);
     ctx.out.result({ server, signed_out: true }, () => ctx.out.line(`Signed out of ${server}`));
   });
 }
 
-async function whoami(flags: ClientFlags): Promise<void> {
-  await runClient(flags, async (ctx) => {
+async function whoami(io: CliIo, flags: ClientFlags): Promise<void> {
+  await runClient(io, flags, async (ctx) => {
     const me = (await ctx.api.get<Me>('/auth/me')).data;
     ctx.out.result({ server: ctx.server, ...me }, () => ctx.out.line(`${describe(me)} on ${ctx.server}`));
   });
 }
 
 /** `cns login`, `cns logout`, `cns whoami`: the stored sign-in per server (see src/cli/credentials.ts). */
-export function registerLoginCommands(program: Command): void {
+export function registerLoginCommands(program: Command, io: CliIo): void {
   program
     .command('login')
     .description('sign in to a server and store the token (prompts for email and password; reads them as lines from stdin when not on a terminal)')
@@ -133,12 +137,12 @@ export function registerLoginCommands(program: Command): void {
     .option('--key <key>', 'store an access key (cns_…) instead of signing in with a password')
     .option('--email <email>', 'email address (prompted when omitted)')
     .option('--json', 'print machine-readable JSON on stdout')
-    .action(login);
+    .action(withIo(io, login));
   program
     .command('logout')
     .description('forget the stored sign-in for a server (and revoke its refresh token)')
     .option('--server <url>', 'server address (CNS_SERVER; default: the last server signed in to)')
     .option('--json', 'print machine-readable JSON on stdout')
-    .action(logout);
-  clientOptions(program.command('whoami').description('show who the stored sign-in, --token or CNS_TOKEN is'), { project: false }).action(whoami);
+    .action(withIo(io, logout));
+  clientOptions(program.command('whoami').description('show who the stored sign-in, --token or CNS_TOKEN is'), { project: false }).action(withIo(io, whoami));
 }

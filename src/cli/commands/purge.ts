@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { withIo } from '../client/action.ts';
+import type { CliIo } from '../io.ts';
 import { clientOptions, runClient, type ClientFlags } from '../client/context.ts';
 import { CliError, usageError } from '../client/errors.ts';
 import { ExitCode } from '../client/exitCodes.ts';
@@ -14,12 +16,12 @@ interface PurgeAnswer {
 }
 
 /** `cns purge PATH`: removes a path from the project's whole git history (organization owners and admins). */
-async function purge(path: string, flags: ClientFlags & { yes?: boolean }): Promise<void> {
-  await runClient(flags, async (ctx) => {
+async function purge(io: CliIo, path: string, flags: ClientFlags & { yes?: boolean }): Promise<void> {
+  await runClient(io, flags, async (ctx) => {
     const project = await ctx.project();
     const target = requiredRemotePath(path);
     if (!flags.yes) {
-      const prompter = new Prompter();
+      const prompter = new Prompter(io);
       if (!prompter.interactive) throw usageError('a purge rewrites the history of the project for everyone: pass --yes to confirm');
       const typed = await prompter.ask(`Remove "${target}" from the whole history of ${project.name}? Every clone must be cloned again. Type the path to confirm: `);
       if (typed !== target) throw new CliError('not purged: the path did not match', ExitCode.FAILURE, 'CANCELLED');
@@ -29,8 +31,8 @@ async function purge(path: string, flags: ClientFlags & { yes?: boolean }): Prom
   });
 }
 
-export function registerPurgeCommand(program: Command): void {
+export function registerPurgeCommand(program: Command, io: CliIo): void {
   clientOptions(program.command('purge').description('remove a path from the whole git history (organization owners and admins)').argument('<path>', 'path to purge'))
     .option('-y, --yes', 'do not ask for confirmation')
-    .action(purge);
+    .action(withIo(io, purge));
 }

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 import type { ReindexReport } from '../../content/types.ts';
 import { adminDataDir, NoDataFolderError, openAdminDatabase } from '../adminData.ts';
+import { CliError } from '../client/errors.ts';
+import { ExitCode } from '../client/exitCodes.ts';
+import type { CliIo } from '../io.ts';
 
 export interface ReindexOptions {
   dataDir: string;
@@ -36,7 +39,7 @@ export async function runReindex(options: ReindexOptions, print: (line: string) 
   }
 }
 
-export function registerReindexCommand(program: Command): void {
+export function registerReindexCommand(program: Command, io: CliIo): void {
   program
     .command('reindex')
     .description('rebuild the content index from the git repositories and report differences')
@@ -44,11 +47,10 @@ export function registerReindexCommand(program: Command): void {
     .option('-d, --data-dir <dir>', 'data folder holding <project>.git and cns.db (CNS_DATA_DIR, default ./repos), as for `cns serve`')
     .action(async (opts: { project?: string; dataDir?: string }) => {
       try {
-        const dataDir = await adminDataDir(opts.dataDir);
-        await runReindex({ dataDir, project: opts.project }, (line) => process.stdout.write(line + '\n'));
+        const dataDir = await adminDataDir(opts.dataDir, io);
+        await runReindex({ dataDir, project: opts.project }, (line) => io.stdout.write(line + '\n'));
       } catch (err) {
-        process.stderr.write(`cns: ${(err as Error).message}\n`);
-        process.exitCode = err instanceof NoDataFolderError ? 2 : 1;
+        throw new CliError((err as Error).message, err instanceof NoDataFolderError ? ExitCode.USAGE : ExitCode.FAILURE);
       }
     });
 }

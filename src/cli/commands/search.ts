@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { withIo } from '../client/action.ts';
+import type { CliIo } from '../io.ts';
 import { clientOptions, runClient, type ClientFlags } from '../client/context.ts';
 import { usageError } from '../client/errors.ts';
 
@@ -17,8 +19,8 @@ interface SearchAnswer {
 
 type SearchFlags = ClientFlags & { tool?: string; topK?: string; mode?: string; prefix?: string };
 
-async function search(query: string, flags: SearchFlags): Promise<void> {
-  await runClient(flags, async (ctx) => {
+async function search(io: CliIo, query: string, flags: SearchFlags): Promise<void> {
+  await runClient(io, flags, async (ctx) => {
     if (!query.trim()) throw usageError('the query is empty');
     let toolId = flags.tool;
     if (!toolId) {
@@ -46,7 +48,7 @@ async function search(query: string, flags: SearchFlags): Promise<void> {
 }
 
 /** `cns search "query" [--tool ID] [--json]`: hybrid search over the project's content. */
-export function registerSearchCommand(program: Command): void {
+export function registerSearchCommand(program: Command, io: CliIo): void {
   clientOptions(
     program
       .command('search')
@@ -57,5 +59,5 @@ export function registerSearchCommand(program: Command): void {
     .option('-k, --top-k <n>', 'number of results (1-100, default 10)')
     .option('--mode <mode>', 'hybrid, lexical or vector')
     .option('--prefix <path>', "only beneath this path (relative to the tool's node)")
-    .action(search);
+    .action(withIo(io, search));
 }

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
 import type { Settings } from '../../config/settings.ts';
+import { CliError } from '../client/errors.ts';
+import { ExitCode } from '../client/exitCodes.ts';
+import type { CliIo } from '../io.ts';
 
 interface ServeFlags {
   port?: string;
@@ -10,19 +13,68 @@ interface ServeFlags {
 }
 
 /** Flags override the environment, which overrides the embedded defaults. */
-export async function settingsFromFlags(flags: ServeFlags): Promise<Settings> {
+export async function settingsFromFlags(flags: ServeFlags, io: Pick<CliIo, 'env' | 'cwd'>): Promise<Settings> {
   // Loaded on demand (as the server below) so that the client commands start quickly.
   const { loadSettings } = await import('../../config/settings.ts');
-  const env = { ...process.env };
-  if (flags.port) env.PORT = flags.port;
-  if (flags.host) env.HOST = flags.host;
-  if (flags.dataDir) env.CNS_DATA_DIR = flags.dataDir;
-  if (flags.baseUrl) env.CNS_BASE_URL = flags.baseUrl;
-  if (flags.logLevel) env.CNS_LOG_LEVEL = flags.logLevel;
-  return loadSettings(env);
+  const env = { ...io.env };
+  const givenAs: Record<string, string> = {};
+  const flag = (value: string | undefined, variable: string, name: string) => {
+    if (value === undefined) return;
+    env[variable] = value;
+    givenAs[variable] = name;
+  };
+  flag(flags.port, 'PORT', '--port');
+  flag(flags.host, 'HOST', '--host');
+  flag(flags.dataDir, 'CNS_DATA_DIR', '--data-dir');
+  flag(flags.baseUrl, 'CNS_BASE_URL', '--base-url');
+  flag(flags.logLevel, 'CNS_LOG_LEVEL', '--log-level');
+  return loadSettings(env, {}, { cwd: io.cwd, givenAs });
 }
 
-export function registerServeCommand(program: Command): void {
+/** Runs the service until the user stops it (SIGINT, SIGTERM); the run's exit status is 0 after a clean stop. */
+async function serve(io: CliIo, flags: ServeFlags): Promise<void> {
+  let settings: Settings;
+  try {
+    settings = await settingsFromFlags(flags, io);
+  } catch (err) {
+    throw new CliError((err as Error).message, ExitCode.USAGE);
+  }
+  const { startServer, ListenError } = await import('../../app/server.ts');
+  const { createLogger } = await import('../../logging/logger.ts');
+  let running: Awaited<ReturnType<typeof startServer>>;
+  try {
+    running = await startServer(settings, createLogger(settings.logLevel, io.stdout));
+  } catch (err) {
+    // One line, no stack trace: the port is taken, the data folder is unusable…
+    throw new CliError(err instanceof ListenError ? err.message : `cannot start: ${(err as Error).message}`);
+  }
+  const out = (line: string) => io.stdout.write(line + '\n');
+  // Listening for the stop first: a supervisor may signal as soon as it reads the "listening" line.
+  const stopped = new Promise<string>((resolve) => io.onStop(resolve));
+
+  const admin = running.bootstrap.createdAdmin;
+  if (admin) {
+    out(`cns: first start: initialized data folder ${settings.dataDir}`);
+    if (admin.generatedPassword) {
+      out(`cns: created administrator ${admin.email} with password: ${admin.generatedPassword}`);
+      out('cns: this password is shown only once; set CNS_ADMIN_EMAIL/CNS_ADMIN_PASSWORD to choose your own.');
+    } else {
+      out(`cns: created administrator ${admin.email} (password from CNS_ADMIN_PASSWORD)`);
+    }
+  }
+  // The address really bound: 0.0.0.0 (or ::) means every interface, reachable from other machines.
+  const reach = running.listenUrl === running.url ? '' : `every interface, e.g. ${running.url}; `;
+  out(`cns: listening on ${running.listenUrl} (${reach}API ${running.services.settings.baseUrl}/api/v1, data ${settings.dataDir})`);
+
+  out(`cns: ${await stopped} received, finishing requests in flight`);
+  try {
+    await running.close();
+  } catch (err) {
+    throw new CliError(`shutdown failed: ${String(err)}`);
+  }
+}
+
+export function registerServeCommand(program: Command, io: CliIo): void {
   program
     .command('serve')
     .description('run the service (settings from flags and CNS_* environment variables; see README)')
@@ -31,50 +83,5 @@ export function registerServeCommand(program: Command): void {
     .option('-d, --data-dir <dir>', 'data folder for the database and repositories (CNS_DATA_DIR, default ./repos)')
     .option('--base-url <url>', 'public address used in links (CNS_BASE_URL)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (CNS_LOG_LEVEL, default info)')
-    .action(async (flags: ServeFlags) => {
-      let settings: Settings;
-      try {
-        settings = await settingsFromFlags(flags);
-      } catch (err) {
-        process.stderr.write(`cns: ${(err as Error).message}\n`);
-        process.exit(2);
-      }
-      const { startServer, ListenError } = await import('../../app/server.ts');
-      let running: Awaited<ReturnType<typeof startServer>>;
-      try {
-        running = await startServer(settings);
-      } catch (err) {
-        // One line, no stack trace: the port is taken, the data folder is unusable…
-        process.stderr.write(`cns: ${err instanceof ListenError ? err.message : `cannot start: ${(err as Error).message}`}\n`);
-        process.exit(1);
-      }
-      const out = (line: string) => process.stdout.write(line + '\n');
-      // Handlers first: a supervisor may signal as soon as it reads the "listening" line.
-      const shutdown = (signal: string) => {
-        out(`cns: ${signal} received, finishing requests in flight`);
-        running.close().then(
-          () => process.exit(0),
-          (err) => {
-            process.stderr.write(`cns: shutdown failed: ${String(err)}\n`);
-            process.exit(1);
-          },
-        );
-      };
-      process.once('SIGTERM', () => shutdown('SIGTERM'));
-      process.once('SIGINT', () => shutdown('SIGINT'));
-
-      const admin = running.bootstrap.createdAdmin;
-      if (admin) {
-        out(`cns: first start: initialized data folder ${settings.dataDir}`);
-        if (admin.generatedPassword) {
-          out(`cns: created administrator ${admin.email} with password: ${admin.generatedPassword}`);
-          out('cns: this password is shown only once; set CNS_ADMIN_EMAIL/CNS_ADMIN_PASSWORD to choose your own.');
-        } else {
-          out(`cns: created administrator ${admin.email} (password from CNS_ADMIN_PASSWORD)`);
-        }
-      }
-      // The address really bound: 0.0.0.0 (or ::) means every interface, reachable from other machines.
-      const reach = running.listenUrl === running.url ? '' : `every interface, e.g. ${running.url}; `;
-      out(`cns: listening on ${running.listenUrl} (${reach}API ${running.services.settings.baseUrl}/api/v1, data ${settings.dataDir})`);
-    });
+    .action((flags: ServeFlags) => serve(io, flags));
 }

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { clientOptions, runClient } from '../client/context.ts';
+import type { CliIo } from '../io.ts';
 import type { SyncFlags } from './syncRun.ts';
 
-export function registerSyncCommand(program: Command): void {
+export function registerSyncCommand(program: Command, io: CliIo): void {
   const cmd = program
     .command('sync')
     .description('two-way sync of a local folder with a project (or --path subtree); --watch keeps it in sync live')
@@ -19,7 +20,7 @@ in place and yours is saved beside it as NAME.conflict-<time>.EXT. Files deleted
 to DIR/.cns/trash/. Exit status 0 when the folder is in sync (conflicts kept on both sides count).`,
     );
   clientOptions(cmd).action(async (dir: string, flags: SyncFlags) => {
-    await runClient(flags, async (ctx) => {
+    await runClient(io, flags, async (ctx) => {
       const { runSync } = await import('./syncRun.ts');
       await runSync(ctx, dir, flags);
     });

@@ -56,29 +56,29 @@ async function watchFolder(ctx: CommandContext, engine: SyncEngine, store: Const
         for (const line of describeReport(r)) ctx.out.line(`${time()} ${line}`);
       }
     },
-    onError: (err) => process.stderr.write(`cns sync: ${err.message}\n`),
+    onError: (err) => ctx.io.stderr.write(`cns sync: ${err.message}\n`),
     onFatal: (err) => {
       fatal = err;
       finish();
     },
   });
   await watcher.start();
-  if (!ctx.out.json) process.stderr.write(`Watching ${dir} (project ${engine.config.projectId}${engine.config.scopePath ? `, ${engine.config.scopePath}` : ''}); Ctrl-C to stop\n`);
-  process.once('SIGINT', finish);
-  process.once('SIGTERM', finish);
+  const stopListening = ctx.io.onStop(finish);
+  if (!ctx.out.json) ctx.io.stderr.write(`Watching ${dir} (project ${engine.config.projectId}${engine.config.scopePath ? `, ${engine.config.scopePath}` : ''}); Ctrl-C to stop\n`);
   await done;
+  stopListening();
   await watcher.stop();
   if (fatal) throw fatal;
 }
 
 /** `cns sync DIR`: one cycle, or `--watch`. Loaded only when the command runs (it pulls in the sync engine and chokidar). */
 export async function runSync(ctx: CommandContext, dir: string, flags: SyncFlags): Promise<void> {
-  const root = resolve(dir);
+  const root = resolve(ctx.io.cwd, dir);
   const store = await bindFolder(ctx, root, flags);
   const lock = store.lock();
   if (typeof lock === 'number') throw usageError(`another cns sync (pid ${lock}) is working on ${root}`);
   try {
-    const engine = new SyncEngine(store, { progress: !flags.watch && !flags.json });
+    const engine = new SyncEngine(store, { progress: !flags.watch && !flags.json && ctx.io.stderr });
     if (flags.watch) await watchFolder(ctx, engine, store, root);
     else await once(ctx, engine, root);
   } finally {

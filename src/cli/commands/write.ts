@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
 import { readFile, readdir, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { joinPath } from '../../content/paths.ts';
+import { withIo } from '../client/action.ts';
 import { clientOptions, runClient, type ClientFlags, type CommandContext } from '../client/context.ts';
 import { usageError } from '../client/errors.ts';
 import { contentForApi, nodeTypeFor } from '../client/nodeContent.ts';
 import { formatBytes } from '../client/output.ts';
 import { Progress } from '../client/progress.ts';
 import { intArgument, remotePath, requiredRemotePath } from '../client/remotePath.ts';
+import type { CliIo } from '../io.ts';
 import type { Entry } from './browse.ts';
 
 interface WriteFlags extends ClientFlags {
@@ -23,16 +25,17 @@ const CHUNK_BYTES = 8 * 1024 * 1024;
 /** Local folders that are tooling, not content. */
 const SKIPPED_DIRS = new Set(['.git', '.cns']);
 
-async function readStdin(): Promise<Buffer> {
+async function readStdin(stdin: CliIo['stdin']): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Buffer));
+  for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer));
   return Buffer.concat(chunks);
 }
 
 async function writeOne(ctx: CommandContext, path: string, file: string | undefined, flags: WriteFlags): Promise<void> {
   const target = requiredRemotePath(path);
-  if ((file === undefined || file === '-') && process.stdin.isTTY) throw usageError('give a FILE to upload, or pipe the content on stdin');
-  const bytes = file === undefined || file === '-' ? await readStdin() : await readFile(file).catch((err: NodeJS.ErrnoException) => {
+  const { stdin, cwd } = ctx.io;
+  if ((file === undefined || file === '-') && stdin.isTTY) throw usageError('give a FILE to upload, or pipe the content on stdin');
+  const bytes = file === undefined || file === '-' ? await readStdin(stdin) : await readFile(resolve(cwd, file)).catch((err: NodeJS.ErrnoException) => {
     throw usageError(`cannot read ${file}: ${err.code === 'EISDIR' ? 'it is a folder (add --recursive to upload a folder)' : err.message}`);
   });
   const type = nodeTypeFor(target, flags.type);
@@ -70,11 +73,12 @@ async function walk(dir: string, root: string, into: LocalFile[]): Promise<void>
 async function writeTree(ctx: CommandContext, path: string | undefined, dir: string, flags: WriteFlags): Promise<void> {
   const base = remotePath(path);
   const files: LocalFile[] = [];
-  await walk(dir, dir, files);
+  const root = resolve(ctx.io.cwd, dir);
+  await walk(root, root, files);
   if (files.length === 0) throw usageError(`${dir} has no files to upload`);
   files.sort((a, b) => a.remote.localeCompare(b.remote));
   const totalBytes = files.reduce((n, f) => n + f.size, 0);
-  const progress = new Progress('uploading', files.length, totalBytes);
+  const progress = new Progress('uploading', files.length, totalBytes, ctx.io.stderr);
   let commits = 0;
   let changed = 0;
   let projectVersion: number | null = null;
@@ -102,19 +106,19 @@ async function writeTree(ctx: CommandContext, path: string | undefined, dir: str
   );
 }
 
-async function write(path: string, file: string | undefined, flags: WriteFlags): Promise<void> {
-  await runClient(flags, async (ctx) => {
+async function write(io: CliIo, path: string, file: string | undefined, flags: WriteFlags): Promise<void> {
+  await runClient(io, flags, async (ctx) => {
     if (!flags.recursive) return writeOne(ctx, path, file, flags);
     if (!file) throw usageError('--recursive needs a local FOLDER: cns write REMOTE_FOLDER LOCAL_FOLDER --recursive');
     if (flags.baseVersion !== undefined) throw usageError('--base-version applies to one file, not to --recursive');
-    const info = await stat(file).catch(() => null);
+    const info = await stat(resolve(io.cwd, file)).catch(() => null);
     if (!info?.isDirectory()) throw usageError(`${file} is not a folder`);
     await writeTree(ctx, path, file, flags);
   });
 }
 
 /** `cns write PATH [FILE]`: one node from a file or stdin, or a whole folder with --recursive. */
-export function registerWriteCommand(program: Command): void {
+export function registerWriteCommand(program: Command, io: CliIo): void {
   clientOptions(
     program
       .command('write')
@@ -126,5 +130,5 @@ export function registerWriteCommand(program: Command): void {
     .option('-m, --message <message>', 'version message')
     .option('--base-version <n>', 'fail with a conflict (exit 5) unless the node is still at this version (0: must not exist)')
     .option('-r, --recursive', 'upload every file under the local folder FILE, in chunks of one commit each, with progress')
-    .action(write);
+    .action(withIo(io, write));
 }

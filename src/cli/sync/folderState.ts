@@ -61,15 +61,20 @@ export class FolderStore {
 
   /**
    * Claims the folder for this process (DIR/.cns/lock holds its pid): two syncs of one folder at
-   * once would overwrite each other's state. A lock whose process is gone is taken over. Answers
+   * once would overwrite each other's state. A lock whose process is gone is taken over, and so
+   * is one this process left behind, unless a run in this same process still holds it. Answers
    * the pid of the live holder instead when there is one, else a release function.
    */
   lock(): (() => void) | number {
     const file = join(this.dir, 'lock');
+    if (heldHere.has(file)) return process.pid;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         writeFileSync(file, String(process.pid), { flag: 'wx', mode: 0o600 });
+        heldHere.add(file);
         const release = () => {
+          process.off('exit', release);
+          heldHere.delete(file);
           try {
             if (readFileSync(file, 'utf8') === String(process.pid)) unlinkSync(file);
           } catch {
@@ -124,6 +129,9 @@ export class FolderStore {
     renameSync(tmp, target);
   }
 }
+
+/** Lock files held by runs of this process (`runCli` may run several syncs in one process). */
+const heldHere = new Set<string>();
 
 function alive(pid: number): boolean {
   try {

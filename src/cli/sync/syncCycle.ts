@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { ApiError } from '../client/errors.ts';
 import { Progress } from '../client/progress.ts';
+import type { CliOutput } from '../io.ts';
 import type { BaseStore } from './baseStore.ts';
 import { emptyReport, type CycleReport } from './cycleReport.ts';
 import { blobId, type FileState, type FolderStore, type SyncState } from './folderState.ts';
@@ -19,8 +20,8 @@ export interface CycleContext {
   api: SyncApi;
   rules: IgnoreRules;
   bases: BaseStore;
-  /** Show progress bars for large transfers. */
-  progress: boolean;
+  /** Where progress bars of large transfers go (false: none). */
+  progress: CliOutput | false;
   /**
    * Watch mode: the paths the file watcher reported since the last cycle. Only those (and the
    * paths the pulled changes touch) are looked at; null scans the whole folder.
@@ -155,7 +156,7 @@ export class SyncCycle {
     // Known nodes first, so that renames free their old paths before new nodes claim them.
     const known = upserts.filter((f) => byNode.has(f.node_id));
     const fresh = upserts.filter((f) => !byNode.has(f.node_id));
-    const bar = this.ctx.progress && upserts.length >= SHOW_PROGRESS_FROM ? new Progress('downloading', upserts.length, sum(upserts.map((f) => f.size))) : null;
+    const bar = this.ctx.progress && upserts.length >= SHOW_PROGRESS_FROM ? new Progress('downloading', upserts.length, sum(upserts.map((f) => f.size)), this.ctx.progress) : null;
     // Progress in steps, so that off a terminal it is a line per few hundred files, not per file.
     let count = 0;
     let bytes = 0;
@@ -350,7 +351,7 @@ export class SyncCycle {
     const planned: Outgoing[] = plan.ops;
     if (planned.length === 0) return;
     const writes = planned.filter((p) => p.op.action === 'write');
-    const bar = this.ctx.progress && planned.length >= SHOW_PROGRESS_FROM ? new Progress('uploading', planned.length, sum(writes.map((p) => this.local.get(p.rel)!.size))) : null;
+    const bar = this.ctx.progress && planned.length >= SHOW_PROGRESS_FROM ? new Progress('uploading', planned.length, sum(writes.map((p) => this.local.get(p.rel)!.size)), this.ctx.progress) : null;
     const pushedAt: number[] = [];
     const inFlight = new Set<Promise<void>>();
     let failure: unknown = null;

@@ -1,4 +1,5 @@
 import { ApiError } from '../client/errors.ts';
+import type { CliOutput } from '../io.ts';
 import { BaseStore } from './baseStore.ts';
 import type { CycleReport } from './cycleReport.ts';
 import type { FileState, FolderConfig, FolderStore, SyncState } from './folderState.ts';
@@ -18,7 +19,7 @@ export class SyncEngine {
 
   constructor(
     private readonly store: FolderStore,
-    private readonly options: { progress: boolean },
+    private readonly options: { progress: CliOutput | false },
   ) {
     this.config = store.readConfig();
     this.api = new SyncApi(this.config.server, store.readKey(), this.config.syncId);

@@ -163,12 +163,16 @@ function pushSegments(deps: ReconcileDeps, ids: string[]): (ExpectedPush | undef
   return out;
 }
 
-/** Actor and time of a commit without trailers. */
+/**
+ * Actor and time of a commit without trailers. The actor is whoever pushed it; the author the
+ * commit claims is kept beside it (`commitAuthor`) when asked and when it names someone else.
+ */
 function attribution(c: CommitData, push: ExpectedPush | undefined, o: ReconcileOptions): { actor: Actor; time: string } {
   const commitAuthor = c.authorEmail || c.authorName;
   const base = push?.actor ?? o.actor;
   const keep = push ? push.keepCommitAuthor : o.keepCommitAuthor === true;
-  const actor: Actor = base ? (keep ? { ...base, author: commitAuthor } : base) : { type: 'user', id: commitAuthor, author: commitAuthor };
+  const claimed = keep && commitAuthor && commitAuthor !== base?.author ? { commitAuthor } : {};
+  const actor: Actor = base ? { type: base.type, id: base.id, author: base.author, ...claimed } : { type: 'user', id: commitAuthor, author: commitAuthor };
   const at = push?.receivedAt ?? o.receivedAt;
   return { actor, time: at ?? isoTime(c.time) };
 }

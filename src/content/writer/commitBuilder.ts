@@ -141,7 +141,7 @@ export function writeBatch<C extends CommitCall>(target: BuildTarget, calls: C[]
 function writeCommit(target: BuildTarget, call: CommitCall, projectVersion: number, parent: string | null, pack: PackBuilder): CommitResult {
   const { index, projectId, work } = target;
   const seconds = Math.floor(Date.now() / 1000);
-  const message = commitMessage(call);
+  const message = commitMessage(call, pathsOf(index, projectId));
   const applier = new CommitApplier(index, { projectId, projectVersion, actor: call.actor, message, time: isoTime(seconds) });
   const writeObject = (type: ObjectType, content: Buffer) => pack.add(type, content);
   const ctx: MutationContext = { projectId, index, tree: work, applier, projectVersion, writeObject };
@@ -178,9 +178,14 @@ export function isIndexedFolder(path: string): boolean {
   return path !== '' && path !== TRASH_DIR;
 }
 
-/** The call's message, or one generated from its mutations. */
-export function commitMessage(call: CommitCall): string {
-  return call.message?.trim() || describe(call.mutations);
+/** The call's message, or one generated from its mutations (naming nodes by their paths, as people know them). */
+export function commitMessage(call: CommitCall, pathOf: (nodeId: string) => string): string {
+  return call.message?.trim() || describe(call.mutations, pathOf);
+}
+
+/** A node's current path by its id, read before the commit changes anything. */
+export function pathsOf(index: IndexStore, projectId: string): (nodeId: string) => string {
+  return (nodeId) => index.nodeById(projectId, nodeId)?.path ?? nodeId;
 }
 
 export function isoTime(seconds: number): string {
@@ -200,7 +205,7 @@ export function commitHeader(call: CommitCall, tree: string, parent: string | nu
 }
 
 /** Generated commit message, e.g. `write docs/guide.md`. */
-function describe(mutations: PreparedMutation[]): string {
+function describe(mutations: PreparedMutation[], pathOf: (nodeId: string) => string): string {
   if (mutations.length > 1) {
     if (mutations.every((m) => m.op === 'write')) return `write ${mutations.length} files`;
     return `${mutations.length} changes`;
@@ -218,9 +223,9 @@ function describe(mutations: PreparedMutation[]): string {
     case 'restore':
       return `restore ${m.trashPath} to ${m.to}`;
     case 'rollbackNode':
-      return `rollback ${'id' in m.node ? m.node.id : m.node.path} to version ${m.version}`;
+      return `rollback ${'id' in m.node ? pathOf(m.node.id) : m.node.path} to version ${m.version}`;
     case 'rollbackFolder':
-      return `rollback folder ${m.folderId} to project version ${m.targetVersion}`;
+      return `rollback folder ${pathOf(m.folderId)} to project version ${m.targetVersion}`;
     case 'rollbackProject':
       return `rollback project to version ${m.targetVersion}`;
   }

@@ -10,7 +10,7 @@ import { planBulkWrite } from '../largeCommit.ts';
 import type { TimeSlice } from '../timeSlice.ts';
 import { formatMessageSliced, type NodeChange } from '../trailers.ts';
 import type { Actor, CommitResult, NodeInfo } from '../types.ts';
-import { CallRejected, commitHeader, commitMessage, isIndexedFolder, isoTime, type BuildTarget, type CommitCall } from './commitBuilder.ts';
+import { CallRejected, commitHeader, commitMessage, isIndexedFolder, isoTime, pathsOf, type BuildTarget, type CommitCall } from './commitBuilder.ts';
 import { moveMain } from './mainRef.ts';
 
 /**
@@ -64,7 +64,7 @@ export async function writeSlicedCommit(target: BuildTarget, call: CommitCall, s
     if (isIndexedFolder(path)) folderHashes.push([path, oid]);
   }, slice);
   const seconds = Math.floor(Date.now() / 1000);
-  const message = commitMessage(call);
+  const message = commitMessage(call, pathsOf(index, projectId));
   const full = await formatMessageSliced(message, call.actor, changes, () => slice.tick());
   await slice.yield();
   // The header with an empty message ends in the blank line; the message bytes follow.

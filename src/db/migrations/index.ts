@@ -17,6 +17,7 @@ import { syncRuntimeMigration } from './019_sync_runtime.ts';
 import { oauthMigration } from './020_oauth.ts';
 import { webhookDeliveriesMigration } from './021_webhook_deliveries.ts';
 import { folderSyncNamesMigration } from './022_folder_sync_names.ts';
+import { commitAuthorsMigration } from './023_commit_authors.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
-export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration, webhookDeliveriesMigration, folderSyncNamesMigration];
+export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration, webhookDeliveriesMigration, folderSyncNamesMigration, commitAuthorsMigration];

@@ -51,6 +51,8 @@ export interface VersionRecord {
   actor_type: string;
   actor_id: string;
   author: string;
+  /** The author a pushed git commit names, when it is not the actor who pushed it. */
+  authored_by: string | null;
   created_at: string;
   message: string | null;
   operation: string;

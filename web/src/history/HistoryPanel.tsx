@@ -62,7 +62,7 @@ export function HistoryPanel({ projectId, path, version, onRolledBack }: Props) 
           return (
             <li key={v.version} class={`actor-${actor.kind}`}>
               <strong>v{v.version}</strong>{' '}
-              <ActorBadge actor_type={v.actor_type} author={v.author} />{' '}
+              <ActorBadge actor_type={v.actor_type} author={v.author} authored_by={v.authored_by} />{' '}
               <span class="muted">{v.operation}</span> <span>{v.message ?? ''}</span>{' '}
               <time dateTime={v.created_at}>{new Date(v.created_at).toLocaleString()}</time>
               {v.version !== versions[0]!.version &&

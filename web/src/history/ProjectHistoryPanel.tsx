@@ -60,7 +60,7 @@ export function ProjectHistoryPanel({ projectId, revision }: { projectId: string
         <ol class="versions commits">
           {commits.map((c) => (
             <li key={c.version}>
-              <strong>v{c.version}</strong> <ActorBadge actor_type={c.actor_type} author={c.author} /> <span>{c.message ?? ''}</span>{' '}
+              <strong>v{c.version}</strong> <ActorBadge actor_type={c.actor_type} author={c.author} authored_by={c.authored_by} /> <span>{c.message ?? ''}</span>{' '}
               <time dateTime={c.created_at}>{new Date(c.created_at).toLocaleString()}</time>
               {c.version !== current && (
                 <ConfirmButton

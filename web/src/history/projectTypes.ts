@@ -7,6 +7,8 @@ export interface ProjectCommit {
   actor_type: string;
   actor_id: string;
   author: string;
+  /** The author a pushed git commit names, when it is not the actor who pushed it. */
+  authored_by: string | null;
   message: string | null;
   created_at: string;
   changes: { path: string; old_path: string | null; action: string; node_id: string; version: number }[];

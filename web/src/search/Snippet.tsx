@@ -1,9 +1,10 @@
 /**
  * A search snippet with its matched words marked. The server marks them `**like this**` in plain
- * text; the snippet is rendered as text nodes and `<mark>` elements, so nothing in it is ever read
- * as HTML. Markdown uses the same `**` for bold, so a `**…**` pair is a mark only when it holds a
- * word of the query (or a word sharing its stem: "installer" marks "Install"); other pairs stay as
- * the text they are.
+ * text, one whole word per mark, and never inside the text's own `**bold**` (a match there stays
+ * as written). The snippet is rendered as text nodes and `<mark>` elements, so nothing in it is
+ * ever read as HTML. A `**…**` pair is a mark when it holds one word of the query (or a word
+ * sharing its stem: "installer" marks "Install"); a bold phrase of the text around a match is
+ * shown as written with the matching words marked inside; other pairs stay as the text they are.
  */
 export function Snippet({ text, query }: { text: string; query: string }) {
   return (
@@ -13,23 +14,37 @@ export function Snippet({ text, query }: { text: string; query: string }) {
   );
 }
 
-export function snippetParts(text: string, query: string): { text: string; marked: boolean }[] {
+type Part = { text: string; marked: boolean };
+
+export function snippetParts(text: string, query: string): Part[] {
   const stems = wordsOf(query).map(stem);
-  const parts: { text: string; marked: boolean }[] = [];
+  const matches = (w: string) => stems.some((s) => w.startsWith(s) || s.startsWith(stem(w)));
+  const parts: Part[] = [];
+  const plain = (s: string) => s && parts.push({ text: s, marked: false });
   let last = 0;
   const pair = /\*\*([^*]+?)\*\*/g;
   let m: RegExpExecArray | null;
   while ((m = pair.exec(text))) {
-    if (!wordsOf(m[1]!).some((w) => stems.some((s) => w.startsWith(s) || s.startsWith(stem(w))))) {
+    const inner = m[1]!;
+    if (!wordsOf(inner).some(matches)) {
       // Not a mark (Markdown's own bold): its closing `**` may open the next mark, so look again from there.
       pair.lastIndex = m.index + 2;
       continue;
     }
-    if (m.index > last) parts.push({ text: text.slice(last, m.index), marked: false });
-    parts.push({ text: m[1]!, marked: true });
+    plain(text.slice(last, m.index));
+    if (/^[\p{L}\p{N}]+$/u.test(inner)) parts.push({ text: inner, marked: true });
+    else {
+      // The text's own bold around a match: kept as written, the matching words marked inside.
+      plain('**');
+      for (const piece of inner.split(/([\p{L}\p{N}]+)/u)) {
+        if (piece && /^[\p{L}\p{N}]+$/u.test(piece) && matches(piece.toLowerCase())) parts.push({ text: piece, marked: true });
+        else plain(piece);
+      }
+      plain('**');
+    }
     last = m.index + m[0].length;
   }
-  if (last < text.length) parts.push({ text: text.slice(last), marked: false });
+  plain(text.slice(last));
   return parts;
 }
 
