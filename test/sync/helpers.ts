@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CommandContext } from '../../src/cli/client/context.ts';
 import { runCli } from '../../src/cli/runCli.ts';
@@ -10,6 +9,7 @@ import { CNS_BIN } from '../helpers/cli.ts';
 import { cleanEnv, memoryIo } from '../helpers/cliIo.ts';
 import { defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { tempDir } from '../helpers/tempDirs.ts';
 
 export interface World {
   server: TestServer;
@@ -24,12 +24,12 @@ export async function startWorld(overrides: Parameters<typeof startTestServer>[0
   const server = await startTestServer(overrides);
   const { token } = await server.login();
   const { projectId, orgId } = await defaultProject(server, token);
-  return { server, token, projectId, orgId, configHome: mkdtempSync(join(tmpdir(), 'cns-sync-cfg-')) };
+  return { server, token, projectId, orgId, configHome: tempDir('cns-sync-cfg-') };
 }
 
 /** A fresh folder holding `files` (relative path → content). */
 export function folderWith(files: Record<string, string | Buffer> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cns-sync-dir-'));
+  const dir = tempDir('cns-sync-dir-');
   for (const [rel, content] of Object.entries(files)) put(dir, rel, content);
   return dir;
 }
