@@ -113,10 +113,12 @@ test('a REST write is found; a move and a trash remove the old paths from result
   await searchUntil(server, token, tool.id, { query: 'ocelot' }, (p) => p.length === 0);
   await indexReady(server, token, tool.id);
   t.deepEqual(server.services.tools.indexer.index(projectId)!.docsUnder('moved'), []);
-  // An update replaces the old text.
-  await c('POST', '/write', { path: 'kb/notes.txt', node_type: 'file', content: Buffer.from('now about narwhals').toString('base64') });
-  await searchUntil(server, token, tool.id, { query: 'walrus' }, (p) => !p.includes('kb/notes.txt'));
-  await searchUntil(server, token, tool.id, { query: 'narwhals' }, (p) => p.includes('kb/notes.txt'));
+  // An update replaces the old text (its own file: the results test, running alongside, searches kb/).
+  await c('POST', '/write', { path: 'updated/notes.txt', node_type: 'file', content: Buffer.from('about a dugong').toString('base64') });
+  await searchUntil(server, token, tool.id, { query: 'dugong' }, (p) => p.includes('updated/notes.txt'));
+  await c('POST', '/write', { path: 'updated/notes.txt', node_type: 'file', content: Buffer.from('now about narwhals').toString('base64') });
+  await searchUntil(server, token, tool.id, { query: 'dugong' }, (p) => !p.includes('updated/notes.txt'));
+  await searchUntil(server, token, tool.id, { query: 'narwhals' }, (p) => p.includes('updated/notes.txt'));
   t.pass();
 });
 
