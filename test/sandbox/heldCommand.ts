@@ -25,7 +25,9 @@ async function findFile(dir: string, name: string, depth: number): Promise<strin
   if (entries.some((e) => e.name === name && e.isFile())) return dir;
   if (depth === 0) return null;
   for (const e of entries) {
-    if (!e.isDirectory()) continue;
+    // An overlay's layers (rw/upper) hold `ready` too; writing `go` there, behind the overlay's
+    // back, is undefined (the command may never see it). Which one readdir lists first varies.
+    if (!e.isDirectory() || e.name === 'rw') continue;
     const found = await findFile(join(dir, e.name), name, depth - 1);
     if (found) return found;
   }
