@@ -36,11 +36,13 @@ test('a small router: literal, parameter-first and wildcard layers match as with
   router.get('/openapi.json', ok);
   router.get('/', ok);
   router.get('/things{/:id}', ok);
+  router.get('/keys', ok);
+  router.get('/sync', ok);
   indexBySegment(router, '/api/v1');
   const paths = [
     '/api/v1/content/p1/cat', '/API/V1/Content/p1/cat', '/api/v1/content/p1/cat/', '/api/v1/x/cat', '/api/v1/nodes/a/b',
     '/api/v1/nodes/bulk', '/api/v1/nodes', '/api/v1/openapi.json', '/api/v1', '/api/v1/', '/api/v1//cat', '/api/v1/%63ontent/p1/cat',
-    '/api/v1/things', '/api/v1/things/7', '/elsewhere/content/p1/cat', '/', '',
+    '/api/v1/things', '/api/v1/things/7', '/elsewhere/content/p1/cat', '/', '', '/api/v1/\u212Aeys', '/api/v1/\u017Fync',
   ];
   for (const path of paths) for (const method of METHODS) t.true(sameMatch(router, path, method), `${method} ${path}`);
   // The index is not vacuous: these match something.

@@ -2,17 +2,20 @@ import Router from '@koa/router';
 
 type Layer = Router['stack'][number];
 
-/** Characters that make a path segment a pattern (parameters, wildcards, groups) rather than text. */
-const PATTERN = /[:*{}()?+\\[\]]/;
+/**
+ * What makes a layer's first segment a pattern (parameters, wildcards, groups) rather than text,
+ * and non-ASCII text, whose case the regexps fold otherwise than toLowerCase: such layers are
+ * tried for every request.
+ */
+const PATTERN = /[:*{}()?+\\[\]]|[^\x21-\x7e]/;
 
 /**
  * Makes `router` test, for each request, only the layers that can match it. @koa/router tries
- * every layer's regexp in turn (the API's ~235 cost ~27 µs per request, more than its SQL). A
- * layer whose path is `<base>/<text>/…` can only match a request whose first segment after
- * `base` is that text (the regexps are case-insensitive, so the index is too); layers whose
- * first segment is a pattern, and requests outside `base/`, keep the whole stack. The router's
- * own match runs over that subset in stack order, so the same layers match, first one first.
- * Call it once every layer is registered.
+ * every layer's regexp in turn (the API's ~235 cost ~27 µs per request). A layer whose path is
+ * `<base>/<text>/…` can only match a request whose first segment after `base` is that text (the
+ * regexps ignore ASCII case, so the index does too); layers whose first segment is a pattern, and
+ * requests outside `base/`, keep the whole stack. The router's own match runs over that subset in
+ * stack order, so the same layers match, first one first. Call it once every layer is registered.
  */
 export function indexBySegment(router: Router, base: string): void {
   const all = router.stack;
