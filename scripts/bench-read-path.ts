@@ -5,7 +5,8 @@
  * key (X-Access-Key), and `cat` at 1 connection (service time). The figure: cat ≥ 0.5× /healthz
  * of the same round, p50 < 1 ms.
  *
- * Run: node --import=tsx scripts/bench-read-path.ts [rounds=5] [seconds=5] (the figure: the median of the rounds)
+ * Run: node --import=tsx scripts/bench-read-path.ts [rounds=5] [seconds=5]; the figure is the
+ * median of the rounds.
  * BENCH_PROFILE=DIR also writes the server's CPU profile of each measured cat run (not of its
  * warm-up) and of /healthz to DIR/<round>-<name>.cpuprofile, taken over the inspector; the
  * profiler slows the server, so such a run's figures are not the benchmark's.
@@ -59,6 +60,11 @@ try {
   const health: RequestSpec = { method: 'GET', path: '/healthz' };
   const byToken: RequestSpec = { method: 'GET', path: catPath, headers: { authorization: `Bearer ${token}` } };
   const byKey: RequestSpec = { method: 'GET', path: catPath, headers: { 'x-access-key': key } };
+  // What is measured is a real read: both credentials get the file's content.
+  for (const headers of [byToken.headers, byKey.headers]) {
+    const answer = (await (await fetch(server.url + catPath, { headers })).json()) as { data?: { content?: unknown } };
+    if (answer.data?.content !== '# file 4242\n') throw new Error(`cat answered ${JSON.stringify(answer)}`);
+  }
 
   const kinds = [`GET /healthz, ${CONCURRENCY} connections`, `cat, bearer token, ${CONCURRENCY} connections`, `cat, access key, ${CONCURRENCY} connections`, 'cat, bearer token, 1 connection'];
   const rows: { name: string; rps: number; ratio?: number; p50: number; p99: number }[] = [];
