@@ -5,6 +5,7 @@ import { API_PREFIX } from '../config/apiPrefix.ts';
 import type { RouteGroup } from '../http/routes/declaration.ts';
 import { mountGroup, publicMatcher, type RouteGuards } from '../http/routes/mount.ts';
 import { openApiDocument, type OpenApiSource } from '../http/routes/openapi.ts';
+import { indexBySegment } from '../http/routes/segmentIndex.ts';
 import { agentChatRoutes } from '../api/agents/chatRoutes.ts';
 import { agentConfigRoutes } from '../api/agents/routes.ts';
 import { authRoutes } from '../api/auth/routes.ts';
@@ -113,6 +114,10 @@ export function apiRouter(s: Services): { router: Router; isPublic: (method: str
     document ??= openApiDocument(source);
     ctx.body = document;
   });
-  for (const r of source.routers) api.use(r.routes(), r.allowedMethods());
+  // Each group's layers are copied into this one router. No allowedMethods per group: the app's
+  // api.allowedMethods() answers 405/501 from the same matched layers, and 36 of them wrapped
+  // every request in as many promise continuations that could never act after a route matched.
+  for (const r of source.routers) api.use(r.routes());
+  indexBySegment(api, API_PREFIX);
   return { router: api, isPublic: source.isPublic };
 }

@@ -214,8 +214,16 @@ export class ContentReads {
   /** Current content bytes of a node (NOT_FOUND for folders). */
   async readContent(projectId: string, ref: NodeRef): Promise<{ node: NodeInfo; bytes: Buffer }> {
     const node = this.getNode(projectId, ref);
+    return { node, bytes: await this.contentOf(node) };
+  }
+
+  /**
+   * The content bytes of a node the caller has just looked up (NOT_FOUND for folders): what
+   * readContent reads, without looking the node up a second time.
+   */
+  async contentOf(node: NodeInfo): Promise<Buffer> {
     if (node.type === 'folder' || !node.contentHash) throw new NotFoundError(`${node.path} is a folder`, { path: node.path });
-    return { node, bytes: await this.readBlob(projectId, node.contentHash) };
+    return this.readBlob(node.projectId, node.contentHash);
   }
 
   /** Current content decoded: parsed JSON, markdown text or bytes. */

@@ -47,18 +47,25 @@ export function gitNameProblem(name: string, options: { symlink?: boolean } = {}
 /** `.<needle>` (any case) or NTFS short names of it, then only spaces/dots up to the end or ':'. */
 function isNtfsDotGeneric(name: string, needle: string, shortPrefix: string): boolean {
   const lower = name.toLowerCase();
-  const onlyTrailing = (from: number) => /^[ .]*(:|$)/.test(name.slice(from));
   if (needle === 'git') {
-    if (lower.startsWith('.git') && onlyTrailing(4)) return true;
-    return lower.startsWith('git~1') && onlyTrailing(5);
+    if (lower.startsWith('.git') && onlyTrailing(name, 4)) return true;
+    return lower.startsWith('git~1') && onlyTrailing(name, 5);
   }
-  if (lower.startsWith('.' + needle) && onlyTrailing(needle.length + 1)) return true;
+  if (lower.startsWith('.' + needle) && onlyTrailing(name, needle.length + 1)) return true;
   // The regular short name: the first 6 characters, then ~1 to ~4.
-  if (lower.startsWith(needle.slice(0, 6)) && /^~[1-4]/.test(name.slice(6)) && onlyTrailing(8)) return true;
+  if (lower.startsWith(needle.slice(0, 6)) && /^~[1-4]/.test(name.slice(6)) && onlyTrailing(name, 8)) return true;
   // The fall-back short name: a hashed prefix, ~ and digits, 8 characters in all.
   const m = /^([^~]{0,6})~([1-9][0-9]*)/.exec(name.slice(0, 8));
   if (name.length < 8 || !m || m[0].length !== 8 || /[^\x00-\x7f]/.test(m[1])) return false;
-  return shortPrefix.startsWith(m[1].toLowerCase()) && m[1].length > 0 && onlyTrailing(8);
+  return shortPrefix.startsWith(m[1].toLowerCase()) && m[1].length > 0 && onlyTrailing(name, 8);
+}
+
+/**
+ * Only spaces and dots from `from` up to the end or a ':'. A module function, not a closure:
+ * every path segment of every request is checked, and tsx names each closure it creates.
+ */
+function onlyTrailing(name: string, from: number): boolean {
+  return /^[ .]*(:|$)/.test(name.slice(from));
 }
 
 /** `.<needle>` as HFS+ compares names: ignorable code points skipped, ASCII case folded. */

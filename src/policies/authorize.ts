@@ -32,7 +32,7 @@ export interface MembershipStores {
   organizations: Pick<OrganizationStore, 'find'>;
   orgMembers: Pick<OrgMembers, 'roleOf'>;
   projects: Pick<ProjectStore, 'find'>;
-  projectMembers: Pick<ProjectMembers, 'effectiveRole'>;
+  projectMembers: Pick<ProjectMembers, 'effectiveRole' | 'projectAndRole'>;
 }
 
 const isContentAction = (action: ProjectAction) => action === 'content:read' || action === 'content:write';
@@ -78,8 +78,8 @@ export class Authorizer {
 
   /** A project route; with `path`, a key must also hold that path inside its scope. */
   requireProject(principal: Principal, projectId: string, action: ProjectAction, path?: string): ProjectAccess {
-    const project = this.stores.projects.find(projectId);
     if (principal.kind === 'key') {
+      const project = this.stores.projects.find(projectId);
       const c = principal.connection;
       if (!project || c.project_id !== projectId) throw notFound('Project');
       if (c.kind === 'agent' && !principal.agentAccess && isContentAction(action)) {
@@ -91,7 +91,7 @@ export class Authorizer {
       if (path !== undefined && !pathInScope(c.scope_path, path)) throw outsideScope(c.scope_path);
       return { principal, project, role: null, scope: c.scope_path };
     }
-    const role = project ? this.projectRole(principal.id, project) : null;
+    const { project, role } = this.stores.projectMembers.projectAndRole(projectId, principal.id) ?? { project: null, role: null };
     if (!project || !role) throw notFound('Project');
     if (!projectRoleAllows(role, action)) throw forbidden(`Your role (${role}) on this project does not allow ${action}.`);
     return { principal, project, role, scope: '' };

@@ -112,8 +112,7 @@ export function contentRoutes(s: ContentRouteDeps): RouteGroup {
           } else if (node.type === 'file') {
             ok(ctx, { ...base, size: node.size, mime_type: node.mimeType, download_url: downloadUrl(projectId, node.path) });
           } else {
-            const { bytes } = await store.readContent(projectId, { id: node.id });
-            ok(ctx, { ...base, ...presentContent(node.type, bytes) });
+            ok(ctx, { ...base, ...presentContent(node.type, await store.contentOf(node)) });
           }
         },
       }),

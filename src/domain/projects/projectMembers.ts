@@ -35,6 +35,22 @@ export class ProjectMembers {
     return effectiveProjectRole(row.org_role, row.project_role);
   }
 
+  /**
+   * A project and the user's effective role on it in one statement: what effectiveRole answers
+   * after ProjectStore.find, for the authorizer, which asks both on every content request of a
+   * user (each statement is a read transaction of its own). Null when there is no such project.
+   */
+  projectAndRole(projectId: string, userId: string): { project: ProjectRecord; role: ProjectRole | null } | null {
+    const row = this.sql(
+      `SELECT p.*, (SELECT role FROM org_members WHERE org_id = p.org_id AND user_id = ?) AS cns_org_role,
+              (SELECT role FROM project_members WHERE project_id = p.id AND user_id = ?) AS cns_project_role
+       FROM projects p WHERE p.id = ?`,
+    ).get(userId, userId, projectId) as (ProjectRecord & { cns_org_role: OrgRole | null; cns_project_role: ProjectRole | null }) | undefined;
+    if (!row) return null;
+    const { cns_org_role, cns_project_role, ...project } = row;
+    return { project, role: effectiveProjectRole(cns_org_role, cns_project_role) };
+  }
+
   list(project: ProjectRecord, page: Page): Paged<ProjectMemberView> {
     const rows = this.db
       .prepare(`SELECT ${COLUMNS} ${FROM} ORDER BY u.email LIMIT @limit OFFSET @offset`)

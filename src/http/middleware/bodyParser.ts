@@ -18,8 +18,10 @@ export function registerRawBodyRoute(method: string, pattern: RegExp): void {
  */
 export function jsonBodyParser(limitBytes: number): Middleware {
   return async (ctx, next) => {
+    // The method first: reads (most requests) carry no body and need no pattern tested.
+    if (!PARSED_METHODS.has(ctx.method)) return next();
     const raw = rawBodyRoutes.some((r) => r.method === ctx.method && r.pattern.test(ctx.path));
-    if (!raw && PARSED_METHODS.has(ctx.method) && ctx.request.body === undefined && ctx.is('application/json', 'application/*+json')) {
+    if (!raw && ctx.request.body === undefined && ctx.is('application/json', 'application/*+json')) {
       ctx.request.body = await readJsonBody(ctx.req, limitBytes);
     }
     await next();

@@ -5,6 +5,8 @@ import { redactPath } from '../../logging/redact.ts';
 /** Logs each request as one structured line once the response is finished (or aborted). */
 export function requestLogger(logger: Logger): Middleware {
   return async (ctx, next) => {
+    // Below the info level (CNS_LOG_LEVEL=warn) the line would be dropped: build nothing for it.
+    if (!logger.isLevelEnabled('info')) return next();
     const started = process.hrtime.bigint();
     try {
       await next();
