@@ -9,9 +9,6 @@ import { statementCache } from '../db/statements.ts';
 /** last_used_at is informative; refreshing it at most once a minute keeps reads free of writes. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** Access keys whose SHA-256 is remembered (a key's hash never changes; the row is still read every time). */
-const KEY_HASH_MEMO_SIZE = 1024;
-
 /** A user token's principal with the sign-in it is bound to (cookie sessions only) and its expiry. */
 export interface UserSession {
   principal: Principal;
@@ -27,7 +24,6 @@ export interface SessionLiveness {
 /** Turns a bearer credential (user JWT or access key) into a principal, or null when it is not valid. */
 export class Authenticator {
   private readonly sql: ReturnType<typeof statementCache>;
-  private readonly keyHashes = new Map<string, string>();
 
   constructor(
     db: Db,
@@ -76,15 +72,9 @@ export class Authenticator {
   }
 
   private byAccessKey(key: string): Principal | null {
-    const known = this.keyHashes.get(key);
-    const hash = known ?? hashAccessKey(key);
-    const connection = this.sql("SELECT * FROM connections WHERE key_hash = ? AND status = 'active'").get(hash) as ConnectionRecord | undefined;
+    const connection = this.sql("SELECT * FROM connections WHERE key_hash = ? AND status = 'active'")
+      .get(hashAccessKey(key)) as ConnectionRecord | undefined;
     if (!connection) return null;
-    // Only keys that were valid once are remembered, so unknown keys cannot fill the memo.
-    if (known === undefined) {
-      if (this.keyHashes.size >= KEY_HASH_MEMO_SIZE) this.keyHashes.delete(this.keyHashes.keys().next().value!);
-      this.keyHashes.set(key, hash);
-    }
     this.keyUsed(connection);
     return { kind: 'key', id: connection.id, connection };
   }
