@@ -14,6 +14,7 @@ import { connectionRoutes } from '../api/connections/routes.ts';
 import { dbConnectorRoutes } from '../api/dbConnectors/routes.ts';
 import { collabRoutes } from '../api/collab/routes.ts';
 import { auditRoutes } from '../api/content/auditRoutes.ts';
+import { blameRoutes } from '../api/content/blameRoutes.ts';
 import { projectContentRoutes } from '../api/content/projectContentRoutes.ts';
 import { contentRoutes } from '../api/content/routes.ts';
 import { eventRoutes } from '../api/events/routes.ts';
@@ -84,6 +85,7 @@ export function apiRoutes(s: Services): OpenApiSource & { routers: Router[]; isP
     projectContentRoutes(s),
     contentRoutes(s),
     auditRoutes(s),
+    blameRoutes(s),
     nodeTransferRoutes(s),
     nodeRoutes(s),
     publishRoutes(s),

@@ -7,6 +7,8 @@ import { ChildrenCache } from './childrenCache.ts';
 import { decodeContent } from './encoding.ts';
 import { NotFoundError, ValidationError } from '../errors/contentErrors.ts';
 import { FolderSnapshots, type SnapshotPage } from './folderSnapshots.ts';
+import { Blamer, type BlameCommit } from './history/blame.ts';
+import { jsonKeyLines } from './history/jsonKeyLines.ts';
 import { openLooseBlob, type BlobSource } from './git/blobReader.ts';
 import { exportTree, type ExportedEntry, type Owner } from './git/exportTree.ts';
 import { RepoRegistry } from './git/repo.ts';
@@ -61,6 +63,22 @@ export interface VersionListOptions {
  * blob reads, version lists, audit, the change log. Synchronous except what returns bytes;
  * nothing here takes a project's write lock.
  */
+/** Most key paths a JSON blame lists (`keys_truncated` says when there were more). */
+const MAX_BLAMED_KEYS = 10_000;
+
+/** One version of a node with the commit that last changed each of its lines. */
+export interface NodeBlame {
+  node: NodeInfo;
+  version: VersionInfo;
+  bytes: Buffer;
+  /** Entry i: the commit of line i + 1. */
+  origins: string[];
+  commits: Map<string, BlameCommit>;
+  /** JSON: each leaf's pointer and the commit of its line; null for other types or JSON the store did not write as such. */
+  keys: { pointer: string; commitId: string }[] | null;
+  keysTruncated: boolean;
+}
+
 export class ContentReads {
   readonly dataDir: string;
   protected readonly index: IndexStore;
@@ -72,6 +90,7 @@ export class ContentReads {
   protected readonly children = new ChildrenCache(100_000);
   /** The git program for bulk reads (exportTree); null reads objects one by one. */
   private readonly gitProgram: string | null;
+  private readonly blamer: Blamer;
 
   constructor(options: ContentStoreOptions) {
     this.dataDir = options.dataDir;
@@ -85,6 +104,12 @@ export class ContentReads {
     });
     this.blobs = new BlobCache(options.blobCacheBytes ?? 32 * 1024 * 1024);
     this.gitProgram = options.gitBinary === undefined ? 'git' : options.gitBinary;
+    this.blamer = new Blamer({
+      index: this.index,
+      git: this.gitProgram,
+      gitdir: (projectId) => this.repos.get(projectId).gitdir,
+      readBlob: (projectId, oid) => this.readBlob(projectId, oid),
+    });
   }
 
   /** The indexed head of `main`: its commit and project version; null before the first commit. */
@@ -256,6 +281,34 @@ export class ContentReads {
     const v = this.getVersion(projectId, ref, version);
     if (!v.blobId) throw new NotFoundError(`version ${version} is a folder`, { version });
     return { version: v, bytes: await this.readBlob(projectId, v.blobId) };
+  }
+
+  /**
+   * Who last changed each line of a version (the current one by default) of a text, Markdown or
+   * JSON node, and for JSON each leaf's key path: git's blame, cached per version (history/blame.ts).
+   * VALIDATION_ERROR for folders, binary content and versions too large to blame.
+   */
+  async blame(projectId: string, ref: NodeRef, version?: number): Promise<NodeBlame> {
+    const node = this.getNode(projectId, ref);
+    if (node.type === 'folder') throw new ValidationError(`${node.path} is a folder: blame is for files`, { path: node.path });
+    const v = this.getVersion(projectId, { id: node.id }, version ?? node.version);
+    if (!v.blobId) throw new ValidationError(`version ${v.version} of ${node.path} is a folder`, { version: v.version });
+    const bytes = await this.readBlob(projectId, v.blobId);
+    // git's own test for binary content: a NUL in the first 8000 bytes.
+    if (bytes.subarray(0, 8000).includes(0)) throw new ValidationError(`${node.path} is binary: blame is for text`, { path: node.path });
+    const previous = v.version > 1 ? this.index.version(node.id, v.version - 1) : null;
+    const origins = await this.blamer.origins(projectId, v, previous);
+    const commits = this.blamer.commits(projectId, node.id, origins);
+    let keys: NodeBlame['keys'] = null;
+    let keysTruncated = false;
+    if (v.type === 'json') {
+      const found = jsonKeyLines(bytes.toString('utf8'), MAX_BLAMED_KEYS);
+      if (found) {
+        keys = found.keys.map((k) => ({ pointer: k.pointer, commitId: origins.origins[k.line - 1]! }));
+        keysTruncated = found.truncated;
+      }
+    }
+    return { node, version: v, bytes, origins: origins.origins, commits, keys, keysTruncated };
   }
 
   /** A blob of the project for reading in byte ranges: streamed when loose, else read whole. */

@@ -41,7 +41,8 @@ export { decodeContent } from './encoding.ts';
 export { PLACEHOLDER, TRASH_DIR } from './paths.ts';
 export { newNodeId } from './mutations.ts';
 export type { BlobSource } from './git/blobReader.ts';
-export type { ContentStoreOptions, VersionListOptions } from './contentReads.ts';
+export type { ContentStoreOptions, NodeBlame, VersionListOptions } from './contentReads.ts';
+export type { BlameCommit } from './history/blame.ts';
 export type { NewNode, NodePlan } from './nodeOperations.ts';
 
 /** A change of ContentStore.commitPlanned: a write names a stored blob (blobId, size) or carries bytes. */

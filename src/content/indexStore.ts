@@ -114,6 +114,7 @@ export class IndexStore {
         VALUES (@node_id, @version, @project_id, @project_version, @commit_id, @blob_id, @type, @path, @parent_id,
           @operation, @actor_type, @actor_id, @author, @commit_author, @message, @size, @created_at)`),
       version: p(`SELECT * FROM node_versions WHERE node_id = ? AND version = ?`),
+      versionCommits: p(`SELECT version, commit_id FROM node_versions WHERE node_id = ?`),
       versionAtPv: p(`SELECT * FROM node_versions WHERE node_id = ? AND project_version <= ? ORDER BY version DESC LIMIT 1`),
       versions: p(`SELECT * FROM node_versions WHERE node_id = ? AND version > ? ORDER BY version DESC LIMIT ?`),
       versionsAt: p(`SELECT v.* FROM node_versions v WHERE v.project_id = ? AND v.project_version <= ?
@@ -217,6 +218,12 @@ export class IndexStore {
   version(nodeId: string, version: number): VersionInfo | null {
     const r = this.s.version.get(nodeId, version) as VersionRow | undefined;
     return r ? toVersion(r) : null;
+  }
+
+  /** The commit that made each of the node's versions, by commit id (blame names versions by commit). */
+  versionCommits(nodeId: string): Map<string, number> {
+    const rows = this.s.versionCommits.all(nodeId) as { version: number; commit_id: string }[];
+    return new Map(rows.map((r) => [r.commit_id, r.version]));
   }
 
   versionRow(nodeId: string, version: number): VersionRow | undefined {
