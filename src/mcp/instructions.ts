@@ -16,7 +16,7 @@ export function instructionsFor(c: CallContext): string {
     'Explore with `ls` and `tree`, read with `cat` (JSON comes back as a value, Markdown as text), inspect metadata with `stat`.',
   ];
   if (names.includes('search')) lines.push('`search` finds text across the folder (ranked chunks with snippets); read a hit with `cat`.');
-  lines.push('`versions` lists a node\'s history (or, without a path, the recent commits in the folder); `diff` compares versions.');
+  lines.push('`versions` lists a node\'s history (or, without a path, the recent commits in the folder); `diff` compares versions; `blame` tells which version, by a person or an agent, last changed each line of a file.');
   if (write) {
     lines.push(
       '`write` creates or updates a node (the type follows the name: .md Markdown, .json JSON, otherwise a file; JSON content is a value, not a string), ' +
@@ -27,7 +27,7 @@ export function instructionsFor(c: CallContext): string {
   } else {
     lines.push('This endpoint is read-only: it cannot change content.');
   }
-  const extra = names.filter((n) => !['ls', 'cat', 'stat', 'tree', 'search', 'versions', 'diff', 'write', 'mkdir', 'mv', 'rm', 'rollback'].includes(n));
+  const extra = names.filter((n) => !['ls', 'cat', 'stat', 'tree', 'search', 'versions', 'diff', 'blame', 'write', 'mkdir', 'mv', 'rm', 'rollback'].includes(n));
   if (extra.length) lines.push(`Also available: ${extra.map((n) => `\`${n}\``).join(', ')} (their paths are relative to their own folder; see each description).`);
   lines.push(`Each node is also a resource, cns://${projectOf(c)}/<path> (a version: <path>@<version>).`);
   return lines.join('\n');

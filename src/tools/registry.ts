@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ToolType } from './toolType.ts';
+import { blameTool } from './types/blame.ts';
 import { catTool } from './types/cat.ts';
 import { lsTool } from './types/ls.ts';
 import { queryJsonTool } from './types/queryJson.ts';
@@ -10,7 +11,7 @@ import { writeTool } from './types/write.ts';
 
 /** Every tool type (spec 4.9), by name. */
 export const toolTypes: ReadonlyMap<string, ToolType> = new Map(
-  [lsTool, catTool, treeTool, writeTool, searchTool, queryJsonTool, shellTool].map((t) => [t.type, t]),
+  [lsTool, catTool, treeTool, writeTool, searchTool, queryJsonTool, shellTool, blameTool].map((t) => [t.type, t]),
 );
 
 export const toolTypeNames = [...toolTypes.keys()] as [string, ...string[]];

@@ -10,7 +10,7 @@ import type { ToolRecord } from './toolStore.ts';
  * The content reads and writes tool types use: the content store, or a view of it (an agent's
  * workspace: the live content with the agent's draft changes over it).
  */
-export type ToolContent = Pick<ContentStore, 'findById' | 'findByPath' | 'listChildren' | 'readContent' | 'readValue' | 'tree' | 'write'>;
+export type ToolContent = Pick<ContentStore, 'blame' | 'findById' | 'findByPath' | 'listChildren' | 'readContent' | 'readValue' | 'tree' | 'write'>;
 
 /** How the shell tool runs a command; `timings` only from the executor itself. */
 export interface ToolSandbox {

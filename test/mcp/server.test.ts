@@ -12,7 +12,7 @@ let orgId: string;
 let c: ContentCall;
 let docs: Endpoint;
 
-const READ_TOOLS = ['ls', 'cat', 'stat', 'tree', 'versions', 'diff'];
+const READ_TOOLS = ['ls', 'cat', 'stat', 'tree', 'versions', 'diff', 'blame'];
 const WRITE_TOOLS = ['write', 'mkdir', 'mv', 'rm', 'rollback'];
 
 test.before(async () => {
@@ -144,6 +144,25 @@ test('versions and diff: a node\'s history and versions, the commits in the fold
   const changed = (await call(s.client, 'diff', { v1: v2 - 2, v2: server.services.content.projectVersion(projectId) })).data.changes.map((x: { path: string }) => x.path);
   t.true(changed.includes('docs/h.md'));
   t.false(changed.includes('other/noise.md'), 'changes outside the folder are not shown');
+});
+
+test('blame: which version, by the endpoint (an agent) or a person, last changed each line; outside the folder refused', async (t) => {
+  const s = await connect(docs.url, docs.key);
+  t.teardown(() => s.close());
+  await c('POST', '/write', { path: 'docs/b.md', node_type: 'markdown', content: 'by a person\n' });
+  await call(s.client, 'write', { path: 'docs/b.md', content: 'by a person\nby the agent\n', message: 'agent adds a line' });
+  const b = await call(s.client, 'blame', { path: 'docs/b.md' });
+  t.false(b.isError, b.text);
+  t.deepEqual(JSON.parse(b.text), b.data);
+  const actor = (line: number) => {
+    const r = b.data.ranges.find((x: { start_line: number; end_line: number }) => x.start_line <= line && line <= x.end_line);
+    return b.data.commits.find((x: { commit_id: string }) => x.commit_id === r.commit_id);
+  };
+  t.like(actor(1), { actor_type: 'user', version: 1 });
+  t.like(actor(2), { actor_type: 'agent', version: 2, message: 'agent adds a line', author: 'agent:Docs' });
+  t.like((await call(s.client, 'blame', { path: 'docs/b.md', version: 1 })).data, { version: 1, line_count: 1 });
+  const outside = await call(s.client, 'blame', { path: 'other/secret.md' });
+  t.true(outside.isError);
 });
 
 test('paths outside the folder are tool errors saying so, and change nothing', async (t) => {

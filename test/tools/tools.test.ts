@@ -51,7 +51,7 @@ test('the tool types publish JSON Schemas generated from their zod schemas', asy
   const r = await server.api('GET', '/tools/types', { token });
   t.is(r.status, 200);
   const types = r.body.data.types.map((x: { type: string }) => x.type).sort();
-  t.deepEqual(types, ['cat', 'ls', 'query_json', 'search', 'shell', 'tree', 'write']);
+  t.deepEqual(types, ['blame', 'cat', 'ls', 'query_json', 'search', 'shell', 'tree', 'write']);
   const search = r.body.data.types.find((x: { type: string }) => x.type === 'search');
   t.deepEqual(search.input_schema.required, ['query']);
   t.is(search.input_schema.properties.top_k.maximum, 100);
@@ -102,6 +102,19 @@ test('ls, cat, tree and query_json read beneath their node only', async (t) => {
   t.is((await call(q.id, { pointer: '/nope' })).status, 404);
   const badExpr = await create({ name: 'q2', node_id: configId, type: 'query_json', config: { expression: '[?' } });
   t.is(badExpr.status, 422);
+});
+
+test('blame names the version and actor of each line beneath its node, and of each JSON key', async (t) => {
+  const blame = (await create({ name: 'blame', node_id: docsId, type: 'blame' })).body.data;
+  const guide = await call(blame.id, { path: 'guide.md' });
+  t.is(guide.status, 200, JSON.stringify(guide.body));
+  t.like(guide.body.data.result, { path: 'docs/guide.md', line_count: 3 });
+  t.deepEqual(guide.body.data.result.ranges.map((r: { start_line: number; end_line: number }) => [r.start_line, r.end_line]), [[1, 3]]);
+  t.like(guide.body.data.result.commits[0], { version: 1, actor_type: 'user' });
+  const cfg = await call(blame.id, { path: 'config.json' });
+  t.deepEqual(cfg.body.data.result.keys.map((k: { pointer: string }) => k.pointer), ['/items/0/name', '/items/0/on', '/items/1/name', '/items/1/on', '/a~1b']);
+  t.is((await call(blame.id, { path: '../secret/plan.md' })).status, 422);
+  t.is((await call(blame.id, { path: 'sub' })).status, 422, 'a folder');
 });
 
 test('write creates and updates beneath the node as the caller; a viewer gets 403; a read key too', async (t) => {

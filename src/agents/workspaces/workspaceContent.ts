@@ -125,6 +125,17 @@ export class WorkspaceContent implements ToolContent {
     return this.d.content.readContent(projectId, { id: node.id });
   }
 
+  /** Blame is of committed versions: a path the draft changed has none for its draft content yet. */
+  async blame(projectId: string, ref: NodeRef, version?: number): ReturnType<ContentStore['blame']> {
+    if (projectId !== this.projectId) return this.d.content.blame(projectId, ref, version);
+    const node = 'id' in ref ? this.findById(ref.id) : this.findByPath(projectId, ref.path);
+    if (!node || node.projectId !== projectId) throw new NotFoundError('id' in ref ? `no node ${ref.id}` : `no node at ${ref.path}`, 'id' in ref ? { id: ref.id } : { path: ref.path });
+    if (node.state === 'active' && this.view().at(node.path)) {
+      throw new ValidationError(`${node.path} has draft changes in this workspace: blame shows committed versions only`, { path: node.path });
+    }
+    return this.d.content.blame(projectId, { id: node.id }, version);
+  }
+
   async readValue(projectId: string, ref: NodeRef): Promise<{ node: NodeInfo; value: unknown }> {
     const { node, bytes } = await this.readContent(projectId, ref);
     return { node, value: decodeContent(node.type, bytes) };

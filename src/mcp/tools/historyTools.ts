@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { blameNode } from '../../commands/blameNode.ts';
 import { diffNodeVersions } from '../../commands/diffNodeVersions.ts';
 import { diffProject } from '../../commands/diffProject.ts';
 import { listNodeVersions } from '../../commands/listNodeVersions.ts';
@@ -7,6 +8,7 @@ import { readNodeVersion } from '../../commands/readNodeVersion.ts';
 import { rollbackNode } from '../../commands/rollbackNode.ts';
 import { rollbackPath } from '../../commands/rollbackPath.ts';
 import { invalidField } from '../../errors/domainError.ts';
+import { presentBlame } from '../../presenters/blame.ts';
 import { presentNodeRollback, presentPathRollback } from '../../presenters/changes.ts';
 import { presentNodeDiff, presentNodeVersion, presentProjectCommits, presentProjectDiff, presentVersionList } from '../../presenters/history.ts';
 import { nodePresenter } from '../../presenters/idPaths.ts';
@@ -103,6 +105,29 @@ export const diffTool: McpTool = {
     }
     const { path: p } = resolved(c, 'content:read', a.path);
     return presentNodeDiff(await diffNodeVersions(c.env, c.env.content.getByPath(projectOf(c), p), a.v1, a.v2));
+  },
+};
+
+const blameInput = z
+  .object({
+    path,
+    version: version.optional().describe('a version of the file (default: the current one)'),
+  })
+  .strict();
+
+export const blameTool: McpTool = {
+  name: 'blame',
+  title: 'Who wrote each line',
+  description:
+    'For a Markdown, text or JSON file: runs of lines (1-based, inclusive) with the commit that last changed them, and each commit once with its ' +
+    'version, actor_type (user or agent), author, time and message; for JSON also each key path (RFC 6901 pointer). Follows renames and moves.',
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  writes: false,
+  inputSchema: (c) => withPaths(jsonInput(blameInput), c, { path: 'the file' }),
+  async run(c, args) {
+    const a = parseArgs(blameInput, args);
+    const { path: p } = resolved(c, 'content:read', a.path);
+    return presentBlame(await blameNode(c.env, c.env.content.getByPath(projectOf(c), p), a.version));
   },
 };
 
