@@ -139,6 +139,29 @@ test('the diff shows both versions side by side, or unified', async (t) => {
   t.is(await table.count(), 0);
 });
 
+test("the blame tab shows who wrote each line, an agent's lines apart from a person's, each version opening its diff", async (t) => {
+  const { page } = t.context;
+  const projectId = await open(page, 'Blame project');
+  const { key } = await createKey(server, admin.token, projectId, { name: 'scribe' });
+  await write(projectId, { path: 'notes.md', node_type: 'markdown', content: 'person line\nsecond\n', message: 'first' });
+  await write(projectId, { path: 'notes.md', node_type: 'markdown', content: 'person line\nagent line\n', message: 'agent rewrote' }, key);
+  await treeItem(page, 'notes.md', 'markdown').click();
+  await page.getByRole('tab', { name: 'Blame' }).click();
+  const blame = page.getByRole('region', { name: 'Blame' });
+  const rows = blame.locator('tr[data-line]');
+  await rows.nth(1).waitFor();
+  t.deepEqual(await rows.locator('td.line-text').allTextContents(), ['person line', 'agent line']);
+  t.regex(await rows.nth(0).getAttribute('class') ?? '', /actor-user/);
+  t.regex(await rows.nth(1).getAttribute('class') ?? '', /actor-agent/);
+  t.regex(await rows.nth(1).locator('td.gutter').textContent() ?? '', /v2 agent scribe/);
+  t.regex(await rows.nth(0).locator('td.gutter').textContent() ?? '', /v1 admin@example\.com/);
+  await blame.getByRole('button', { name: 'Show the changes of version 2' }).click();
+  const diff = page.getByRole('figure', { name: 'Changes from version 1 to version 2' });
+  await diff.getByLabel('Unified diff').waitFor();
+  t.regex(await diff.textContent() ?? '', /\+agent line/);
+  t.deepEqual(await unnamedControls(page), []);
+});
+
 test('a JSON diff lists its JSON Patch operations', async (t) => {
   const { page } = t.context;
   const projectId = await open(page, 'Patch project');

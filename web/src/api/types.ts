@@ -74,3 +74,25 @@ export interface TrashItem {
   type: NodeType;
   deleted_at: string | null;
 }
+
+/** GET /content/{project}/blame: runs of lines with the commit that last changed them. */
+export interface BlameAnswer {
+  id: string;
+  path: string;
+  type: NodeType;
+  version: number;
+  line_count: number;
+  ranges: { start_line: number; end_line: number; commit_id: string }[];
+  commits: {
+    commit_id: string;
+    /** The node's version the commit made; null when the lines came from another file. */
+    version: number | null;
+    project_version: number | null;
+    actor_type: string | null;
+    author: string;
+    authored_by: string | null;
+    message: string;
+    created_at: string;
+  }[];
+  keys: { pointer: string; commit_id: string }[] | null;
+}

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, query } from '../api/client.ts';
 import type { CatAnswer, Entry } from '../api/types.ts';
 import { TextEditor } from '../editor/TextEditor.tsx';
+import { BlamePanel } from '../history/BlamePanel.tsx';
 import { HistoryPanel } from '../history/HistoryPanel.tsx';
 import { SnapshotsPanel } from '../history/SnapshotsPanel.tsx';
 import { FilePreview } from '../preview/FilePreview.tsx';
@@ -20,7 +21,7 @@ interface Props {
 /** The selected node: its content (editable for Markdown and JSON, previewed for files), its history, a folder's snapshots. */
 export function NodeView({ projectId, entry, liveTick, onMoved, onTrashed }: Props) {
   const [node, setNode] = useState<CatAnswer | null>(null);
-  const [tab, setTab] = useState<'content' | 'history' | 'snapshots'>('content');
+  const [tab, setTab] = useState<'content' | 'history' | 'blame' | 'snapshots'>('content');
   const [error, setError] = useState<string | null>(null);
 
   const read = () => api<CatAnswer>('GET', `/content/${projectId}/cat${query({ path: entry.path })}`);
@@ -48,6 +49,9 @@ export function NodeView({ projectId, entry, liveTick, onMoved, onTrashed }: Pro
       <div role="tablist" aria-label="Node views" class="tabs">
         <button type="button" role="tab" aria-selected={tab === 'content'} onClick={() => setTab('content')}>Content</button>
         <button type="button" role="tab" aria-selected={tab === 'history'} onClick={() => setTab('history')}>History</button>
+        {entry.type !== 'folder' && (
+          <button type="button" role="tab" aria-selected={tab === 'blame'} onClick={() => setTab('blame')}>Blame</button>
+        )}
         {entry.type === 'folder' && (
           <button type="button" role="tab" aria-selected={tab === 'snapshots'} onClick={() => setTab('snapshots')}>Snapshots</button>
         )}
@@ -57,6 +61,8 @@ export function NodeView({ projectId, entry, liveTick, onMoved, onTrashed }: Pro
         <p aria-busy="true">Loading…</p>
       ) : tab === 'snapshots' && node.type === 'folder' ? (
         <SnapshotsPanel folderId={node.id} path={node.path} revision={node.version} onRolledBack={() => void reload()} />
+      ) : tab === 'blame' && node.type !== 'folder' ? (
+        <BlamePanel projectId={projectId} path={node.path} version={node.version} />
       ) : tab === 'history' ? (
         <HistoryPanel projectId={projectId} path={node.path} version={node.version} onRolledBack={() => void reload()} />
       ) : node.type === 'markdown' || node.type === 'json' ? (
