@@ -143,6 +143,16 @@ test.serial('a turn streams in as it arrives; the write shows as a collapsed too
   const third = fake.requests[start + 2]!.body;
   const said = third.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content);
   t.deepEqual(said, ['Add beta to notes.md', 'How many lines now?']);
+
+  // The address names the conversation: a reload shows it again as stored, tool call and versions included.
+  t.regex(new URL(page.url()).pathname, new RegExp(`^/projects/${projectId}/chat/chat_`));
+  await page.reload();
+  const restored = page.getByRole('region', { name: 'Chat' });
+  await restored.getByText('It has two lines.').waitFor();
+  t.is(await restored.getByRole('article').count(), 2);
+  await restored.getByText('Tool write notes.md: done').waitFor();
+  await restored.getByRole('button', { name: 'notes.md version 2' }).waitFor();
+  await page.getByRole('heading', { name: 'notes.md', level: 2 }).waitFor();
 });
 
 test.serial('Stop closes the connection: the turn is cancelled upstream and on the server', async (t) => {

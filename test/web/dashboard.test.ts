@@ -196,8 +196,9 @@ test("another client's write appears in the open tree and the open document with
   await treeItem(page, 'roster.md', 'markdown').click();
   t.is(await page.getByLabel('Markdown source').inputValue(), 'alice\n');
 
+  // Page loads, not address changes: the address follows the open node without loading anything.
   let navigations = 0;
-  page.on('framenavigated', () => navigations++);
+  page.on('load', () => navigations++);
   await write(projectId, { path: 'team/schedule.md', node_type: 'markdown', content: 'monday\n' });
   await treeItem(page, 'schedule.md', 'markdown').waitFor();
   await write(projectId, { path: 'team/roster.md', node_type: 'markdown', content: 'alice\nbob\n' });

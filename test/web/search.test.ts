@@ -62,8 +62,12 @@ test('a search shows each result with its marked words and heading path, and the
   const marks = await results.locator('mark').allTextContents();
   t.true(marks.includes('installer') && marks.includes('Debian'), `the matched words are marked: ${JSON.stringify(marks)}`);
   t.false(marks.includes('reboot'));
-  t.regex((await results.locator('li').textContent()) ?? '', /score \d/);
+  t.notRegex((await results.locator('li').textContent()) ?? '', /score/, 'no raw scores');
+  t.regex(new URL(page.url()).pathname + new URL(page.url()).search, new RegExp(`^/projects/${projectId}/search\\?q=installer\\+debian$`), 'the address names the search');
   t.deepEqual(await unnamedControls(page), []);
+  // A reload runs the search the address names again.
+  await page.reload();
+  await results.getByRole('status').filter({ hasText: '1 result for “installer debian”' }).waitFor();
 
   // Keyboard: the result is a button; Enter opens the node, its folders opened on the way in the tree.
   await hit.focus();

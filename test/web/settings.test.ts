@@ -91,10 +91,10 @@ test('a new access key is shown once, works as a Bearer token, and the list show
   t.is(await page.getByRole('group', { name: /New key/ }).count(), 0);
   t.is(await occurrences(page, secret), 0, 'reopened, the panel does not show the key again');
 
-  // Nor does a reload (the session survives it; the key was never stored).
+  // Nor does a reload (the session survives it; the key was never stored). The address keeps the settings open.
   await page.reload();
   await page.getByRole('heading', { name: 'Keys project', level: 1 }).waitFor();
-  await toggleSettings(page, true);
+  await page.getByRole('button', { name: 'Settings', exact: true, pressed: true }).waitFor();
   await page.getByRole('row', { name: /ci-bot/ }).waitFor();
   t.is(await occurrences(page, secret), 0, 'after a reload the key is not shown either');
   const stored = await page.evaluate<string>('JSON.stringify([{ ...localStorage }, { ...sessionStorage }])');

@@ -33,6 +33,11 @@ test('client routes get index.html; the service paths are never shadowed', async
   t.is(route.status, 200);
   t.is(route.headers.get('cache-control'), 'no-cache');
   t.regex(await route.text(), /<div id="app">/);
+  // Deep links to nodes, whose paths end in a file name, get it too.
+  const deep = await get('/projects/prj_x/files/docs/guide.md?tab=blame');
+  t.is(deep.status, 200);
+  t.regex(await deep.text(), /<div id="app">/);
+  t.is((await get('/missing.md')).status, 404, 'outside /projects/ a name with an extension is a missing file');
 
   // Unknown API paths stay the API's (its envelope, here the 401 of an anonymous caller).
   const api = await get('/api/v1/nope');

@@ -39,7 +39,8 @@ export function webAssets(distDir: string): Middleware {
     const file = await builtFile(root, ctx.path);
     if (file && ctx.path.startsWith('/assets/')) return send(ctx, await compressed(ctx, file), IMMUTABLE);
     if (file) return send(ctx, file, 'no-cache');
-    if (!ctx.accepts('html') || extname(ctx.path) !== '') return next();
+    // A name with an extension is a missing file, except under /projects/, where it is a node's path (a deep link).
+    if (!ctx.accepts('html') || (extname(ctx.path) !== '' && !ctx.path.startsWith('/projects/'))) return next();
     const index = await builtFile(root, '/index.html');
     if (!index) return next(); // not built: the usual 404 envelope rather than a blank page
     return send(ctx, index, 'no-cache');

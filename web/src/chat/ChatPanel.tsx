@@ -10,6 +10,17 @@ export interface ChatProps {
   projectId: string;
   /** Opens a node in the tree. */
   onOpen: (path: string) => void;
+  /** The conversation the address names (`/chat/<session id>`): shown with its messages. */
+  session?: string | null;
+  /** The conversation changed (started, or a new chat: null): the address follows. */
+  onSession?: (id: string | null) => void;
+}
+
+/** A stored message of GET /chat/sessions/{id}/messages. */
+interface StoredMessage {
+  role: 'user' | 'assistant' | 'tool_call' | 'tool_result';
+  content: Record<string, unknown>;
+  execution_id: string | null;
 }
 
 type Item =
@@ -33,7 +44,7 @@ interface Turn {
  * wrote links to its diff. Follow-ups continue the session (`session_id` from `done`); *Stop*
  * closes the connection, which cancels the turn. Loaded on first use (a dynamic import).
  */
-export function ChatPanel({ projectId, onOpen }: ChatProps) {
+export function ChatPanel({ projectId, onOpen, session: wanted = null, onSession }: ChatProps) {
   const [agents, setAgents] = useState<AgentSummary[] | null>(null);
   const [agentId, setAgentId] = useState('');
   const [session, setSession] = useState<string | null>(null);
@@ -71,6 +82,35 @@ export function ChatPanel({ projectId, onOpen }: ChatProps) {
     };
   }, [projectId]);
 
+  // A conversation named by the address (a link, a reload): its agent chosen, its turns shown as stored.
+  useEffect(() => {
+    if (!wanted || wanted === session || running.current) return;
+    let gone = false;
+    (async () => {
+      const record = await api<{ id: string; agent_id: string }>('GET', `/chat/sessions/${encodeURIComponent(wanted)}`);
+      const messages: StoredMessage[] = [];
+      for (let after: number | null = 0; after !== null; ) {
+        const page: { messages: StoredMessage[]; next_after_seq: number | null } = await api('GET', `/chat/sessions/${encodeURIComponent(wanted)}/messages${query({ after_seq: after, limit: 200 })}`);
+        messages.push(...page.messages);
+        after = page.next_after_seq;
+      }
+      if (gone) return;
+      const restored = turnsOf(messages, agents?.find((a) => a.id === record.agent_id)?.name ?? 'agent');
+      turnCount.current = restored.length;
+      setAgentId(record.agent_id);
+      setSession(record.id);
+      setTurns(restored.map((t) => t.turn));
+      for (const t of restored) {
+        if (t.executionId) void versionsOf(record.agent_id, t.executionId).then((v) => v && setTurns((all) => all.map((x) => (x.key === t.turn.key ? { ...x, versions: v } : x))));
+      }
+    })().catch((err: Error) => {
+      if (!gone) setAlert(err instanceof ApiError && err.status === 404 ? 'Not found or no access: this conversation does not exist, or is not yours to see.' : `The conversation could not be loaded: ${err.message}`);
+    });
+    return () => {
+      gone = true;
+    };
+  }, [wanted, agents !== null]);
+
   // Leaving the panel (another project, signing out) cancels a running turn.
   useEffect(() => () => running.current?.abort(), []);
 
@@ -88,6 +128,7 @@ export function ChatPanel({ projectId, onOpen }: ChatProps) {
 
   const newChat = () => {
     setSession(null);
+    onSession?.(null);
     setTurns([]);
     setAlert(null);
   };
@@ -110,6 +151,7 @@ export function ChatPanel({ projectId, onOpen }: ChatProps) {
         if (event.type === 'done') {
           ended.done = event;
           setSession(event.session_id);
+          onSession?.(event.session_id);
           update((t) => ({ ...t, state: event.status === 'succeeded' ? 'succeeded' : event.status === 'cancelled' ? 'cancelled' : 'failed', usage: event.usage }));
         } else update((t) => apply(t, event));
       });
@@ -301,6 +343,28 @@ function versionIn(content: unknown): WrittenVersion | null {
 }
 
 /** The versions the turn wrote, as its execution records them (bash tools included); null when unknown. */
+/** Stored messages as the turns the panel shows: each user message opens one, the rest fill it in order. */
+function turnsOf(messages: StoredMessage[], agent: string): { turn: Turn; executionId: string | null }[] {
+  const out: { turn: Turn; executionId: string | null }[] = [];
+  for (const m of messages) {
+    if (m.role === 'user') {
+      out.push({ turn: { key: out.length + 1, message: String(m.content.text ?? ''), agent, items: [], state: 'succeeded', versions: [] }, executionId: m.execution_id });
+      continue;
+    }
+    const last = out[out.length - 1];
+    if (!last) continue;
+    last.executionId ??= m.execution_id;
+    const items = last.turn.items;
+    if (m.role === 'assistant') items.push({ kind: 'text', text: String(m.content.text ?? '') });
+    else if (m.role === 'tool_call') items.push({ kind: 'tool', id: String(m.content.id), name: String(m.content.name), arguments: (m.content.arguments ?? {}) as Record<string, unknown> });
+    else {
+      const call = items.find((i) => i.kind === 'tool' && i.id === m.content.tool_call_id);
+      if (call?.kind === 'tool') call.result = { content: m.content.content, is_error: Boolean(m.content.is_error) };
+    }
+  }
+  return out;
+}
+
 async function versionsOf(agentId: string, executionId: string): Promise<WrittenVersion[] | null> {
   try {
     const { executions } = await api<{ executions: ExecutionSummary[] }>('GET', `/agent-config/${agentId}/executions${query({ limit: 20 })}`);

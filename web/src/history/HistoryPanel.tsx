@@ -10,11 +10,17 @@ interface Props {
   path: string;
   /** The node's current version: the list reloads when it changes (a save, a live change). */
   version: number;
+  /** The two versions the address compares; null: none. */
+  diff: [number, number] | null;
+  /** Compare two versions: the address follows, then `diff`. */
+  onDiff: (diff: [number, number]) => void;
+  /** Show the node as it was at a version (its own address). */
+  onView?: (version: number) => void;
   onRolledBack: () => void;
 }
 
 /** The versions of one node (who, what, when), a diff between any two, and rollback with confirmation. */
-export function HistoryPanel({ projectId, path, version, onRolledBack }: Props) {
+export function HistoryPanel({ projectId, path, version, diff: wanted, onDiff, onView, onRolledBack }: Props) {
   const [versions, setVersions] = useState<VersionRecord[] | null>(null);
   const [from, setFrom] = useState(0);
   const [to, setTo] = useState(0);
@@ -26,19 +32,31 @@ export function HistoryPanel({ projectId, path, version, onRolledBack }: Props) 
     api<{ versions: VersionRecord[] }>('GET', `/content/${projectId}/versions${query({ path, limit: 200 })}`)
       .then((r) => {
         setVersions(r.versions);
+        if (wanted) return;
         setTo(r.versions[0]?.version ?? 0);
         setFrom(r.versions[1]?.version ?? r.versions[0]?.version ?? 0);
       })
       .catch((err: Error) => setMessage(err.message));
   }, [projectId, path, version]);
 
-  const showDiff = async (e: Event) => {
-    e.preventDefault();
-    try {
-      setDiff({ diff: await api<NodeDiff>('GET', `/content/${projectId}/diff${query({ path, v1: from, v2: to })}`), v1: from, v2: to });
-    } catch (err) {
-      setMessage((err as Error).message);
+  // The comparison the address names (a submit, a link, back/forward).
+  useEffect(() => {
+    if (!wanted) {
+      setDiff(null);
+      return;
     }
+    const [v1, v2] = wanted;
+    setFrom(v1);
+    setTo(v2);
+    api<NodeDiff>('GET', `/content/${projectId}/diff${query({ path, v1, v2 })}`).then(
+      (d) => setDiff({ diff: d, v1, v2 }),
+      (err: Error) => setMessage(err.message),
+    );
+  }, [projectId, path, wanted?.[0], wanted?.[1]]);
+
+  const showDiff = (e: Event) => {
+    e.preventDefault();
+    onDiff([from, to]);
   };
 
   const rollback = async (target: number) => {
@@ -65,6 +83,11 @@ export function HistoryPanel({ projectId, path, version, onRolledBack }: Props) 
               <ActorBadge actor_type={v.actor_type} author={v.author} authored_by={v.authored_by} />{' '}
               <span class="muted">{v.operation}</span> <span>{v.message ?? ''}</span>{' '}
               <time dateTime={v.created_at}>{new Date(v.created_at).toLocaleString()}</time>
+              {onView && v.version !== versions[0]!.version && (
+                <button type="button" class="link" onClick={() => onView(v.version)} aria-label={`View version ${v.version}`}>
+                  View
+                </button>
+              )}
               {v.version !== versions[0]!.version &&
                 (confirming === v.version ? (
                   <span class="confirm" role="group" aria-label={`Confirm rollback to version ${v.version}`}>

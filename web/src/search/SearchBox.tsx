@@ -7,6 +7,10 @@ interface Props {
   projectId: string;
   /** Opens a result's node in the tree (rejects when it cannot be opened). */
   onOpen: (path: string) => Promise<void>;
+  /** The words the address searches for (`/search?q=`); null when it names no search. */
+  query: string | null;
+  /** A search asked for (or cleared, ''): the address follows, then `query`. */
+  onQuery: (q: string) => void;
 }
 
 /** Waits between two index-status polls: doubling from half a second, never more than five. */
@@ -18,7 +22,7 @@ const POLL_MAX_MS = 5000;
  * result a button that opens its node in the tree. Without a search tool it offers to create one
  * (`POST /tools/search`) and follows its index until it is ready.
  */
-export function SearchBox({ projectId, onOpen }: Props) {
+export function SearchBox({ projectId, onOpen, query, onQuery }: Props) {
   const [tools, setTools] = useState<SearchTool[] | null>(null);
   const [toolId, setToolId] = useState('');
   const [index, setIndex] = useState<SearchIndexState | null>(null);
@@ -85,10 +89,26 @@ export function SearchBox({ projectId, onOpen }: Props) {
     }
   };
 
-  const search = async (e: Event) => {
+  // The address names the search: run it when it changes (a submit, a link, back/forward).
+  useEffect(() => {
+    const q = (query ?? '').trim();
+    if (!q) {
+      setAnswer(null);
+      return;
+    }
+    setText(q);
+    if (toolId && answer?.query !== q) void run(q);
+  }, [query, toolId]);
+
+  const search = (e: Event) => {
     e.preventDefault();
     const q = text.trim();
     if (!q || !toolId) return;
+    if (q === (query ?? '').trim()) void run(q);
+    else onQuery(q);
+  };
+
+  const run = async (q: string) => {
     setBusy(true);
     setError(null);
     try {
@@ -145,7 +165,7 @@ export function SearchBox({ projectId, onOpen }: Props) {
           <p role="status" class="muted">
             {answer.results.length === 0 ? `Nothing found for “${answer.query}”.` : `${answer.results.length} result${answer.results.length === 1 ? '' : 's'} for “${answer.query}”`}
             {answer.warning ? ` (${answer.warning})` : ''}{' '}
-            <button type="button" class="link" onClick={() => setAnswer(null)}>Clear</button>
+            <button type="button" class="link" onClick={() => onQuery('')}>Clear</button>
           </p>
           <ol>
             {answer.results.map((hit) => (
@@ -155,7 +175,6 @@ export function SearchBox({ projectId, onOpen }: Props) {
                   {hit.heading_path && <span class="hit-heading"> › {hit.heading_path}</span>}
                 </button>
                 <Snippet text={hit.snippet} query={answer.query} />
-                <span class="hit-score muted">score {hit.score}</span>
               </li>
             ))}
           </ol>

@@ -5,13 +5,11 @@ import type { Organization, Project } from '../api/types.ts';
 import { signOut } from './signOut.ts';
 
 interface Props {
-  /** A project named by the URL (/projects/<id>): opened as soon as it is found. */
-  wanted: string | null;
   onOpen: (p: Project) => void;
 }
 
 /** The user's organizations and their projects; a fresh account is set up first (POST /auth/initialize). */
-export function ProjectChooser({ wanted, onOpen }: Props) {
+export function ProjectChooser({ onOpen }: Props) {
   const [orgs, setOrgs] = useState<Organization[] | null>(null);
   const [orgId, setOrgId] = useState<string>('');
   const [projects, setProjects] = useState<Project[]>([]);
@@ -28,10 +26,6 @@ export function ProjectChooser({ wanted, onOpen }: Props) {
         }
         setOrgs(list);
         setOrgId(list[0]?.id ?? '');
-        if (wanted) {
-          const p = await api<Project>('GET', `/projects/${encodeURIComponent(wanted)}`).catch(() => null);
-          if (p) onOpen(p);
-        }
       } catch (err) {
         setError(err instanceof ApiError ? err.message : String(err));
       }

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, query } from '../api/client.ts';
+import { api, ApiError, query } from '../api/client.ts';
 import { followChanges } from '../api/changeFeed.ts';
 import { sessionUser } from '../api/session.ts';
 import type { CatAnswer, Entry, Project } from '../api/types.ts';
@@ -14,25 +14,81 @@ import { UploadList } from '../upload/uploadList.ts';
 import { UploadProgress } from '../upload/UploadProgress.tsx';
 import { LazyChat } from '../chat/LazyChat.tsx';
 import { SearchBox } from '../search/SearchBox.tsx';
+import type { DashRoute, Panel } from '../route.ts';
 import { CreateForm } from './CreateForm.tsx';
+import { NotFound } from './NotFound.tsx';
 import { NodeView } from './NodeView.tsx';
 import { signOut } from './signOut.ts';
 
-/** One project: its tree, the selected node, the trash; kept current by the change feed. */
-export function Workspace({ project, onLeave }: { project: Project; onLeave: () => void }) {
+interface Props {
+  project: Project;
+  /** The view the address names: the open node, its tab, version or diff, and the project view beside it. */
+  route: DashRoute;
+  /** Shows another view (a new history entry, or in place with `replace`). */
+  onRoute: (r: DashRoute, replace?: boolean) => void;
+  onLeave: () => void;
+}
+
+/** One project: its tree, the selected node, the trash; kept current by the change feed. The address names what is open. */
+export function Workspace({ project, route, onRoute, onLeave }: Props) {
   const store = useMemo(() => new TreeStore(project.id), [project.id]);
-  const [selected, setSelected] = useState<Entry | null>(null);
-  const [liveTick, setLiveTick] = useState(0);
-  const [live, setLive] = useState(false);
-  const [showTrash, setShowTrash] = useState(false);
-  const [showSettings, setShowSettings] = useState(false);
-  const [showHistory, setShowHistory] = useState(false);
-  const [showChat, setShowChat] = useState(false);
-  const [revision, setRevision] = useState(0);
-  /** The outcome of the last drag-and-drop move (uploads report in their own list). */
-  const [moveNote, setMoveNote] = useState<{ text: string; failed: boolean } | null>(null);
+  const [selected, setSelectedEntry] = useState<Entry | null>(null);
   const selectedRef = useRef(selected);
   selectedRef.current = selected;
+  /** The node the address names could not be opened (not found, or outside the viewer's access). */
+  const [missing, setMissing] = useState<string | null>(null);
+  const [liveTick, setLiveTick] = useState(0);
+  const [live, setLive] = useState(false);
+  const [revision, setRevision] = useState(0);
+  const routeRef = useRef(route);
+  routeRef.current = route;
+  const panel = route.panel;
+  const showHistory = panel === 'history';
+  const showTrash = panel === 'trash';
+  const showSettings = panel === 'settings';
+  const showChat = panel === 'chat';
+  /** Opens a node (or none): the address follows; `replace` when the same node only moved. */
+  const setSelected = (entry: Entry | null, replace = false) => {
+    setSelectedEntry(entry);
+    setMissing(null);
+    const r = routeRef.current;
+    if (entry?.path === r.path) return;
+    const next: DashRoute = { ...r, path: entry?.path ?? null, tab: 'content', version: null, diff: null };
+    // Opening a node from settings leaves them, as it always did.
+    if (entry && !replace && r.panel === 'settings') next.panel = null;
+    onRoute(next, replace);
+  };
+  const togglePanel = (p: Panel) => onRoute({ ...routeRef.current, panel: routeRef.current.panel === p ? null : p, chat: null, q: null });
+
+  // The node the address names, found when it changes (a link, a reload, back/forward).
+  useEffect(() => {
+    const path = route.path;
+    if (path === null) {
+      setSelectedEntry(null);
+      setMissing(null);
+      return;
+    }
+    if (selectedRef.current?.path === path) return;
+    let gone = false;
+    api<Entry>('GET', `/content/${project.id}/stat${query({ path })}`).then(
+      (entry) => {
+        if (gone) return;
+        store.reveal(entry.path);
+        setSelectedEntry(entry);
+        setMissing(null);
+      },
+      (err: unknown) => {
+        if (gone) return;
+        setSelectedEntry(null);
+        setMissing(err instanceof ApiError && [403, 404, 422].includes(err.status) ? path : null);
+      },
+    );
+    return () => {
+      gone = true;
+    };
+  }, [route.path]);
+  /** The outcome of the last drag-and-drop move (uploads report in their own list). */
+  const [moveNote, setMoveNote] = useState<{ text: string; failed: boolean } | null>(null);
   // The feed shows the new file too, but only in folders already loaded: reveal opens the way to it.
   const uploads = useMemo(
     () =>
@@ -56,8 +112,8 @@ export function Workspace({ project, onLeave }: { project: Project; onLeave: () 
           const change = current && event.changes.find((c) => c.node_id === current.id);
           if (!current || !change) return;
           // Deleted elsewhere: the open view would show a node that is now in the trash.
-          if (isRemoval(change)) return setSelected(null);
-          if (change.path !== current.path) setSelected({ ...current, path: change.path, name: change.path.split('/').pop()! });
+          if (isRemoval(change)) return setSelected(null, true);
+          if (change.path !== current.path) setSelected({ ...current, path: change.path, name: change.path.split('/').pop()! }, true);
           setLiveTick((t) => t + 1);
         },
         () => setLive(true),
@@ -74,7 +130,6 @@ export function Workspace({ project, onLeave }: { project: Project; onLeave: () 
   /** Opens a node by its path (a search result, a version an agent wrote): revealed in the tree, shown in the main area. */
   const openPath = async (path: string) => {
     const entry = await api<Entry>('GET', `/content/${project.id}/stat${query({ path })}`);
-    setShowSettings(false);
     created(entry);
   };
 
@@ -92,7 +147,7 @@ export function Workspace({ project, onLeave }: { project: Project; onLeave: () 
     store.refreshAround([oldPath, newPath]);
     store.reveal(newPath);
     const current = selectedRef.current;
-    if (current?.path === oldPath) setSelected({ ...current, path: newPath, name: newPath.split('/').pop()! });
+    if (current?.path === oldPath) setSelected({ ...current, path: newPath, name: newPath.split('/').pop()! }, true);
   };
   const moveByDrag = (path: string, target: Entry) =>
     moveInto(project.id, path, target.path).then(
@@ -111,15 +166,20 @@ export function Workspace({ project, onLeave }: { project: Project; onLeave: () 
         <span class={`live ${live ? 'on' : ''}`} role="status" aria-label={live ? 'Live updates on' : 'Connecting to live updates'}>
           {live ? '● Live' : '○ Connecting'}
         </span>
-        <button type="button" aria-pressed={showHistory} onClick={() => setShowHistory(!showHistory)}>Project history</button>
-        <button type="button" aria-pressed={showChat} onClick={() => setShowChat(!showChat)}>Chat</button>
-        <button type="button" aria-pressed={showTrash} onClick={() => setShowTrash(!showTrash)}>Trash</button>
-        <button type="button" aria-pressed={showSettings} onClick={() => setShowSettings(!showSettings)}>Settings</button>
+        <button type="button" aria-pressed={showHistory} onClick={() => togglePanel('history')}>Project history</button>
+        <button type="button" aria-pressed={showChat} onClick={() => togglePanel('chat')}>Chat</button>
+        <button type="button" aria-pressed={showTrash} onClick={() => togglePanel('trash')}>Trash</button>
+        <button type="button" aria-pressed={showSettings} onClick={() => togglePanel('settings')}>Settings</button>
         <span class="who">{sessionUser()?.email}</span>
         <button type="button" onClick={() => void signOut()}>Sign out</button>
       </header>
       <nav class="side" aria-label="Files">
-        <SearchBox projectId={project.id} onOpen={openPath} />
+        <SearchBox
+          projectId={project.id}
+          onOpen={openPath}
+          query={panel === 'search' ? route.q ?? '' : null}
+          onQuery={(q) => onRoute({ ...routeRef.current, panel: q ? 'search' : null, q: q || null, chat: null }, routeRef.current.panel === 'search')}
+        />
         <CreateForm projectId={project.id} folder={folder} onCreated={created} />
         <UploadButton folder={folder} onFiles={(files) => upload(null, files)} />
         <UploadProgress uploads={uploads} />
@@ -131,10 +191,7 @@ export function Workspace({ project, onLeave }: { project: Project; onLeave: () 
         <FileTree
           store={store}
           selected={selected?.path ?? null}
-          onSelect={(entry) => {
-            setShowSettings(false);
-            setSelected(entry);
-          }}
+          onSelect={(entry) => setSelected(entry)}
           drag={{ currentFolder: folder, onFiles: upload, onMove: (path, target) => void moveByDrag(path, target) }}
         />
       </nav>
@@ -142,17 +199,23 @@ export function Workspace({ project, onLeave }: { project: Project; onLeave: () 
         <LazyChat
           open={showChat}
           projectId={project.id}
+          session={showChat ? route.chat : null}
+          onSession={(id) => onRoute({ ...routeRef.current, panel: 'chat', chat: id }, true)}
           onOpen={(path) => void openPath(path).catch((err: Error) => setMoveNote({ text: `Cannot open /${path}: ${err.message}`, failed: true }))}
         />
         {showHistory && <ProjectHistoryPanel projectId={project.id} revision={revision} />}
         {showTrash && <TrashPanel projectId={project.id} revision={revision} />}
         {showSettings ? (
           <SettingsPanel projectId={project.id} />
+        ) : missing !== null ? (
+          <NotFound what={`/${missing}`} />
         ) : selected ? (
           <NodeView
             key={selected.id}
             projectId={project.id}
             entry={selected}
+            route={route}
+            onRoute={onRoute}
             liveTick={liveTick}
             onMoved={(path) => moved(selected.path, path)}
             onTrashed={() => {
