@@ -79,6 +79,12 @@ test('creates a folder and a Markdown document, edits it with a sanitized previe
   t.true(t.context.cspViolations.length > 0 && t.context.cspViolations.every((v) => /script-src-attr|inline event handler/.test(v)), t.context.cspViolations.join('\n'));
   t.context.cspViolations.length = 0;
 
+  // Tables in rendered Markdown have borders.
+  await page.getByLabel('Markdown source').fill('# Welcome\n\nSome *text*.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n');
+  const cell = preview.locator('td').first();
+  await cell.waitFor();
+  t.is(await cell.evaluate((el) => getComputedStyle(el).borderTopStyle), 'solid');
+
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByText('Saved as version 2.').waitFor();
   const saved = await cat(projectId, 'guides/intro.md');
@@ -99,9 +105,16 @@ test('the JSON editor refuses invalid JSON and saves valid JSON formatted', asyn
   t.true(await page.getByRole('button', { name: 'Save' }).isDisabled());
   await source.fill('{"a": 2, "b": [true]}');
   await page.getByText('Valid JSON.').waitFor();
+  // An optional message says why; it is the version's message.
+  await page.getByPlaceholder('Describe the change (optional)').fill('bump a, add b');
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByText('Saved as version 2.').waitFor();
   t.deepEqual((await cat(projectId, 'config.json')).content, { a: 2, b: [true] });
+  const versions = (await server.api('GET', `/content/${projectId}/versions?path=config.json`, { token: admin.token })).body.data.versions;
+  t.is(versions[0].message, 'bump a, add b');
+  t.is(await page.getByPlaceholder('Describe the change (optional)').inputValue(), '', 'the message field empties after a save');
+  // Every file kind shows its size in the tree, JSON too.
+  t.regex((await treeItem(page, 'config.json', 'json').locator('.size').textContent()) ?? '', /^\d+ B$/);
 });
 
 test('a save after another client changed the document shows the conflict and overwrites nothing', async (t) => {

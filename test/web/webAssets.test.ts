@@ -33,6 +33,11 @@ test('client routes get index.html; the service paths are never shadowed', async
   t.is(route.status, 200);
   t.is(route.headers.get('cache-control'), 'no-cache');
   t.regex(await route.text(), /<div id="app">/);
+  // A favicon, linked from the page.
+  t.regex(await (await get('/')).text(), /<link rel="icon" href="\/favicon\.svg"/);
+  const icon = await get('/favicon.svg', 'image/*');
+  t.is(icon.status, 200);
+  t.regex(icon.headers.get('content-type') ?? '', /image\/svg\+xml/);
   // Deep links to nodes, whose paths end in a file name, get it too.
   const deep = await get('/projects/prj_x/files/docs/guide.md?tab=blame');
   t.is(deep.status, 200);

@@ -64,7 +64,7 @@ export function ConflictDialog({ path, conflict, busy, error, onSaveMerged, onEd
         <p class="ok">Your changes and theirs do not overlap: the merge below has both.</p>
       ) : (
         <p class="error">
-          {merge.conflicts === 1 ? 'One place was' : `${merge.conflicts} places were`} changed on both sides. The merge marks {merge.conflicts === 1 ? 'it' : 'them'}
+          {merge.conflicts === 1 ? 'One place was' : `${merge.conflicts} places were`} changed on both sides. The merge marks {merge.conflicts === 1 ? 'it' : 'them'}{' '}
           (<code>{'<<<<<<< current'}</code> theirs, <code>=======</code>, <code>{'>>>>>>> incoming'}</code> yours)
           {merge.pointers ? <> at {merge.pointers.map((p) => <code key={p}>{p || '(the whole document)'}</code>)}</> : null}: edit it to choose.
         </p>

@@ -28,6 +28,8 @@ export function TextEditor({ projectId, node, onSaved, reload }: Props) {
   const [status, setStatus] = useState<string | null>(null);
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [busy, setBusy] = useState(false);
+  /** Why this change, recorded with the version (optional; the service says "update <path>" without one). */
+  const [message, setMessage] = useState('');
 
   // Another client's change to the open node: follow it unless the user has edits of their own.
   // With edits, the base stays the version they started from, so saving shows the conflict.
@@ -54,7 +56,9 @@ export function TextEditor({ projectId, node, onSaved, reload }: Props) {
         node_type: node.type,
         content,
         base_version: baseVersion,
+        ...(message.trim() ? { message: message.trim() } : {}),
       });
+      setMessage('');
       setConflict(null);
       const now = { ...node, version: saved.version, content };
       setBase(now);
@@ -130,6 +134,10 @@ export function TextEditor({ projectId, node, onSaved, reload }: Props) {
         )}
       </div>
       <div class="actions">
+        <label class="save-message">
+          <span class="visually-hidden">Message</span>
+          <input type="text" value={message} maxLength={1000} placeholder="Describe the change (optional)" onInput={(e) => setMessage(e.currentTarget.value)} />
+        </label>
         <button type="button" disabled={busy || !dirty || invalid !== null || conflict !== null} onClick={() => void save(text, base.version)}>
           Save
         </button>

@@ -77,7 +77,7 @@ function Row({ entry, store, depth, selected, onSelect, drag, state }: Props & {
       >
         <NodeIcon type={entry.type} open={open} />
         {entry.name}
-        {entry.type === 'file' && <span class="size">{formatSize(entry.size)}</span>}
+        {entry.type !== 'folder' && <span class="size">{formatSize(entry.size)}</span>}
       </button>
       {open && (
         <ul role="group">
