@@ -61,7 +61,10 @@ export function presentChange(e: ChangeEntry) {
     node_id: e.nodeId,
     path: e.path,
     old_path: e.oldPath,
-    action: e.action,
+    // A rollback writes a new version of the node: an `update` to clients that know only
+    // create/update/delete (PuppyOne's); `operation` keeps what it was.
+    action: e.action === 'rollback' ? 'update' : e.action,
+    operation: e.action,
     node_type: e.nodeType,
     version: e.version,
     actor: presentActor(e.actor),

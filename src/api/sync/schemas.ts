@@ -302,7 +302,8 @@ export const changelogPage = z.object({
       node_id: z.string(),
       path: z.string(),
       old_path: z.string().nullable(),
-      action: z.string(),
+      action: z.string().describe('a rollback is shown as update (see operation)'),
+      operation: z.string().describe('what the change was: as action, but a rollback is rollback'),
       node_type: z.string(),
       version: z.number().int(),
       actor: z.object({
