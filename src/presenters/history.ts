@@ -58,8 +58,15 @@ function presentCommit(c: CommitChanges) {
 }
 
 export function presentProjectDiff(r: { v1: number; v2: number; changes: PathChange[] }) {
-  return { v1: r.v1, v2: r.v2, changes: r.changes.map((c) => ({ path: c.path, old_path: c.oldPath, operation: c.operation, node_id: c.nodeId, type: c.type })) };
+  return {
+    v1: r.v1,
+    v2: r.v2,
+    changes: r.changes.map((c) => ({ path: c.path, old_path: c.oldPath, operation: c.operation, node_id: c.nodeId, type: c.type, change_type: changeType[c.operation] })),
+  };
 }
+
+/** PuppyOne's words for a path's change between two project versions. */
+const changeType = { added: 'added', deleted: 'removed', modified: 'modified', moved: 'modified' } as const;
 
 // What the presenters above answer, for the response schemas of the OpenAPI document.
 
@@ -130,6 +137,13 @@ export const projectDiffSchema = z.object({
   v1: int,
   v2: int,
   changes: z.array(
-    z.object({ path: z.string(), old_path: z.string().nullable(), operation: z.enum(['added', 'modified', 'moved', 'deleted']), node_id: z.string(), type: nodeTypeSchema }),
+    z.object({
+      path: z.string(),
+      old_path: z.string().nullable(),
+      operation: z.enum(['added', 'modified', 'moved', 'deleted']),
+      node_id: z.string(),
+      type: nodeTypeSchema,
+      change_type: z.enum(['added', 'removed', 'modified']).describe("operation in PuppyOne's words"),
+    }),
   ),
 });

@@ -257,6 +257,20 @@ export function contentRoutes(s: ContentRouteDeps): RouteGroup {
       }),
       route({
         method: 'post',
+        path: '/move',
+        summary: 'Move or rename a node: mv by the names of PuppyOne\'s earlier clients ({src, dst})',
+        permission: 'content:write',
+        authorize: { content: project, paths: ({ body }) => [body.src, body.dst] },
+        params,
+        body: schema.moveBody,
+        response: schema.mvAnswer,
+        async handle(ctx, { body, access }) {
+          const r = await moveNode(s, access, { from: body.src, to: body.dst, message: body.message });
+          ok(ctx, presentMove(present(), r), 'Moved');
+        },
+      }),
+      route({
+        method: 'post',
         path: '/rm',
         summary: 'Move a node to the trash, or delete it permanently',
         permission: 'content:write',

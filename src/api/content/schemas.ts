@@ -44,15 +44,33 @@ export const versionContentQuery = z.object({ path: requiredPath, version: intFr
 export const diffQuery = z.object({ path: requiredPath.optional(), v1: intFromQuery(0), v2: intFromQuery(1) });
 
 /** Content is validated against node_type by the content store (object/array for json, string for markdown, base64 for files). */
-export const writeBody = z.object({
-  path: requiredPath,
-  content: z.unknown().refine((v) => v !== undefined, 'content is required'),
-  node_type: nodeType,
-  message,
-  base_version: z.number().int().min(0).optional(),
-});
+/** The node type a path's extension names (.json, .md, .markdown), for writes that leave node_type out. */
+const typeOfPath = (p: string) => (/\.json$/i.test(p) ? 'json' : /\.(md|markdown)$/i.test(p) ? 'markdown' : undefined);
+
+/**
+ * `type` is another name for `node_type` (PuppyOne's earlier clients send it); without either,
+ * a path ending in .json or .md/.markdown says the type, any other path needs one (422).
+ */
+export const writeBody = z
+  .object({
+    path: requiredPath,
+    content: z.unknown().refine((v) => v !== undefined, 'content is required'),
+    node_type: nodeType.optional(),
+    type: nodeType.optional().describe('another name for node_type'),
+    message,
+    base_version: z.number().int().min(0).optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.node_type !== undefined && b.type !== undefined && b.node_type !== b.type) ctx.addIssue({ code: 'custom', path: ['type'], message: 'give node_type or type, not two different ones' });
+    if (b.node_type === undefined && b.type === undefined && typeOfPath(b.path) === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['node_type'], message: 'node_type is required (json, markdown or file) unless the path ends in .json, .md or .markdown' });
+    }
+  })
+  .transform(({ type, ...b }) => ({ ...b, node_type: (b.node_type ?? type ?? typeOfPath(b.path))! }));
 export const mkdirBody = z.object({ path: requiredPath, message });
 export const mvBody = z.object({ old_path: requiredPath, new_path: requiredPath, message });
+/** PuppyOne's earlier name of mv: `POST move {src, dst}`. */
+export const moveBody = z.object({ src: requiredPath, dst: requiredPath, message });
 export const rmBody = z.object({ path: requiredPath, permanent: z.boolean().default(false), message });
 /** Without original_path the item goes back where it was deleted from (or, if that is unknown, to the root under its name). */
 export const restoreBody = z.object({ trash_path: requiredPath, original_path: requiredPath.optional(), message });
