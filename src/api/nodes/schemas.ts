@@ -52,7 +52,8 @@ export const bulkCreateBody = z.object({
         .object({
           name,
           type: z.enum(['folder', 'json', 'markdown', 'file']),
-          content: z.unknown().optional(),
+          // null is no node's content (PuppyOne's clients send it for folders): the same as leaving it out.
+          content: z.unknown().optional().transform((v) => (v === null ? undefined : v)),
           temp_id: z.string().min(1).max(200).optional(),
           parent_temp_id: z.string().min(1).max(200).optional(),
           parent_id: parentId,
