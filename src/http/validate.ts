@@ -69,7 +69,8 @@ export function parseAcceptingNull<S extends z.ZodType>(schema: S, input: unknow
   if (result.success) return result;
   let dropped: Key[][] = [];
   for (let round = 0; round < 8 && !result.success; round++) {
-    const more: Key[][] = result.error.issues.map((i) => i.path as Key[]).filter((p: Key[]) => p.length > 0 && valueAt(input, p) === null && !dropped.some((d) => samePath(d, p)));
+    // Only where null itself was the wrong type: a rule over several fields ("not both") keeps its null.
+    const more: Key[][] = result.error.issues.filter((i) => i.code === 'invalid_type').map((i) => i.path as Key[]).filter((p: Key[]) => p.length > 0 && valueAt(input, p) === null && !dropped.some((d) => samePath(d, p)));
     if (more.length === 0) break;
     const tried = [...dropped, ...more];
     const retry = schema.safeParse(without(input, tried)) as Parsed<S>;

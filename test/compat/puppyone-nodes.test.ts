@@ -199,12 +199,16 @@ test('folder sync: push-file {external_resource_id, content_md | content_json} a
 
   const created = await push({ external_resource_id: 'notes/a.md', content_md: '# a', content_json: null, content_hash: 'x' });
   documented(t, 'post', '/sync/syncs/{syncId}/push-file', created);
+  t.is(created.status, 200, JSON.stringify(created.body));
   t.is(created.body.data.action, 'created');
   const same = await push({ external_resource_id: 'notes/a.md', content_md: '# a', content_hash: 'x' });
+  t.is(same.status, 200, JSON.stringify(same.body));
   t.is(same.body.data.action, 'skipped');
   const updated = await push({ external_resource_id: 'notes/a.md', content_md: '# b' });
+  t.is(updated.status, 200, JSON.stringify(updated.body));
   t.is(updated.body.data.action, 'updated');
   const json = await push({ external_resource_id: 'c.json', content_json: { c: 1 }, content_md: null });
+  t.is(json.status, 200, JSON.stringify(json.body));
   t.is(json.body.data.action, 'created');
   t.is((await server.api('GET', `/content/${pid}/cat?path=synced/c.json`, { token })).body.data.content.c, 1);
   t.is((await server.api('GET', `/content/${pid}/cat?path=synced/notes/a.md`, { token })).body.data.content, '# b');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../../http/pagination.ts';
+import { parseAcceptingNull } from '../../http/validate.ts';
 import { pageFields } from '../presenters/page.ts';
 
 const id = z.string().min(1).max(100);
@@ -95,7 +96,8 @@ function pushBodySchema(body: unknown) {
 export const pushBody = z
   .unknown()
   .transform((body, ctx) => {
-    const r = pushBodySchema(body).safeParse(body);
+    // The chosen form is parsed as every body is (null = absent), its errors passed on as they are.
+    const r = parseAcceptingNull(pushBodySchema(body), body);
     if (r.success) return r.data;
     for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message, input: body });
     return z.NEVER;
