@@ -8,7 +8,7 @@ export type InputSource = 'body' | 'query' | 'params';
  * offending field (`{field, message}`), never a 500.
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, source: InputSource): z.output<S> {
-  const result = schema.safeParse(input ?? {});
+  const result = parseAcceptingNull(schema, input ?? {});
   if (result.success) return result.data;
   const details = result.error.issues.map((issue) => ({
     field: issue.path.length ? issue.path.map((seg) => (source === 'params' ? snakeCase(seg) : String(seg))).join('.') : source,
@@ -45,7 +45,7 @@ export async function parseListInput<S extends z.ZodType, I extends z.ZodType, K
       await new Promise<void>((resolve) => setImmediate(resolve));
       since = performance.now();
     }
-    const r = itemSchema.safeParse(list[i]);
+    const r = parseAcceptingNull(itemSchema, list[i]);
     if (r.success) {
       if (details.length === 0) items.push(map(r.data, i));
     }
@@ -53,4 +53,56 @@ export async function parseListInput<S extends z.ZodType, I extends z.ZodType, K
   }
   if (details.length) throw validationError(`Invalid body: check ${[...new Set(details.map((d) => d.field))].join(', ')}.`, details);
   return { ...body, [listField]: items } as Omit<z.output<S>, K> & Record<K, R[]>;
+}
+
+type Parsed<S extends z.ZodType> = z.ZodSafeParseResult<z.output<S>>;
+type Key = PropertyKey;
+
+/**
+ * `schema.safeParse`, where `null` stands for "absent" in any optional field at any depth (clients
+ * such as PuppyOne's send `null` for every optional field they leave out): a field whose `null`
+ * fails is left out and the input parsed again, unless leaving it out fails too (the field is
+ * required, and its error is the one about `null`). Only failed parses pay for this.
+ */
+export function parseAcceptingNull<S extends z.ZodType>(schema: S, input: unknown): Parsed<S> {
+  let result = schema.safeParse(input) as Parsed<S>;
+  if (result.success) return result;
+  let dropped: Key[][] = [];
+  for (let round = 0; round < 8 && !result.success; round++) {
+    // Only where null itself was the wrong type: a rule over several fields ("not both") keeps its null.
+    const more: Key[][] = result.error.issues.filter((i) => i.code === 'invalid_type').map((i) => i.path as Key[]).filter((p: Key[]) => p.length > 0 && valueAt(input, p) === null && !dropped.some((d) => samePath(d, p)));
+    if (more.length === 0) break;
+    const tried = [...dropped, ...more];
+    const retry = schema.safeParse(without(input, tried)) as Parsed<S>;
+    // A field still in error once left out is required: its `null` stays, with the error it had.
+    const required: Key[][] = retry.success ? [] : retry.error.issues.map((i) => i.path as Key[]).filter((p) => more.some((m) => samePath(m, p)));
+    dropped = tried.filter((p) => !required.some((r) => samePath(r, p)));
+    result = required.length ? (schema.safeParse(without(input, dropped)) as Parsed<S>) : retry;
+    if (required.length) break;
+  }
+  return result;
+}
+
+const samePath = (a: readonly Key[], b: readonly Key[]) => a.length === b.length && a.every((k, i) => k === b[i]);
+
+function valueAt(value: unknown, path: readonly Key[]): unknown {
+  let v = value;
+  for (const k of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<Key, unknown>)[k];
+  }
+  return v;
+}
+
+/** A copy of `value` without the fields at `paths` (only the objects and arrays on the way are copied). */
+function without(value: unknown, paths: readonly (readonly Key[])[]): unknown {
+  if (paths.length === 0 || value === null || typeof value !== 'object') return value;
+  const copy = (Array.isArray(value) ? [...value] : { ...value }) as Record<Key, unknown>;
+  const byHead = new Map<Key, Key[][]>();
+  for (const p of paths) {
+    if (p.length === 1) delete copy[p[0]!];
+    else byHead.set(p[0]!, [...(byHead.get(p[0]!) ?? []), p.slice(1)]);
+  }
+  for (const [k, rest] of byHead) if (k in copy) copy[k] = without(copy[k], rest);
+  return copy;
 }

@@ -21,6 +21,10 @@ export function presentVersion(v: VersionInfo) {
     commit_id: v.commitId,
     project_version: v.projectVersion,
     content_hash: v.blobId,
+    // PuppyOne's names for actor_type, actor_id and size
+    operator_type: v.actorType,
+    operator_id: v.actorId,
+    size_bytes: v.size,
   };
 }
 
@@ -48,6 +52,10 @@ export function presentAuditLog(e: AuditLogEntry) {
     path: e.path,
     timestamp: e.timestamp,
     details: e.details,
+    // PuppyOne's names for actor_type, actor_id and timestamp
+    operator_type: e.actorType,
+    operator_id: e.actorId,
+    created_at: e.timestamp,
   };
 }
 
@@ -82,6 +90,9 @@ export const versionSchema = z.object({
   commit_id: z.string(),
   project_version: z.number().int(),
   content_hash: z.string().nullable(),
+  operator_type: z.enum(['user', 'agent', 'sync']).describe('actor_type, by the name PuppyOne clients read'),
+  operator_id: z.string().describe('actor_id, by the name PuppyOne clients read'),
+  size_bytes: z.number().int().describe('size, by the name PuppyOne clients read'),
 });
 
 /** `presentContent`: json → content, markdown → content and content_text, file → content_base64. */
@@ -112,4 +123,7 @@ export const auditLogSchema = z.object({
   path: z.string(),
   timestamp: z.string(),
   details: z.record(z.string(), z.unknown()),
+  operator_type: z.enum(['user', 'agent', 'sync']).describe('actor_type, by the name PuppyOne clients read'),
+  operator_id: z.string().describe('actor_id, by the name PuppyOne clients read'),
+  created_at: z.string().describe('timestamp, by the name PuppyOne clients read'),
 });

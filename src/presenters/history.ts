@@ -3,6 +3,7 @@ import type { NodeVersion } from '../commands/readNodeVersion.ts';
 import type { ProjectCommits } from '../commands/listProjectCommits.ts';
 import type { PathChange } from '../commands/diffProject.ts';
 import type { NodeInfo, VersionList } from '../content/contentStore.ts';
+import type { DiffChange } from '../content/diffChanges.ts';
 import type { VersionDiff } from '../content/versionDiff.ts';
 import type { CommitChanges } from '../events/changelog.ts';
 import { contentFieldsSchema, presentContent, presentVersion, versionSchema } from './content.ts';
@@ -15,17 +16,26 @@ import { nodeTypeSchema } from './node.ts';
  */
 
 export function presentVersionList(r: VersionList & { node: NodeInfo }) {
-  return { id: r.node.id, path: r.node.path, versions: r.versions.map(presentVersion), total: r.total, current_version: r.currentVersion };
+  const versions = r.versions.map(presentVersion);
+  return { id: r.node.id, path: r.node.path, versions, total: r.total, current_version: r.currentVersion, commits: versions.map(asPuppyOneCommit) };
+}
+
+/** A node version as PuppyOne's clients list history: `version` is the project version (what their rollback takes), `who` the author. */
+function asPuppyOneCommit(v: ReturnType<typeof presentVersion>) {
+  return { version: v.project_version, node_version: v.version, who: v.author, message: v.message, created_at: v.created_at, commit_id: v.commit_id, operation: v.operation };
 }
 
 /** One version's record with its complete content (none for folder versions). */
 export function presentNodeVersion(r: NodeVersion) {
   const base = { id: r.node.id, ...presentVersion(r.version) };
-  return r.bytes ? { ...base, ...presentContent(r.version.type, r.bytes) } : base;
+  if (!r.bytes) return base;
+  const content = presentContent(r.version.type, r.bytes);
+  // PuppyOne's clients read a json version as content_json (markdown is content_text already)
+  return r.version.type === 'json' ? { ...base, ...content, content_json: content.content } : { ...base, ...content };
 }
 
-export function presentNodeDiff(r: { node: NodeInfo; v1: number; v2: number; diff: VersionDiff }) {
-  return { id: r.node.id, path: r.node.path, v1: r.v1, v2: r.v2, ...r.diff };
+export function presentNodeDiff(r: { node: NodeInfo; v1: number; v2: number; diff: VersionDiff; changes: DiffChange[] }) {
+  return { id: r.node.id, path: r.node.path, v1: r.v1, v2: r.v2, ...r.diff, changes: r.changes };
 }
 
 export function presentProjectCommits(r: ProjectCommits) {
@@ -39,6 +49,7 @@ function presentCommit(c: CommitChanges) {
     actor_type: c.actor.type,
     actor_id: c.actor.id,
     author: c.actor.author,
+    who: c.actor.author, // PuppyOne's name for author
     authored_by: c.actor.commitAuthor ?? null,
     message: c.message,
     created_at: c.createdAt,
@@ -47,20 +58,55 @@ function presentCommit(c: CommitChanges) {
 }
 
 export function presentProjectDiff(r: { v1: number; v2: number; changes: PathChange[] }) {
-  return { v1: r.v1, v2: r.v2, changes: r.changes.map((c) => ({ path: c.path, old_path: c.oldPath, operation: c.operation, node_id: c.nodeId, type: c.type })) };
+  return {
+    v1: r.v1,
+    v2: r.v2,
+    changes: r.changes.map((c) => ({ path: c.path, old_path: c.oldPath, operation: c.operation, node_id: c.nodeId, type: c.type, change_type: changeType[c.operation] })),
+  };
 }
+
+/** PuppyOne's words for a path's change between two project versions. */
+const changeType = { added: 'added', deleted: 'removed', modified: 'modified', moved: 'modified' } as const;
 
 // What the presenters above answer, for the response schemas of the OpenAPI document.
 
 const int = z.number().int();
 
-export const versionListSchema = z.object({ id: z.string(), path: z.string(), versions: z.array(versionSchema), total: int, current_version: int });
+const puppyOneCommit = z.object({
+  version: int.describe('the project version'),
+  node_version: int,
+  who: z.string(),
+  message: z.string().nullable(),
+  created_at: z.string(),
+  commit_id: z.string(),
+  operation: versionSchema.shape.operation,
+});
+export const versionListSchema = z.object({
+  id: z.string(),
+  path: z.string(),
+  versions: z.array(versionSchema),
+  total: int,
+  current_version: int,
+  commits: z.array(puppyOneCommit).describe("the versions again, as PuppyOne's clients list them (version = project version)"),
+});
 
-export const versionWithContentSchema = versionSchema.extend({ id: z.string(), ...contentFieldsSchema });
+export const versionWithContentSchema = versionSchema.extend({ id: z.string(), ...contentFieldsSchema, content_json: z.unknown().optional().describe('json content again, by the name PuppyOne clients read') });
 
 const side = z.object({ size: int, sha256: z.string() });
 const lines = { unified_diff: z.string(), added_lines: int, removed_lines: int };
-const diffHead = { id: z.string(), path: z.string(), v1: int, v2: int };
+const diffChange = z.object({
+  path: z.string().describe("json: the JSON Pointer; text and files: ''"),
+  change_type: z.enum(['added', 'removed', 'modified']),
+  old_value: z.unknown(),
+  new_value: z.unknown(),
+});
+const diffHead = {
+  id: z.string(),
+  path: z.string(),
+  v1: int,
+  v2: int,
+  changes: z.array(diffChange).describe("the diff as a flat list of changes, as PuppyOne's clients read it"),
+};
 export const versionDiffSchema = z.discriminatedUnion('kind', [
   z.object({ ...diffHead, kind: z.literal('text'), ...lines }),
   z.object({ ...diffHead, kind: z.literal('json'), json_patch: z.array(z.record(z.string(), z.unknown())).describe('RFC 6902'), ...lines }),
@@ -77,6 +123,7 @@ export const projectCommitsSchema = z.object({
       actor_type: z.string(),
       actor_id: z.string(),
       author: z.string(),
+      who: z.string().describe('author, by the name PuppyOne clients read'),
       authored_by: z.string().nullable().describe('the author a pushed git commit names, when it is not the actor'),
       message: z.string().nullable(),
       created_at: z.string(),
@@ -90,6 +137,13 @@ export const projectDiffSchema = z.object({
   v1: int,
   v2: int,
   changes: z.array(
-    z.object({ path: z.string(), old_path: z.string().nullable(), operation: z.enum(['added', 'modified', 'moved', 'deleted']), node_id: z.string(), type: nodeTypeSchema }),
+    z.object({
+      path: z.string(),
+      old_path: z.string().nullable(),
+      operation: z.enum(['added', 'modified', 'moved', 'deleted']),
+      node_id: z.string(),
+      type: nodeTypeSchema,
+      change_type: z.enum(['added', 'removed', 'modified']).describe("operation in PuppyOne's words"),
+    }),
   ),
 });

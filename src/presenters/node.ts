@@ -21,6 +21,7 @@ export function presentNode(n: NodeInfo, surface: NodeSurface, idPath: string, c
     path: n.path,
     type: n.type,
     size: n.size,
+    size_bytes: n.size, // PuppyOne's name for size
     content_hash: n.contentHash,
     mime_type: n.mimeType,
     children_count: n.type === 'folder' ? (n.childrenCount ?? 0) : null,
@@ -46,9 +47,16 @@ export function presentTree(n: TreeNode, idPath: string): PresentedTree {
 
 export type PresentedTree = PresentedNode & { children?: PresentedTree[] | null };
 
-function contentFields(type: NodeInfo['type'], bytes: Buffer): { content?: unknown; content_base64?: string } {
-  if (type === 'json') return { content: JSON.parse(bytes.toString('utf8')) };
-  if (type === 'markdown') return { content: bytes.toString('utf8') };
+/** PuppyOne's clients read json as `preview_json` and markdown as `preview_md`: the same content under their names. */
+function contentFields(type: NodeInfo['type'], bytes: Buffer): { content?: unknown; content_base64?: string; preview_json?: unknown; preview_md?: string } {
+  if (type === 'json') {
+    const content = JSON.parse(bytes.toString('utf8'));
+    return { content, preview_json: content };
+  }
+  if (type === 'markdown') {
+    const text = bytes.toString('utf8');
+    return { content: text, preview_md: text };
+  }
   return { content_base64: bytes.toString('base64') };
 }
 
@@ -63,6 +71,7 @@ export const entrySchema = z.object({
   path: z.string(),
   type: nodeTypeSchema,
   size: z.number().int(),
+  size_bytes: z.number().int().describe('size, by the name PuppyOne clients read'),
   content_hash: z.string().nullable(),
   mime_type: z.string().nullable(),
   children_count: z.number().int().nullable(),
@@ -76,6 +85,8 @@ export const entrySchema = z.object({
 export const nodeSchema = entrySchema.extend({
   content: z.unknown().optional().describe('json: the value; markdown: the text (when the caller read it)'),
   content_base64: z.string().optional().describe('file bytes, when asked for'),
+  preview_json: z.unknown().optional().describe('json content again, by the name PuppyOne clients read'),
+  preview_md: z.string().optional().describe('markdown content again, by the name PuppyOne clients read'),
   parent_id: z.string().nullable(),
   project_id: z.string(),
   state: z.enum(['active', 'trashed']),

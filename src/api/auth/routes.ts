@@ -35,6 +35,7 @@ export function authRoutes(s: AuthRouteDeps): RouteGroup {
       token_type: 'bearer' as const,
       expires_in: s.accessTokens.ttlSeconds,
       user: presentUser(user),
+      user_email: user.email, // PuppyOne's clients read the signed-in address here
     };
   }
 

@@ -31,6 +31,7 @@ export const tokens = z.object({
   token_type: z.literal('bearer'),
   expires_in: z.number().int().describe('seconds until the access token expires'),
   user: userSchema,
+  user_email: z.string().describe('user.email, for PuppyOne clients'),
 });
 
 /** The answer of a cookie-session login or refresh: the tokens are in HttpOnly cookies, not here. */

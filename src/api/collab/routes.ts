@@ -1,5 +1,7 @@
 import { collabCommit, previewMerge } from '../../collab/collabCommit.ts';
-import type { ContentStore } from '../../content/contentStore.ts';
+import { z } from 'zod';
+import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
+import { validationError } from '../../http/errors.ts';
 import { ok } from '../../http/envelope.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import type { ContentAccess, ContentAction, ContentGrant } from '../../policies/contentAccess.ts';
@@ -9,6 +11,26 @@ import { nodeHistoryRoutes } from '../shared/nodeHistory.ts';
 import { nodeSnapshotRoutes } from '../shared/nodeSnapshots.ts';
 import { nodeWithContent } from '../shared/nodeReads.ts';
 import * as schema from './schemas.ts';
+
+type Presented = Record<string, unknown> & { id: string; type: NodeInfo['type']; version: number; content_hash: string | null };
+
+/** A checked-out node as PuppyOne's working copy. */
+function workingCopy(n: Presented) {
+  return {
+    node_id: n.id,
+    node_type: n.type,
+    base_version: n.version,
+    content: n.type === 'file' ? (n.content_base64 ?? null) : (n.content ?? null),
+    content_json: n.type === 'json' ? n.content : null,
+    content_hash: n.content_hash,
+  };
+}
+
+function presentedContent(type: NodeInfo['type'], bytes: Buffer): unknown {
+  if (type === 'json') return JSON.parse(bytes.toString('utf8'));
+  if (type === 'markdown') return bytes.toString('utf8');
+  return bytes.toString('base64');
+}
 
 /**
  * Collaboration (spec 4.3): checkout gives each node's content and version, commit writes many
@@ -24,6 +46,8 @@ export function collabRoutes(s: { content: ContentStore; access: ContentAccess }
     s.access.node(g.principal, node, action, g.projectId);
     return node!;
   };
+  /** The project of the node a PuppyOne request names first ('' when unknown: the content door answers 404). */
+  const projectOfNode = (id: string) => s.content.findById(id)?.projectId ?? '';
   return {
     prefix: '/collab',
     tag: 'Collaboration',
@@ -33,13 +57,15 @@ export function collabRoutes(s: { content: ContentStore; access: ContentAccess }
         path: '/checkout',
         summary: 'The content and version of each node, as the base of a later commit',
         permission: 'content:read',
-        authorize: { content: ({ body }) => body.project_id },
+        description: 'Without project_id the nodes are taken in the project of the first one and the answer is a list of working copies (PuppyOne\'s shape).',
+        authorize: { content: ({ body }) => body.project_id ?? projectOfNode(body.node_ids[0]!) },
         body: schema.checkoutBody,
         response: schema.checkoutResult,
         async handle(ctx, { body, access }) {
           const nodes = body.node_ids.map((id) => nodeIn(access, id, 'content:read'));
           const out = await Promise.all(nodes.map(async (n) => ({ ...(await nodeWithContent(s.content, n, true, true)), base_version: n.version })));
-          ok(ctx, { project_id: body.project_id, nodes: out });
+          if (body.project_id !== undefined) ok(ctx, { project_id: body.project_id, nodes: out });
+          else ok(ctx, out.map(workingCopy));
         },
       }),
       route({
@@ -47,15 +73,34 @@ export function collabRoutes(s: { content: ContentStore; access: ContentAccess }
         path: '/commit',
         summary: 'Write many nodes as one commit, merging those changed since their base version',
         permission: 'content:write',
-        authorize: { content: ({ body }) => body.project_id },
+        description: 'PuppyOne\'s one-node form `{node_id, content, base_version, node_type?}` is committed in the node\'s project and answers `{node_id, status, version}`.',
+        authorize: { content: ({ body }) => body.project_id ?? projectOfNode(body.mutations[0]!.node_id) },
         body: schema.commitBody,
-        response: schema.commitResult,
+        response: z.union([schema.commitResult, schema.singleCommitResult]),
         async handle(ctx, { body, access: grant }) {
           const mutations = body.mutations.map((m, i) => {
             const node = nodeIn(grant, m.node_id, 'content:write');
-            return { nodeId: node.id, content: contentForStore(node.type, m.content, `mutations.${i}.content`), message: m.message, baseVersion: m.base_version };
+            if (body.single?.node_type !== undefined && body.single.node_type !== node.type) {
+              throw validationError(`node_type is ${body.single.node_type}, but the node is ${node.type}.`, [{ field: 'node_type', message: `the node is ${node.type}` }]);
+            }
+            const field = body.single ? 'content' : `mutations.${i}.content`;
+            return { nodeId: node.id, content: contentForStore(node.type, m.content, field), message: m.message, baseVersion: m.base_version };
           });
           const r = await collabCommit(s.content, grant.projectId, grant.actor, mutations);
+          if (body.single) {
+            const [n] = r.nodes;
+            const content = await s.content.contentOf(n!.node);
+            ok(ctx, {
+              node_id: n!.node.id,
+              status: n!.merged ? 'merged' : 'clean',
+              version: n!.node.version,
+              final_content: presentedContent(n!.node.type, content),
+              strategy: !n!.merged ? 'direct' : n!.node.type === 'json' ? 'json_key' : n!.node.type === 'markdown' ? 'line_diff3' : 'binary',
+              project_version: r.projectVersion,
+              commit_id: r.commitId,
+            }, n!.merged ? 'Committed; merged with newer changes' : 'Committed');
+            return;
+          }
           const merged = r.nodes.filter((n) => n.merged).length;
           const present = nodePresenter(s.content, 'id');
           ok(

@@ -25,8 +25,23 @@ import { presentFolderMade, presentMove, presentNodeRollback, presentPathRollbac
 import { presentContent, presentTrashItem } from '../../presenters/content.ts';
 import { presentNodeDiff, presentNodeVersion, presentProjectCommits, presentProjectDiff, presentVersionList } from '../../presenters/history.ts';
 import { nodePresenter } from '../../presenters/idPaths.ts';
+import type { PresentedNode, PresentedTree } from '../../presenters/node.ts';
 import { contentForStore } from '../shared/fileContent.ts';
 import * as schema from './schemas.ts';
+
+/** The nodes of a tree page below its root, depth first, without their `children` (PuppyOne's flat `entries`). */
+function flatEntries(root: PresentedTree): PresentedNode[] {
+  const out: PresentedNode[] = [];
+  const walk = (n: PresentedTree) => {
+    for (const c of n.children ?? []) {
+      const { children: _children, ...entry } = c;
+      out.push(entry);
+      walk(c);
+    }
+  };
+  walk(root);
+  return out;
+}
 
 /** Most nodes a bulk write lists in its answer (`nodes_truncated` says when there were more). */
 const MAX_LISTED_NODES = 1000;
@@ -69,6 +84,14 @@ export function contentRoutes(s: ContentRouteDeps): RouteGroup {
         ok(ctx, await (query.path === undefined ? answer.project(access) : answer.node(store.getByPath(projectId, query.path))));
       },
     });
+
+  /** Where a trash item goes back to when no original_path is given: where it was deleted from, else its name (after `.trash/<id>_`) at the root. */
+  const restoreTarget = (projectId: string, trashPath: string) => {
+    const item = store.listTrash(projectId).find((t) => t.trashPath === trashPath);
+    if (item?.originalPath) return item.originalPath;
+    const last = trashPath.split('/').pop() ?? trashPath;
+    return item?.name ?? last.replace(/^[^_]+_/, '');
+  };
 
   const downloadUrl = (projectId: string, path: string) =>
     `${s.settings.baseUrl}/api/v1/content/${encodeURIComponent(projectId)}/raw?path=${encodeURIComponent(path)}`;
@@ -139,9 +162,9 @@ export function contentRoutes(s: ContentRouteDeps): RouteGroup {
         authorize: { content: project, paths: ({ query }) => [query.path] },
         params,
         query: schema.pathQuery,
-        response: schema.entryAnswer,
+        response: schema.statAnswer,
         handle(ctx, { params: { projectId }, query: { path } }) {
-          ok(ctx, present().node(store.statPath(projectId, path)));
+          ok(ctx, { ...present().node(store.statPath(projectId, path)), exists: true });
         },
       }),
       route({
@@ -158,7 +181,8 @@ export function contentRoutes(s: ContentRouteDeps): RouteGroup {
           s.access.listing(g, query.path); // outside the scope and not on the way down: forbidden
           const visibility = (p: string) => (s.access.mayPath(g, p) ? 'in' : s.access.onTheWay(g, p) ? 'way' : 'out') as 'in' | 'way' | 'out';
           const page = await store.treePage(projectId, query.path, { maxDepth: query.max_depth, limit: query.limit, cursor: query.cursor, visibility });
-          ok(ctx, { ...present().tree(page.root), node_count: page.count, next_cursor: page.nextCursor });
+          const tree = present().tree(page.root);
+          ok(ctx, { ...tree, node_count: page.count, next_cursor: page.nextCursor, entries: flatEntries(tree) });
         },
       }),
       route({
@@ -171,7 +195,9 @@ export function contentRoutes(s: ContentRouteDeps): RouteGroup {
         response: schema.trashAnswer,
         handle(ctx, { params: { projectId }, access }) {
           const items = s.access.visibleTrash(access, store.listTrash(projectId));
-          ok(ctx, { items: items.map(presentTrashItem), total: items.length });
+          const presented = items.map(presentTrashItem);
+          // PuppyOne's clients list `entries`, each named by its path under .trash/
+          ok(ctx, { items: presented, total: items.length, entries: presented.map((t) => ({ ...t, path: t.trash_path })) });
         },
       }),
       route({
@@ -231,6 +257,20 @@ export function contentRoutes(s: ContentRouteDeps): RouteGroup {
       }),
       route({
         method: 'post',
+        path: '/move',
+        summary: 'Move or rename a node: mv by the names of PuppyOne\'s earlier clients ({src, dst})',
+        permission: 'content:write',
+        authorize: { content: project, paths: ({ body }) => [body.src, body.dst] },
+        params,
+        body: schema.moveBody,
+        response: schema.mvAnswer,
+        async handle(ctx, { body, access }) {
+          const r = await moveNode(s, access, { from: body.src, to: body.dst, message: body.message });
+          ok(ctx, presentMove(present(), r), 'Moved');
+        },
+      }),
+      route({
+        method: 'post',
         path: '/rm',
         summary: 'Move a node to the trash, or delete it permanently',
         permission: 'content:write',
@@ -248,13 +288,14 @@ export function contentRoutes(s: ContentRouteDeps): RouteGroup {
         path: '/restore',
         summary: 'Restore a trash item to a path',
         permission: 'content:write',
-        authorize: { content: project, paths: ({ body }) => [body.original_path] },
+        authorize: { content: project, paths: ({ params, body }) => [body.original_path ?? restoreTarget(params.projectId, body.trash_path)] },
         params,
         body: schema.restoreBody,
         response: schema.restoreAnswer,
-        async handle(ctx, { body, access }) {
-          const r = await restoreNode(s, access, { trashPath: body.trash_path, originalPath: body.original_path, message: body.message });
-          ok(ctx, { ...present().node(r.node), restored_from: r.from }, 'Restored');
+        async handle(ctx, { params: { projectId }, body, access }) {
+          const originalPath = body.original_path ?? restoreTarget(projectId, body.trash_path);
+          const r = await restoreNode(s, access, { trashPath: body.trash_path, originalPath, message: body.message });
+          ok(ctx, { ...present().node(r.node), restored_from: r.from, old_path: r.from, new_path: r.node.path }, 'Restored');
         },
       }),
       route({
@@ -286,6 +327,8 @@ export function contentRoutes(s: ContentRouteDeps): RouteGroup {
               // Bounded: a write of 100,000 files answers with the first nodes, not a 40 MB list.
               nodes: r.nodes.slice(0, MAX_LISTED_NODES).map((n) => p.node(n)),
               nodes_truncated: r.nodes.length > MAX_LISTED_NODES,
+              total: r.count, // PuppyOne's names for count and project_version
+              version: r.projectVersion,
             },
             `Wrote ${r.count} files in one commit`,
           );
@@ -349,7 +392,16 @@ export function contentRoutes(s: ContentRouteDeps): RouteGroup {
             const p = present();
             ok(
               ctx,
-              { target_version: r.targetVersion, changed: r.changed, project_version: r.projectVersion, commit_id: r.commitId, nodes: r.nodes.map((n) => p.node(n)) },
+              {
+                target_version: r.targetVersion,
+                changed: r.changed,
+                project_version: r.projectVersion,
+                commit_id: r.commitId,
+                nodes: r.nodes.map((n) => p.node(n)),
+                // PuppyOne's names: the project version the rollback made, and the one it went back to
+                new_version: r.projectVersion,
+                rolled_back_to: r.targetVersion,
+              },
               `Project rolled back to version ${r.targetVersion}`,
             );
             return;

@@ -44,17 +44,36 @@ export const versionContentQuery = z.object({ path: requiredPath, version: intFr
 export const diffQuery = z.object({ path: requiredPath.optional(), v1: intFromQuery(0), v2: intFromQuery(1) });
 
 /** Content is validated against node_type by the content store (object/array for json, string for markdown, base64 for files). */
-export const writeBody = z.object({
-  path: requiredPath,
-  content: z.unknown().refine((v) => v !== undefined, 'content is required'),
-  node_type: nodeType,
-  message,
-  base_version: z.number().int().min(0).optional(),
-});
+/** The node type a path's extension names (.json, .md, .markdown), for writes that leave node_type out. */
+const typeOfPath = (p: string) => (/\.json$/i.test(p) ? 'json' : /\.(md|markdown)$/i.test(p) ? 'markdown' : undefined);
+
+/**
+ * `type` is another name for `node_type` (PuppyOne's earlier clients send it); without either,
+ * a path ending in .json or .md/.markdown says the type, any other path needs one (422).
+ */
+export const writeBody = z
+  .object({
+    path: requiredPath,
+    content: z.unknown().refine((v) => v !== undefined, 'content is required'),
+    node_type: nodeType.optional(),
+    type: nodeType.optional().describe('another name for node_type'),
+    message,
+    base_version: z.number().int().min(0).optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.node_type !== undefined && b.type !== undefined && b.node_type !== b.type) ctx.addIssue({ code: 'custom', path: ['type'], message: 'give node_type or type, not two different ones' });
+    if (b.node_type === undefined && b.type === undefined && typeOfPath(b.path) === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['node_type'], message: 'node_type is required (json, markdown or file) unless the path ends in .json, .md or .markdown' });
+    }
+  })
+  .transform(({ type, ...b }) => ({ ...b, node_type: (b.node_type ?? type ?? typeOfPath(b.path))! }));
 export const mkdirBody = z.object({ path: requiredPath, message });
 export const mvBody = z.object({ old_path: requiredPath, new_path: requiredPath, message });
+/** PuppyOne's earlier name of mv: `POST move {src, dst}`. */
+export const moveBody = z.object({ src: requiredPath, dst: requiredPath, message });
 export const rmBody = z.object({ path: requiredPath, permanent: z.boolean().default(false), message });
-export const restoreBody = z.object({ trash_path: requiredPath, original_path: requiredPath, message });
+/** Without original_path the item goes back where it was deleted from (or, if that is unknown, to the root under its name). */
+export const restoreBody = z.object({ trash_path: requiredPath, original_path: requiredPath.optional(), message });
 export const bulkWriteFile = z.object({
   path: requiredPath,
   content: z.unknown().refine((v) => v !== undefined, 'content is required'),
@@ -93,7 +112,7 @@ export const auditQuery = z.object({ project_id: z.string().min(1).optional(), l
 const int = z.number().int();
 const versionRef = { project_version: int.nullable(), commit_id: z.string().nullable() };
 
-export const entryAnswer = entrySchema;
+export const statAnswer = entrySchema.extend({ exists: z.literal(true).describe('for PuppyOne clients; a missing path is 404') });
 export const versionWithContentAnswer = versionWithContentSchema;
 export const lsAnswer = z.object({ path: z.string(), entries: z.array(entrySchema) });
 
@@ -109,15 +128,29 @@ export const treeAnswer = entrySchema.extend({
   children: z.array(treeSchema).nullable().optional().describe('absent when max_depth was reached; null for non-folders'),
   node_count: int,
   next_cursor: z.string().nullable().describe('pass as cursor for the next page'),
+  entries: z.array(entrySchema).describe("this page's nodes below the root as one flat list, depth first (PuppyOne's shape)"),
 });
 
-export const trashAnswer = z.object({ items: z.array(trashItemSchema), total: int });
+export const trashAnswer = z.object({
+  items: z.array(trashItemSchema),
+  total: int,
+  entries: z.array(trashItemSchema.extend({ path: z.string().describe('trash_path') })).describe("the items again, as PuppyOne's clients list them"),
+});
 
 export const writeAnswer = entrySchema.extend({ changed: z.boolean(), ...versionRef, project_version: int.nullable() });
 export const mkdirAnswer = entrySchema.extend({ changed: z.boolean() });
-export const mvAnswer = entrySchema.extend({ old_path: z.string(), changed: z.boolean() });
-export const rmAnswer = z.object({ id: z.string(), path: z.string(), permanent: z.boolean(), trash_path: z.string().nullable(), project_version: int.nullable() });
-export const restoreAnswer = entrySchema.extend({ restored_from: z.string() });
+export const mvAnswer = entrySchema.extend({ old_path: z.string(), new_path: z.string().describe('path, by the name PuppyOne clients read'), changed: z.boolean() });
+export const rmAnswer = z.object({
+  id: z.string(),
+  path: z.string(),
+  permanent: z.boolean(),
+  trash_path: z.string().nullable(),
+  project_version: int.nullable(),
+  old_path: z.string().describe('path, by the name PuppyOne clients read'),
+  new_path: z.string().nullable().describe('trash_path, by the name PuppyOne clients read'),
+  version: int.nullable().describe('project_version, by the name PuppyOne clients read'),
+});
+export const restoreAnswer = entrySchema.extend({ restored_from: z.string(), old_path: z.string().describe('restored_from, by the name PuppyOne clients read'), new_path: z.string().describe('path, by the name PuppyOne clients read') });
 export const bulkWriteAnswer = z.object({
   changed: z.boolean(),
   count: int,
@@ -125,12 +158,21 @@ export const bulkWriteAnswer = z.object({
   ...versionRef,
   nodes: z.array(entrySchema).describe('the first 1000 nodes written'),
   nodes_truncated: z.boolean(),
+  total: int.describe('count, by the name PuppyOne clients read'),
+  version: int.nullable().describe('project_version, by the name PuppyOne clients read'),
 });
 
 export const versionsAnswer = z.union([projectCommitsSchema, versionListSchema, versionWithContentSchema]).describe('without path: project commits; with path: the node\'s versions; with path and version: that version with its content');
 export const diffAnswer = z.union([projectDiffSchema, versionDiffSchema]).describe('without path: the changed paths; with path: the node\'s diff');
 
-const treeRollback = z.object({ target_version: int, changed: z.boolean(), ...versionRef, nodes: z.array(entrySchema) });
+const treeRollback = z.object({
+  target_version: int,
+  changed: z.boolean(),
+  ...versionRef,
+  nodes: z.array(entrySchema),
+  new_version: int.nullable().describe('project_version, by the name PuppyOne clients read'),
+  rolled_back_to: int.describe('target_version, by the name PuppyOne clients read'),
+});
 export const rollbackAnswer = z
   .union([nodeRollback, nodeRollback.extend({ target_version: int }), treeRollback.extend({ path: z.string() }), treeRollback])
   .describe('{path, version}: the node; {path, target_version}: the node (or folder with its nodes); {target_version}: the project with its nodes');

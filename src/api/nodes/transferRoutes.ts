@@ -59,6 +59,8 @@ export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
     permission: 'content:write',
     authorize: { content: ({ body }) => body.project_id },
     status: 201,
+    query: schema.uploadQuery,
+    bodyFromQuery: ({ content_type, ...q }) => ({ ...q, mime_type: content_type }),
     body: schema.uploadBody,
     response: answer.uploadAddress,
     async handle(ctx, { body, access: g }) {

@@ -11,7 +11,11 @@ const message = z.string().max(10_000).optional();
 export const nodeParams = z.object({ nodeId: id });
 export const versionParams = z.object({ nodeId: id, version: intFromPath });
 export const diffParams = z.object({ nodeId: id, v1: intFromPath, v2: intFromPath });
-export const snapshotParams = z.object({ nodeId: id, snapshotId: z.string().regex(/^[0-9a-f]{40}$/, 'snapshot_id is a commit id (40 hex digits)') });
+/** A snapshot is named by its commit id, or by its integer `id` (the project version, as PuppyOne's clients name it). */
+export const snapshotParams = z.object({
+  nodeId: id,
+  snapshotId: z.string().regex(/^([0-9a-f]{40}|[1-9][0-9]{0,15})$/, 'snapshot_id is a commit id (40 hex digits) or a snapshot id (its project version)'),
+});
 
 /** `project_id` may accompany any id route; when sent it must be the node's project. */
 export const optionalProjectQuery = z.object({ project_id: projectId.optional() });
@@ -28,6 +32,7 @@ export const rollbackBody = z.object({ message }).optional();
 // Answers of the snapshot routes (nodeSnapshots.ts); the history answers are src/presenters/history.ts and changes.ts.
 
 export const snapshotSchema = z.object({
+  id: z.number().int().describe('the project version: an integer id for the snapshot, as PuppyOne clients name it'),
   snapshot_id: z.string().describe('the commit id'),
   project_version: z.number().int(),
   created_at: z.string(),

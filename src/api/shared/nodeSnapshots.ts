@@ -47,7 +47,8 @@ export function nodeSnapshotRoutes(s: { content: ContentStore }, paths: { list: 
       async handle(ctx, { params, body, access }) {
         const node = folder(access.node);
         const { snapshotId } = params;
-        const r = await rollbackFolder(s, access.grant, { folder: node, to: { commitId: snapshotId }, message: body?.message });
+        const to = snapshotId.length === 40 ? { commitId: snapshotId } : { projectVersion: Number(snapshotId) };
+        const r = await rollbackFolder(s, access.grant, { folder: node, to, message: body?.message });
         const present = nodePresenter(store, 'id');
         ok(
           ctx,
@@ -69,6 +70,7 @@ export function nodeSnapshotRoutes(s: { content: ContentStore }, paths: { list: 
 /** Typed by the documented schema, so the answer cannot drift from the API reference. */
 function presentSnapshot(x: FolderSnapshot): z.output<typeof schema.snapshotSchema> {
   return {
+    id: x.projectVersion,
     snapshot_id: x.snapshotId,
     project_version: x.projectVersion,
     created_at: x.createdAt,

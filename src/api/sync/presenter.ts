@@ -61,7 +61,10 @@ export function presentChange(e: ChangeEntry) {
     node_id: e.nodeId,
     path: e.path,
     old_path: e.oldPath,
-    action: e.action,
+    // A rollback writes a new version of the node: an `update` to clients that know only
+    // create/update/delete (PuppyOne's); `operation` keeps what it was.
+    action: e.action === 'rollback' ? 'update' : e.action,
+    operation: e.action,
     node_type: e.nodeType,
     version: e.version,
     actor: presentActor(e.actor),
@@ -69,7 +72,7 @@ export function presentChange(e: ChangeEntry) {
   };
 }
 
-export function presentPullEntry(e: PullEntry, content: Buffer | null) {
+export function presentPullEntry(e: PullEntry, content: Buffer | null, scopePath: string) {
   return {
     action: e.action,
     node_id: e.nodeId,
@@ -79,5 +82,10 @@ export function presentPullEntry(e: PullEntry, content: Buffer | null) {
     content_hash: e.contentHash,
     size: e.size,
     ...(content ? { content: content.toString('base64') } : {}),
+    // PuppyOne's names: the path inside the synced folder, the version, and json/markdown content decoded
+    external_resource_id: scopePath === '' ? e.path : e.path.slice(scopePath.length + 1),
+    current_version: e.version,
+    ...(content && e.action !== 'delete' && e.nodeType === 'json' ? { content_json: JSON.parse(content.toString('utf8')) as unknown } : {}),
+    ...(content && e.action !== 'delete' && e.nodeType === 'markdown' ? { content_md: content.toString('utf8') } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Settings } from '../../config/settings.ts';
+import type { ContentStore } from '../../content/contentStore.ts';
 import type { Changelog } from '../../events/changelog.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { AppError, asAppError, forbidden, notFound, validationError } from '../../http/errors.ts';
@@ -36,6 +37,8 @@ export interface SyncRouteDeps {
   folderSync: Pick<FolderSyncService, 'pull' | 'push' | 'ack'>;
   syncStore: Pick<SyncStore, 'find' | 'findRun' | 'lastRun' | 'listRuns'>;
   changelog: Pick<Changelog, 'latest' | 'page'>;
+  /** Node versions named by PuppyOne's ack-pull items. */
+  content: Pick<ContentStore, 'getVersion'>;
   /** Finer checks: every path a push touches lies in the key's scope. */
   access: Pick<ContentAccess, 'requirePath'>;
   authorizer: Pick<Authorizer, 'requireUser'>;
@@ -66,10 +69,30 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
    * The sync the route's check found, as this caller may act on it: a key reaches only its own
    * sync (another sync is not found to it), and with `ownKeyOnly` only that key may act.
    */
-  function syncOf({ principal, record }: ProjectAccess & { record: SyncStateRecord }, ownKeyOnly = false): Sync {
+  function syncOf({ principal, record }: ProjectAccess & { record: SyncStateRecord }, ownKeyOnly: boolean | 'orOwner' = false): Sync {
     if (principal.kind === 'key' && principal.connection.id !== record.sync_id) throw notFound('Sync');
-    if (ownKeyOnly && principal.kind !== 'key') throw forbidden('Only the sync\'s own access key moves files; `cns sync` uses it.');
-    return s.syncs.get(record.sync_id);
+    const sync = s.syncs.get(record.sync_id);
+    // Reading (pull-files) is also open to the user who made the sync, with their own token (PuppyOne's clients pull so); writes stay the key's.
+    const owner = ownKeyOnly === 'orOwner' && principal.kind === 'user' && sync.connection.created_by === principal.id;
+    if (ownKeyOnly && principal.kind !== 'key' && !owner) {
+      throw forbidden(ownKeyOnly === 'orOwner' ? 'Only the sync\'s own access key, or the user who made the sync, pulls its files.' : 'Only the sync\'s own access key moves files; `cns sync` uses it.');
+    }
+    return sync;
+  }
+
+  /** PuppyOne's acknowledged items as a cursor: the newest commit among the node versions they name (each must be in the sync's project). */
+  function ackedCursor(sync: Sync, items: readonly { node_id?: string; path?: string; version: number }[]): number {
+    const projectId = sync.state.project_id;
+    return Math.max(
+      ...items.map((item, i) => {
+        try {
+          return s.content.getVersion(projectId, item.node_id !== undefined ? { id: item.node_id } : { path: item.path! }, item.version).projectVersion;
+        } catch (e) {
+          if (asAppError(e)?.status === 404) throw validationError(`items.${i} names no version of a node of this project.`, [{ field: `items.${i}`, message: 'no such node version' }]);
+          throw e;
+        }
+      }),
+    );
   }
 
   const manage = 'content:write';
@@ -320,6 +343,17 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         async handle(ctx, { body, access }) {
           const sync = syncOf(access, true);
           const grant = grantOf(access, manage);
+          if ('external_resource_id' in body) {
+            // PuppyOne's push of one file: a write at its path below the sync's scope.
+            const path = sync.connection.scope_path === '' ? body.external_resource_id : `${sync.connection.scope_path}/${body.external_resource_id}`;
+            s.access.requirePath(grant, path);
+            const op = { action: 'write' as const, path, content: Buffer.from(body.text, 'utf8').toString('base64'), node_type: body.node_type, base_version: body.base_version };
+            const result = await s.folderSync.push(sync, [op], { runId: body.run_id, message: body.message });
+            const file = result.files[0] as { version?: number | null };
+            const action = !result.changed ? 'skipped' : file.version === 1 ? 'created' : 'updated';
+            ok(ctx, { project_version: result.projectVersion, changed: result.changed, files: result.files, action }, result.changed ? 'Pushed' : 'Nothing changed');
+            return;
+          }
           const ops = 'files' in body ? body.files : [body];
           for (const op of ops) for (const p of op.action === 'move' ? [op.from, op.path] : [op.path]) s.access.requirePath(grant, p);
           const result = await s.folderSync.push(sync, ops, { runId: body.run_id, message: body.message });
@@ -336,7 +370,7 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         query: schema.pullQuery,
         response: schema.pullPage,
         async handle(ctx, { query: q, access }) {
-          const sync = syncOf(access, true);
+          const sync = syncOf(access, 'orOwner');
           const page = await s.folderSync.pull(sync, { cursor: q.cursor, until: q.until, after: q.after, limit: q.limit, runId: q.run_id, withContent: q.content, ids: q.ids });
           ok(ctx, {
             run_id: page.runId,
@@ -346,7 +380,7 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
             snapshot: q.cursor === 0,
             has_more: page.hasMore,
             next_after: page.nextAfter,
-            files: page.entries.map((e) => presentPullEntry(e.entry, e.content)),
+            files: page.entries.map((e) => presentPullEntry(e.entry, e.content, sync.connection.scope_path)),
           });
         },
       }),
@@ -362,7 +396,7 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         handle(ctx, { body, access }) {
           const sync = syncOf(access, true);
           const { state, run } = s.folderSync.ack(sync, {
-            cursor: body.cursor,
+            cursor: body.cursor ?? ackedCursor(sync, body.items!),
             runId: body.run_id,
             filesDown: body.files_down,
             conflicts: body.conflicts,

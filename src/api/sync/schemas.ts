@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../../http/pagination.ts';
+import { parseAcceptingNull } from '../../http/validate.ts';
 import { pageFields } from '../presenters/page.ts';
 
 const id = z.string().min(1).max(100);
@@ -54,8 +55,37 @@ export const pushOp = z.discriminatedUnion('action', [writeOp, deleteOp, moveOp]
 const pushBatchBody = z.object({ ...meta, files: z.array(pushOp).min(1).max(2000) });
 const pushSingleBody = z.discriminatedUnion('action', [writeOp.extend(meta), deleteOp.extend(meta), moveOp.extend(meta)]);
 
-/** Picks the form by the presence of `files`, so that validation errors name the real fields. */
+/**
+ * PuppyOne's push of one file: `external_resource_id` (its path inside the synced folder, that is
+ * below the sync's scope), `content_json` or `content_md`, and `content_hash` (the client's own
+ * sha256 of its file, kept by the client to notice changes; not checked: the server stores the
+ * content it is sent). Becomes one write; the answer says `action`: created, updated or skipped.
+ */
+const puppyOnePushBody = z
+  .object({
+    ...meta,
+    external_resource_id: path,
+    content_json: z.unknown().optional(),
+    content_md: z.string().optional(),
+    content_hash: z.string().max(200).optional(),
+    base_version: z.number().int().min(0).optional(),
+  })
+  .superRefine((b, ctx) => {
+    const given = (['content_json', 'content_md'] as const).filter((k) => b[k] !== undefined && b[k] !== null);
+    if (given.length !== 1) ctx.addIssue({ code: 'custom', path: ['content_md'], message: 'give exactly one of content_json and content_md' });
+  })
+  .transform((b) => ({
+    run_id: b.run_id,
+    message: b.message,
+    external_resource_id: b.external_resource_id,
+    node_type: (b.content_json !== undefined && b.content_json !== null ? 'json' : 'markdown') as 'json' | 'markdown',
+    text: b.content_json !== undefined && b.content_json !== null ? JSON.stringify(b.content_json) : b.content_md!,
+    base_version: b.base_version,
+  }));
+
+/** Picks the form by the presence of `files` (or PuppyOne's `external_resource_id`), so that validation errors name the real fields. */
 function pushBodySchema(body: unknown) {
+  if (body !== null && typeof body === 'object' && 'external_resource_id' in body) return puppyOnePushBody;
   return body !== null && typeof body === 'object' && 'files' in body ? pushBatchBody : pushSingleBody;
 }
 
@@ -66,12 +96,13 @@ function pushBodySchema(body: unknown) {
 export const pushBody = z
   .unknown()
   .transform((body, ctx) => {
-    const r = pushBodySchema(body).safeParse(body);
+    // The chosen form is parsed as every body is (null = absent), its errors passed on as they are.
+    const r = parseAcceptingNull(pushBodySchema(body), body);
     if (r.success) return r.data;
     for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message, input: body });
     return z.NEVER;
   })
-  .meta({ anyOf: (z.toJSONSchema(z.union([pushBatchBody, pushSingleBody]), { io: 'input' }) as { anyOf: unknown[] }).anyOf });
+  .meta({ anyOf: (z.toJSONSchema(z.union([pushBatchBody, pushSingleBody, puppyOnePushBody]), { io: 'input' }) as { anyOf: unknown[] }).anyOf });
 
 export const pullQuery = z.object({
   cursor: int(0).default(0),
@@ -91,12 +122,27 @@ export const pullQuery = z.object({
     .optional(),
 });
 
+/** PuppyOne's acknowledgement of one pulled file: the node (by id, or by path) at the version it wrote. */
+const ackItem = z
+  .object({
+    node_id: id.optional(),
+    path: path.optional(),
+    version: z.number().int().min(1),
+    remote_hash: z.string().max(200).optional().describe("the client's hash of what it wrote (its own record; not checked)"),
+  })
+  .refine((i) => i.node_id !== undefined || i.path !== undefined, { message: 'node_id or path is required', path: ['node_id'] });
+
+/** `cursor`, or PuppyOne's `items` (the cursor is then the newest commit among the versions they name). */
 export const ackBody = z.object({
-  cursor: z.number().int().min(0),
+  cursor: z.number().int().min(0).optional(),
+  items: z.array(ackItem).min(1).max(10_000).optional(),
   run_id: id.optional(),
   files_down: z.number().int().min(0).optional(),
   conflicts: z.array(z.string().max(4096)).max(10_000).optional(),
   errors: z.array(z.string().max(10_000)).max(1000).optional(),
+}).superRefine((b, ctx) => {
+  if (b.cursor === undefined && b.items === undefined) ctx.addIssue({ code: 'custom', path: ['cursor'], message: 'cursor (or items) is required' });
+  if (b.cursor !== undefined && b.items !== undefined) ctx.addIssue({ code: 'custom', path: ['items'], message: 'give cursor or items, not both' });
 });
 
 export const changelogQuery = z.object({
@@ -220,6 +266,7 @@ export const runList = z.object({ runs: z.array(runSchema), ...pageFields });
 export const pushResult = z.object({
   project_version: z.number().int().nullable(),
   changed: z.boolean(),
+  action: z.enum(['created', 'updated', 'skipped']).optional().describe("PuppyOne's push of one file (external_resource_id): what it did"),
   files: z.array(z.record(z.string(), z.unknown())).describe('one record per change, in the order sent'),
 });
 
@@ -240,6 +287,10 @@ export const pullPage = z.object({
       content_hash: z.string().nullable(),
       size: z.number().int(),
       content: z.string().optional().describe('base64 of the bytes, unless content=0'),
+      external_resource_id: z.string().describe("the path below the sync's scope (PuppyOne's name)"),
+      current_version: z.number().int().describe("version, by the name PuppyOne's clients read"),
+      content_json: z.unknown().optional().describe('json nodes with their content: the value (PuppyOne)'),
+      content_md: z.string().optional().describe('markdown nodes with their content: the text (PuppyOne)'),
     }),
   ),
 });
@@ -253,7 +304,8 @@ export const changelogPage = z.object({
       node_id: z.string(),
       path: z.string(),
       old_path: z.string().nullable(),
-      action: z.string(),
+      action: z.string().describe('a rollback is shown as update (see operation)'),
+      operation: z.string().describe('what the change was: as action, but a rollback is rollback'),
       node_type: z.string(),
       version: z.number().int(),
       actor: z.object({

@@ -109,6 +109,12 @@ export interface RouteDeclaration<
   query?: Q;
   body?: B;
   /**
+   * Body fields a client may send as query parameters instead (PuppyOne's upload sends its
+   * fields so): what this returns from the validated query is merged under the body (a field in
+   * the body wins), before `body` validates the result.
+   */
+  bodyFromQuery?(query: z.output<Q>): Record<string, unknown>;
+  /**
    * The body is multipart/form-data (file uploads) instead of JSON: this middleware reads it
    * into `ctx.request.body` (files streamed to disk) before `body` validates it, and cleans up
    * once the handler is done. The OpenAPI document describes `body` as multipart/form-data.

@@ -31,16 +31,23 @@ export function mountGroup(group: RouteGroup, guards: RouteGuards): Router {
     assertDeclared(group, r);
     const check = checkOf(r, guards);
     router[r.method](r.path, ...(r.multipart ? [r.multipart] : []), async (ctx) => {
-      const input: Input = {
-        params: r.params ? parseInput(r.params, ctx.params, 'params') : ctx.params,
-        query: r.query ? parseInput(r.query, ctx.query, 'query') : ctx.query,
-        body: r.body ? parseInput(r.body, ctx.request.body, 'body') : ctx.request.body,
-      };
+      const params = r.params ? parseInput(r.params, ctx.params, 'params') : ctx.params;
+      const query = r.query ? parseInput(r.query, ctx.query, 'query') : ctx.query;
+      const rawBody = r.bodyFromQuery ? withQueryFields(r.bodyFromQuery(query), ctx.request.body) : ctx.request.body;
+      const input: Input = { params, query, body: r.body ? parseInput(r.body, rawBody, 'body') : rawBody };
       const access = check(ctx, input);
       await r.handle(ctx, { ...input, access } as Parameters<RouteDeclaration['handle']>[1]);
     });
   }
   return router;
+}
+
+/** Fields taken from the query, under those of the body (a body that is not an object is left as it is, for validation to refuse). */
+function withQueryFields(fromQuery: Record<string, unknown>, body: unknown): unknown {
+  const defined = Object.fromEntries(Object.entries(fromQuery).filter(([, v]) => v !== undefined));
+  if (body === undefined || body === null) return defined;
+  if (typeof body !== 'object' || Array.isArray(body)) return body;
+  return { ...defined, ...(body as Record<string, unknown>) };
 }
 
 /** Every route declares its check; the checks on a resource name the permission they need. */
