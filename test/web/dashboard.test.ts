@@ -83,7 +83,7 @@ test('creates a folder and a Markdown document, edits it with a sanitized previe
   await page.getByLabel('Markdown source').fill('# Welcome\n\nSome *text*.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n');
   const cell = preview.locator('td').first();
   await cell.waitFor();
-  t.is(await cell.evaluate((el) => getComputedStyle(el).borderTopStyle), 'solid');
+  t.is(await cell.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { borderTopStyle: string } }).getComputedStyle(el).borderTopStyle), 'solid');
 
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByText('Saved as version 2.').waitFor();
