@@ -10,7 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
  */
 const WEB = fileURLToPath(new URL('../web', import.meta.url));
 const DIST_INDEX = join(WEB, 'dist', 'index.html');
-const SOURCES = ['index.html', 'vite.config.ts', 'src', 'public'];
+/** Relative to web/; the front matter modules are shared with the server's published pages. */
+const SOURCES = ['index.html', 'vite.config.ts', 'src', 'public', '../src/util/frontMatter.ts', '../src/util/frontMatterFence.ts'];
 
 function newestSourceTime(): number {
   let newest = 0;

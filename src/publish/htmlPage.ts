@@ -21,6 +21,8 @@ code{font:.9em ui-monospace,SFMono-Regular,Menlo,monospace;background:#f6f8fa;pa
 pre{background:#f6f8fa;padding:1rem;overflow:auto;border-radius:6px}pre code{padding:0;background:none}
 blockquote{margin:0;padding:0 1em;border-left:.25em solid #d0d7de;color:#656d76}
 table{border-collapse:collapse;display:block;overflow:auto}th,td{border:1px solid #d0d7de;padding:.4em .8em}
+table.front-matter{margin:0 0 1.5em;font-size:.9em}table.front-matter th{text-align:left;background:#f6f8fa}
+.warning{border-left:.25em solid #d4a72c;padding:.4em .8em;background:#fff8c5;color:#3b2300}
 ul.index{list-style:none;padding:0}ul.index li{padding:.35em 0;border-bottom:1px solid #d0d7de33;display:flex;gap:1em}
 ul.index .meta{margin-left:auto;color:#656d76;font-size:.875em}
 `;

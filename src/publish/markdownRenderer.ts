@@ -19,6 +19,19 @@ const require = createRequire(import.meta.url);
 /** Turns Markdown into HTML that can run nothing. */
 export interface MarkdownRenderer {
   render(markdown: string): string;
+  /** The text of the document's first heading (any level), without its inline markup; null without one. */
+  firstHeading(markdown: string): string | null;
+}
+
+interface LexedToken {
+  type: string;
+  text?: string;
+  tokens?: LexedToken[];
+}
+
+/** A token's words: its inline children's text, or its own. */
+function plainText(t: LexedToken): string {
+  return t.tokens ? t.tokens.map(plainText).join('') : (t.text ?? '');
 }
 
 /** What the sanitizer removes beyond DOMPurify's defaults (scripts, event handlers, `javascript:` URLs): styling and forms that could imitate the service. */
@@ -48,6 +61,11 @@ export function markdownRenderer(): Promise<MarkdownRenderer> {
     });
     return {
       render: (markdown) => purify.sanitize(marked.parse(markdown, { async: false }), SANITIZE),
+      firstHeading: (markdown) => {
+        const heading = (marked.lexer(markdown) as LexedToken[]).find((t) => t.type === 'heading');
+        const text = heading ? plainText(heading).trim() : '';
+        return text === '' ? null : text;
+      },
     };
   })();
   loading.catch(() => (loading = null));

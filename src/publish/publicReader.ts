@@ -3,9 +3,10 @@ import type { Readable } from 'node:stream';
 import type { ContentStore, NodeInfo, TreeNode } from '../content/contentStore.ts';
 import { Lru } from '../content/lru.ts';
 import { invalidField } from '../errors/domainError.ts';
+import { frontMatter } from '../util/frontMatter.ts';
 import { resolvePointer } from '../util/jsonPointer.ts';
-import { FILE_CSP, htmlPage, indexPage, PAGE_CSP } from './htmlPage.ts';
-import { markdownRenderer } from './markdownRenderer.ts';
+import { escapeHtml, FILE_CSP, htmlPage, indexPage, PAGE_CSP } from './htmlPage.ts';
+import { markdownRenderer, type MarkdownRenderer } from './markdownRenderer.ts';
 import type { PublicTarget } from './publicTarget.ts';
 
 export type PublicFormat = 'html' | 'md' | 'json';
@@ -100,7 +101,7 @@ export class PublicReader {
     let html = this.rendered.get(key);
     if (html === undefined) {
       const [renderer, bytes] = await Promise.all([markdownRenderer(), this.bytes(target)]);
-      html = htmlPage(titleOf(node.name), renderer.render(bytes.toString('utf8')));
+      html = markdownPage(renderer, node.name, bytes.toString('utf8'));
       this.rendered.set(key, html, Buffer.byteLength(html));
     }
     return { kind: 'body', contentType: 'text/html; charset=utf-8', body: html, etag: `${blobId}.html`, csp: PAGE_CSP };
@@ -145,6 +146,29 @@ export class PublicReader {
     const parent = relPath === '' ? null : href(relPath.split('/').slice(0, -1).join('/'));
     return { kind: 'body', contentType: 'text/html; charset=utf-8', body: indexPage(node.name, entries, parent), etag, csp: PAGE_CSP };
   }
+}
+
+/**
+ * A Markdown page: its front matter as a table of properties above the text (malformed: the text
+ * as it is, with a warning); its title the front matter's `title`, else the first heading, else
+ * the file name, and a heading of that title when the text opens with none.
+ */
+function markdownPage(renderer: MarkdownRenderer, name: string, text: string): string {
+  const fm = frontMatter(text);
+  const heading = renderer.firstHeading(fm.body);
+  const title = (fm.kind === 'ok' ? fm.title : null) ?? heading ?? titleOf(name);
+  const parts: string[] = [];
+  if (fm.kind === 'invalid') {
+    parts.push(`<p class="warning" role="note">The front matter could not be read (${escapeHtml(fm.error)}); it is shown as text.</p>`);
+    if (fm.raw) parts.push(`<pre class="front-matter-text">${escapeHtml(fm.raw)}</pre>`);
+  }
+  if (fm.kind === 'ok' && fm.properties.length > 0) {
+    const rows = fm.properties.map(([k, v]) => `<tr><th scope="row">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('');
+    parts.push(`<table class="front-matter" aria-label="Properties"><tbody>${rows}</tbody></table>`);
+  }
+  if (heading === null || (fm.kind === 'ok' && fm.title !== null && !/^\s*#/.test(fm.body))) parts.push(`<h1>${escapeHtml(title)}</h1>`);
+  parts.push(renderer.render(fm.body));
+  return htmlPage(title, parts.join('\n'));
 }
 
 /** A page's title: the file name without its Markdown extension. */

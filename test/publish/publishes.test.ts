@@ -148,8 +148,9 @@ test('markdown renders as a sanitized page: no script, no event handler, no java
   t.is(res.headers['x-content-type-options'], 'nosniff');
 
   const doc = new JSDOM(res.body.toString('utf8')).window.document;
-  t.is(doc.title, 'notes');
+  t.is(doc.title, 'Release notes', 'the first heading is the title');
   t.is(doc.querySelector('h1')?.textContent, 'Release notes');
+  t.is(doc.querySelectorAll('h1').length, 1);
   t.truthy(doc.querySelector('table td'), 'GFM tables survive');
   t.is(doc.querySelector('pre code')?.className, 'language-js');
   t.is(doc.querySelector('a[href="https://example.com/docs"]')?.textContent, 'good link');
@@ -168,6 +169,33 @@ test('markdown renders as a sanitized page: no script, no event handler, no java
   t.is((await pub(p.publish_key, '?format=json')).status, 422);
   t.is((await pub(p.publish_key, '?pointer=/a')).status, 422);
   t.is((await pub(p.publish_key, '?utm_source=newsletter')).status, 200, 'tracking parameters do not change what is served');
+});
+
+test('front matter shows as a table of properties; the title comes from it, else the first heading, else the file name', async (t) => {
+  const page = async (path: string, markdown: string) => {
+    const node = await write(path, 'markdown', markdown);
+    const res = await pub((await publish({ node_id: node.id })).publish_key);
+    t.is(res.status, 200);
+    return new JSDOM(res.body.toString('utf8')).window.document;
+  };
+  const withFm = await page('fm/plan.md', '---\ntitle: Launch <plan>\ntags: [a, b]\n---\nSome text.\n');
+  t.is(withFm.title, 'Launch <plan>');
+  t.is(withFm.querySelector('h1')?.textContent, 'Launch <plan>', 'a heading of the title, escaped');
+  const rows = [...withFm.querySelectorAll('table.front-matter tr')].map((tr) => [tr.querySelector('th')?.textContent, tr.querySelector('td')?.textContent]);
+  t.deepEqual(rows, [
+    ['title', 'Launch <plan>'],
+    ['tags', 'a, b'],
+  ]);
+  t.false(withFm.body.textContent.includes('---'), 'the fence is not shown');
+
+  const noTitle = await page('fm/untitled-notes.md', 'Just a paragraph.\n');
+  t.is(noTitle.title, 'untitled-notes');
+  t.is(noTitle.querySelector('h1')?.textContent, 'untitled-notes');
+
+  const broken = await page('fm/broken.md', '---\ntitle: [unclosed\n---\n# Still here\n');
+  t.regex(broken.querySelector('.warning')?.textContent ?? '', /front matter could not be read/);
+  t.is(broken.title, 'Still here');
+  t.regex(broken.body.textContent, /title: \[unclosed/, 'the front matter shows as text');
 });
 
 test('json: the document, one member by ?pointer (RFC 6901), 404 for a missing member', async (t) => {

@@ -93,6 +93,25 @@ test('creates a folder and a Markdown document, edits it with a sanitized previe
   t.false(await page.evaluate(() => 'pwned' in globalThis));
 });
 
+test('front matter shows as a table of properties above the rendered text; malformed, as text with a warning', async (t) => {
+  const { page } = t.context;
+  const projectId = await openNewProject(page, 'Front matter project');
+  await write(projectId, { path: 'clip.md', node_type: 'markdown', content: '---\ntitle: A clipped page\nsource: https://example.com/a\n---\n# Heading\n\nText.\n' });
+  await treeItem(page, 'clip.md', 'markdown').click();
+  const preview = page.getByRole('article', { name: 'Rendered Markdown' });
+  const props = preview.getByRole('table', { name: 'Properties' });
+  await props.waitFor();
+  t.deepEqual(await props.locator('th').allTextContents(), ['title', 'source']);
+  t.deepEqual(await props.locator('td').allTextContents(), ['A clipped page', 'https://example.com/a']);
+  t.is(await preview.getByRole('heading', { name: 'Heading' }).count(), 1);
+  t.false((await preview.textContent())!.includes('title: A clipped page'), 'the YAML itself is not shown');
+
+  await page.getByLabel('Markdown source').fill('---\ntitle: [unclosed\n---\n# Heading\n');
+  await preview.getByRole('note').filter({ hasText: 'The front matter could not be read' }).waitFor();
+  t.is(await props.count(), 0);
+  t.regex((await preview.textContent())!, /title: \[unclosed/);
+});
+
 test('the JSON editor refuses invalid JSON and saves valid JSON formatted', async (t) => {
   const { page } = t.context;
   const projectId = await openNewProject(page, 'JSON project');
