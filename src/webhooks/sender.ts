@@ -1,6 +1,7 @@
 import { guardedRequest, limitedBody } from '../net/guardedFetch.ts';
 import { isRefusal } from '../net/outboundGuard.ts';
 import { serviceVersion } from '../config/version.ts';
+import { redactUrlsIn } from '../logging/redact.ts';
 import type { AttemptOutcome } from './deliveryStore.ts';
 import { signatureOf } from './signature.ts';
 
@@ -57,7 +58,7 @@ export async function sendOnce(a: Attempt): Promise<AttemptOutcome> {
   } catch (e) {
     const err = e as Error;
     const reason = controller.signal.aborted ? (controller.signal.reason as Error).message : isRefusal(err) ? `refused by the outbound guard: ${err.message}` : err.message;
-    return done({ ok: false, responseStatus: null, responseBody: null, error: reason });
+    return done({ ok: false, responseStatus: null, responseBody: null, error: redactUrlsIn(reason) });
   } finally {
     clearTimeout(timer);
   }

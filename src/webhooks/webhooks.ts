@@ -8,6 +8,7 @@ import type { ProjectAccess } from '../policies/authorize.ts';
 import { projectRoleAllows } from '../policies/permissions.ts';
 import { pathInScope } from '../policies/scope.ts';
 import { newId } from '../util/ids.ts';
+import { redactUrl } from '../logging/redact.ts';
 import type { DeliveryRecord, DeliveryStatus, DeliveryStore } from './deliveryStore.ts';
 import type { HookRecord, HookStore } from './hookStore.ts';
 import { PING_EVENT } from './events.ts';
@@ -144,7 +145,7 @@ export class Webhooks {
   async ping(m: HookManager, hookId: string): Promise<DeliveryRecord> {
     const h = this.get(m, hookId);
     const id = newId('dlv');
-    const body = eventBody(PING_EVENT, h.project_id, id, { hook: { id: h.id, url: h.url, events: h.events, path_prefix: h.path_prefix } });
+    const body = eventBody(PING_EVENT, h.project_id, id, { hook: { id: h.id, url: redactUrl(h.url), events: h.events, path_prefix: h.path_prefix } });
     const outcome = await (this.d.send ?? sendOnce)({
       url: h.url,
       secret: this.d.box.open(h.secret_sealed, h.id),

@@ -1,14 +1,18 @@
+import { redactUrl } from '../../logging/redact.ts';
 import type { DeliveryRecord } from '../../webhooks/deliveryStore.ts';
 import type { HookRecord } from '../../webhooks/hookStore.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** A hook as the API shows it (never its secret). */
+/**
+ * A hook as the API shows it: never its secret, and its url without userinfo and with the query
+ * shown as `?[redacted]` (a receiver's token may live there), as url syncs show theirs.
+ */
 export function presentHook(h: HookRecord, pending: number, recent?: DeliveryRecord[]) {
   return {
     id: h.id,
     project_id: h.project_id,
-    url: h.url,
+    url: redactUrl(h.url),
     events: h.events,
     path_prefix: h.path_prefix,
     active: h.active,

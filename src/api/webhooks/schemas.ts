@@ -70,7 +70,7 @@ export const deliverySchema = z.object({
 export const hookSchema = z.object({
   id: z.string(),
   project_id: z.string(),
-  url: z.string(),
+  url: z.string().describe('without userinfo, the query shown as ?[redacted]'),
   events: z.array(z.string()),
   path_prefix: z.string(),
   active: z.boolean(),
