@@ -135,11 +135,13 @@ export class Dispatcher {
       const first = delivery.first_attempt_at ?? outcome.at;
       const deadline = first + s.retryForMs;
       const backoff = Math.min(s.backoffMaxMs, s.backoffMs * 2 ** Math.min(delivery.attempts, 30));
+      // The wait counts from the attempt's end (a slow failure is not retried at once).
+      const ended = outcome.at + outcome.durationMs;
       // The last retry is made at the deadline; one failing after it fails the delivery.
-      const next = outcome.at >= deadline ? null : Math.min(deadline, outcome.at + backoff);
+      const next = ended >= deadline ? null : Math.min(deadline, ended + backoff);
       this.d.deliveries.recordAttempt(delivery.id, outcome, next);
       const failingSince = this.d.hooks.markFailing(hook.id, outcome.at);
-      if (outcome.at - failingSince >= s.disableAfterMs) {
+      if (ended - failingSince >= s.disableAfterMs) {
         this.d.hooks.disable(hook.id, 'failing');
         this.d.logger.warn({ hook: hook.id, project: hook.project_id }, 'webhook disabled: its deliveries failed for too long');
       }

@@ -25,7 +25,8 @@ const deliveriesOf = async (server: TestServer, token: string, projectId: string
   (await server.api('GET', `/projects/${projectId}/webhooks/${hookId}/deliveries`, { token })).body.data.deliveries as { id: string; status: string; attempts: number; error: string | null }[];
 
 test('a hook failing for the whole window is disabled and shown so; switched on again, it sends what was queued', async (t) => {
-  const server = await startTestServer({ urlFetchAllowPrivate: true, webhooks: short });
+  // A window long enough for several attempts even on a loaded machine.
+  const server = await startTestServer({ urlFetchAllowPrivate: true, webhooks: { ...short, retryForMs: 1000, disableAfterMs: 1000 } });
   t.teardown(() => server.stop());
   const { token, projectId } = await setup(server);
   const r = await new Receiver().start();
