@@ -92,6 +92,28 @@ test('pending deliveries survive a restart and go out, once, after it', async (t
   t.is(r.received.filter((x) => x.body.paths.at(-1).path === 'two.md').length, 1, 'two.md once');
 });
 
+test('commits no delivery was queued for (a crash between commit and queue) are queued at the next start', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cns-webhooks-catchup-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const settings = { dataDir, urlFetchAllowPrivate: true, webhooks: short };
+  let server = await startTestServer(settings);
+  const { token, projectId } = await setup(server);
+  const r = await new Receiver().start();
+  t.teardown(() => r.stop());
+  await server.api('POST', `/projects/${projectId}/webhooks`, { token, body: { url: r.url, events } });
+  // As if the process died right after these commits: the webhooks hear nothing of them.
+  await server.services.webhooks.stop();
+  const call = contentApi(server, token, projectId);
+  await call('POST', '/write', md('lost-1.md'));
+  await call('POST', '/write', md('lost-2.md'));
+  await server.stop();
+  t.is(r.received.length, 0);
+  server = await startTestServer(settings);
+  t.teardown(() => server.stop());
+  await r.waitFor(() => r.received.length >= 2);
+  t.deepEqual(r.received.map((x) => x.body.paths.at(-1).path), ['lost-1.md', 'lost-2.md']);
+});
+
 test('the outbound guard refuses loopback and private urls unless the operator allows them, at creation and at each attempt', async (t) => {
   const strict = await startTestServer();
   t.teardown(() => strict.stop());
