@@ -1,6 +1,8 @@
 import test from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { addOrgMember, createKey, createProject, email } from '../api/fixtures.ts';
 import { submitFiles } from '../ingest/ingestClient.ts';
@@ -213,4 +215,29 @@ test('an ingestion task that ends is an ingest.task_finished delivery, after its
   t.is(finished.actor.type, 'user');
   const order = r.received.map((x) => x.headers['x-cns-event']);
   t.true(order.indexOf('content.created') < order.indexOf('ingest.task_finished'), order.join(', '));
+});
+
+test('a finished sync run is a sync.run_finished delivery, after the commit it made', async (t) => {
+  const server = await startTestServer({ urlFetchAllowPrivate: true, webhooks: short });
+  t.teardown(() => server.stop());
+  const { token, projectId } = await setup(server);
+  const r = await new Receiver().start();
+  t.teardown(() => r.stop());
+  const page = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/markdown' }).end('# fetched\n'));
+  await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => page.close(() => resolve())));
+  await server.api('POST', `/projects/${projectId}/webhooks`, { token, body: { url: r.url, events: ['content.created', 'sync.run_finished'] } });
+  const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/doc.md`;
+  const made = await server.api('POST', '/sync/bootstrap', { token, body: { project_id: projectId, provider: 'url', config: { url, path: 'web/doc.md' } } });
+  t.is(made.status, 201, JSON.stringify(made.body));
+  const syncId = made.body.data.sync.id;
+  t.is((await server.api('POST', `/sync/syncs/${syncId}/refresh`, { token })).status, 200);
+  await r.waitFor(() => r.of('sync.run_finished').length >= 1);
+  const finished = r.of('sync.run_finished')[0]!.body;
+  t.is(finished.sync.id, syncId);
+  t.is(finished.run.status, 'succeeded');
+  t.is(finished.run.trigger, 'manual');
+  const order = r.received.map((x) => x.headers['x-cns-event']);
+  t.true(r.of('content.created').some((x) => x.raw.toString().includes('web/doc.md')), 'the sync wrote web/doc.md');
+  t.true(order.lastIndexOf('content.created') < order.indexOf('sync.run_finished'), order.join(', '));
 });
