@@ -118,6 +118,8 @@ export interface Settings {
     maxPaths: number;
     /** Deliveries in flight at once, all hooks together (CNS_WEBHOOK_CONCURRENCY). */
     concurrency: number;
+    /** Finished deliveries kept per hook in its log (CNS_WEBHOOK_KEEP_DELIVERIES); pending ones always stay. */
+    keepDeliveries: number;
   };
 }
 
@@ -208,6 +210,7 @@ const envSchema = z.object({
   CNS_WEBHOOK_DISABLE_AFTER_S: int(1, 30 * 86_400).default(86_400),
   CNS_WEBHOOK_MAX_PATHS: int(1, 10_000).default(100),
   CNS_WEBHOOK_CONCURRENCY: int(1, 256).default(16),
+  CNS_WEBHOOK_KEEP_DELIVERIES: int(1, 1_000_000).default(1000),
   CNS_GITHUB_API_URL: url().default('https://api.github.com'),
   CNS_NOTION_API_URL: url().default('https://api.notion.com'),
   CNS_LINEAR_API_URL: url().default('https://api.linear.app'),
@@ -333,6 +336,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
       disableAfterMs: e.CNS_WEBHOOK_DISABLE_AFTER_S * 1000,
       maxPaths: e.CNS_WEBHOOK_MAX_PATHS,
       concurrency: e.CNS_WEBHOOK_CONCURRENCY,
+      keepDeliveries: e.CNS_WEBHOOK_KEEP_DELIVERIES,
     },
   };
   const dataDir = resolve(cwd, overrides.dataDir ?? settings.dataDir);

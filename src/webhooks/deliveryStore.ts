@@ -98,6 +98,16 @@ export class DeliveryStore {
     return this.find(id)!;
   }
 
+  /** Keeps a hook's `keep` latest finished deliveries (the log); pending ones are never removed. */
+  prune(hookId: string, keep: number): number {
+    return this.db
+      .prepare(
+        `DELETE FROM webhook_deliveries WHERE hook_id = ? AND status <> 'pending' AND seq < coalesce(
+           (SELECT seq FROM webhook_deliveries WHERE hook_id = ? AND status <> 'pending' ORDER BY seq DESC LIMIT 1 OFFSET ?), 0)`,
+      )
+      .run(hookId, hookId, keep - 1).changes;
+  }
+
   postpone(id: string, until: number): void {
     this.db.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending'").run(until, id);
   }

@@ -12,6 +12,8 @@ export interface DispatcherSettings {
   retryForMs: number;
   disableAfterMs: number;
   concurrency: number;
+  /** Finished deliveries kept per hook (the log). */
+  keepDeliveries: number;
 }
 
 export interface DispatcherDeps {
@@ -39,6 +41,8 @@ export class Dispatcher {
   private timer: NodeJS.Timeout | null = null;
   private kickScheduled = false;
   private running = false;
+  /** Per hook, when its log was last pruned (at most once a minute). */
+  private readonly pruned = new Map<string, number>();
 
   constructor(private readonly d: DispatcherDeps) {}
 
@@ -104,6 +108,13 @@ export class Dispatcher {
     }
   }
 
+  private prune(hookId: string, keep: number): void {
+    const now = Date.now();
+    if (now - (this.pruned.get(hookId) ?? 0) < 60_000) return;
+    this.pruned.set(hookId, now);
+    this.d.deliveries.prune(hookId, keep);
+  }
+
   private async attempt(delivery: DeliveryRecord, s: DispatcherSettings): Promise<void> {
     try {
       const hook = this.d.hooks.find(delivery.hook_id);
@@ -130,6 +141,7 @@ export class Dispatcher {
       if (outcome.ok) {
         this.d.deliveries.recordAttempt(delivery.id, outcome, null);
         this.d.hooks.markSucceeded(hook.id);
+        this.prune(hook.id, s.keepDeliveries);
         return;
       }
       const first = delivery.first_attempt_at ?? outcome.at;
@@ -140,6 +152,7 @@ export class Dispatcher {
       // The last retry is made at the deadline; one failing after it fails the delivery.
       const next = ended >= deadline ? null : Math.min(deadline, ended + backoff);
       this.d.deliveries.recordAttempt(delivery.id, outcome, next);
+      if (next === null) this.prune(hook.id, s.keepDeliveries);
       const failingSince = this.d.hooks.markFailing(hook.id, outcome.at);
       if (ended - failingSince >= s.disableAfterMs) {
         this.d.hooks.disable(hook.id, 'failing');

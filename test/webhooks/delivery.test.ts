@@ -1,5 +1,6 @@
 import test from 'ava';
 import { createHmac } from 'node:crypto';
+import { DeliveryStore } from '../../src/webhooks/deliveryStore.ts';
 import { assertDocumented } from '../helpers/openapi.ts';
 import { contentApi, defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -8,7 +9,7 @@ import { Receiver, until } from './receiver.ts';
 // Deliveries through HTTP to a real receiver on this machine (loopback allowed as an operator
 // would allow it: CNS_URL_FETCH_ALLOW_PRIVATE): signature, order, retries, redelivery, ping.
 
-const fast = { timeoutMs: 1000, backoffMs: 20, backoffMaxMs: 80, retryForMs: 60_000, disableAfterMs: 60_000, maxPaths: 3, concurrency: 4 };
+const fast = { timeoutMs: 1000, backoffMs: 20, backoffMaxMs: 80, retryForMs: 60_000, disableAfterMs: 60_000, maxPaths: 3, concurrency: 4, keepDeliveries: 1000 };
 
 let server: TestServer;
 let token: string;
@@ -79,7 +80,7 @@ test.serial('a write is one signed delivery; the secret is shown once', async (t
 test.serial('deliveries arrive in commit order; a commit of many paths is one delivery, paths capped with a count', async (t) => {
   const r = await new Receiver().start();
   t.teardown(() => r.stop());
-  await hookFor(r, { path_prefix: 'order' });
+  const hook = (await hookFor(r, { path_prefix: 'order' })).body.data;
   const call = contentApi(server, token, projectId);
   for (let i = 0; i < 12; i++) t.is((await call('POST', '/write', { path: `order/f${i}.md`, content: `v${i}`, node_type: 'markdown' })).status, 201);
   const bulk = await call('POST', '/bulk-write', { files: [1, 2, 3, 4, 5].map((i) => ({ path: `order/bulk/${i}.md`, content: 'b', node_type: 'markdown' })), message: 'five at once' });
@@ -92,6 +93,17 @@ test.serial('deliveries arrive in commit order; a commit of many paths is one de
   t.is(last.paths.length, 3, 'capped at CNS_WEBHOOK_MAX_PATHS');
   t.is(last.paths_total, 6, 'the folder and its five files');
   t.true(last.paths_truncated);
+
+  // The log keeps the newest finished deliveries (CNS_WEBHOOK_KEEP_DELIVERIES).
+  const all = await until(async () => {
+    const res = await server.api('GET', `/projects/${projectId}/webhooks/${hook.id}/deliveries?limit=200`, { token });
+    return res.body.data.deliveries.every((d: { status: string }) => d.status === 'delivered') ? res.body.data.deliveries : undefined;
+  });
+  t.is(all.length, 13);
+  t.is(new DeliveryStore(server.services.db).prune(hook.id, 5), 8);
+  const kept = (await server.api('GET', `/projects/${projectId}/webhooks/${hook.id}/deliveries?limit=200`, { token })).body.data;
+  t.is(kept.total, 5);
+  t.deepEqual(kept.deliveries.map((d: { id: string }) => d.id), all.slice(0, 5).map((d: { id: string }) => d.id), 'the newest five');
 });
 
 test.serial('a failing receiver is retried with backoff, and later deliveries wait their turn', async (t) => {

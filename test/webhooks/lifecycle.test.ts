@@ -13,7 +13,7 @@ import { Receiver, until } from './receiver.ts';
 // The life of hooks and deliveries: the disabled state, a restart with deliveries pending, the
 // outbound guard, scope checks (a hook acts as its creator), and events that are not commits.
 
-const short = { timeoutMs: 1000, backoffMs: 20, backoffMaxMs: 50, retryForMs: 300, disableAfterMs: 300, maxPaths: 100, concurrency: 4 };
+const short = { timeoutMs: 1000, backoffMs: 20, backoffMaxMs: 50, retryForMs: 300, disableAfterMs: 300, maxPaths: 100, concurrency: 4, keepDeliveries: 1000 };
 const events = ['content.created', 'content.updated', 'content.deleted', 'content.moved', 'ingest.task_finished'];
 const md = (path: string, content = 'x') => ({ path, content, node_type: 'markdown' });
 
