@@ -40,6 +40,7 @@ import { publishRoutes } from '../api/publishes/routes.ts';
 import { publicPublishRoutes } from '../api/publishes/publicRoutes.ts';
 import { analyticsRoutes } from '../api/analytics/routes.ts';
 import { oauthRoutes } from '../api/oauth/routes.ts';
+import { webhookRoutes } from '../api/webhooks/routes.ts';
 
 export { API_PREFIX };
 
@@ -81,6 +82,7 @@ export function apiRoutes(s: Services): OpenApiSource & { routers: Router[]; isP
     collabRoutes(s),
     syncRoutes(s),
     eventRoutes(s),
+    webhookRoutes(s),
     projectRoutes(s),
     projectContentRoutes(s),
     contentRoutes(s),

@@ -4,7 +4,7 @@ import type { Settings } from '../config/settings.ts';
 import { createLogger, type Logger } from '../logging/logger.ts';
 import { bootstrap, type BootstrapResult } from './bootstrap.ts';
 import { createApp } from './createApp.ts';
-import { closeServices, createServices, type Services } from './services.ts';
+import { closeServices, createServices, startWebhooks, type Services } from './services.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -62,6 +62,8 @@ export async function startServer(settings: Settings, logger: Logger = createLog
     await services.content.reconcileAll();
     // After reconciling: a scheduled sync run writes through the content store.
     services.syncRuntime.start();
+    // After reconciling too: commits a stop left unqueued are queued, then pending deliveries go out.
+    startWebhooks(services);
   } catch (err) {
     await stopListening();
     await closeServices(services);

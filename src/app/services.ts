@@ -50,6 +50,7 @@ import { SyncRuntime } from '../platform/runtime/syncRuntime.ts';
 import { platformConnectors } from '../platform/connectors/index.ts';
 import { SecretBox } from '../auth/secretBox.ts';
 import { serviceVersion } from '../config/version.ts';
+import { createWebhooks, type WebhooksService } from '../webhooks/service.ts';
 
 /** Everything a request handler may need, built once per process and passed down explicitly. */
 export interface Services {
@@ -117,6 +118,8 @@ export interface Services {
   oauth: OAuth;
   /** Runs and schedules platform syncs (github, notion, linear, airtable): src/platform/runtime/. */
   syncRuntime: SyncRuntime;
+  /** Outgoing webhooks (issue 33): hooks, their durable deliveries and the dispatcher (started by startWebhooks). */
+  webhooks: WebhooksService;
 }
 
 export function createServices(settings: Settings, logger: Logger): Services {
@@ -177,6 +180,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
   // A connection that is gone or refused pauses the syncs that use it, with the reason.
   oauth.service.onDisconnect((projectId, provider) => void syncRuntime.pauseProvider(projectId, provider, 'disconnected'));
   oauth.service.onNeedsReauth((projectId, provider) => void syncRuntime.pauseProvider(projectId, provider, 'needs_reauth'));
+  const webhooks = createWebhooks({ db, settings, logger, signingSecret, changelog, bus, authenticator, access, connections, syncStore, ingestQueue: ingest.queue });
   const analytics = createAnalytics({ db, logger, enabled: settings.analytics, flushMs: settings.analyticsFlushMs, content, access, authorizer, connections, publishes: publishing.publishes });
   return {
     settings,
@@ -230,7 +234,16 @@ export function createServices(settings: Settings, logger: Logger): Services {
     publishing,
     analytics,
     oauth,
+    webhooks,
   };
+}
+
+/**
+ * Starts the webhook dispatcher: queuing from the change bus and sending. Once per box (or per
+ * project owner under several workers, issue 29): only the process that calls this sends.
+ */
+export function startWebhooks(services: Services): void {
+  services.webhooks.start();
 }
 
 export async function closeServices(services: Services): Promise<void> {
@@ -238,6 +251,8 @@ export async function closeServices(services: Services): Promise<void> {
   services.analytics.close();
   // Runs going on stop and record themselves (interrupted) while the stores are open.
   await services.syncRuntime.stop();
+  // Attempts in flight are recorded; pending deliveries wait in SQLite for the next start.
+  await services.webhooks.stop();
   // Before the content store and the database: running tasks are stopped and queued again.
   await services.ingest.close();
   services.mcp.close();

@@ -10,6 +10,7 @@ import { registerFileCommands } from './commands/files.ts';
 import { registerGitCredentialCommand } from './commands/gitCredential.ts';
 import { registerHistoryCommands } from './commands/history.ts';
 import { registerKeysCommands } from './commands/keys.ts';
+import { registerWebhooksCommands } from './commands/webhooks.ts';
 import { registerLoginCommands } from './commands/login.ts';
 import { registerProjectsCommands } from './commands/projects.ts';
 import { registerPurgeCommand } from './commands/purge.ts';
@@ -54,6 +55,7 @@ function program(io: CliIo): Command {
     registerFileCommands,
     registerHistoryCommands,
     registerKeysCommands,
+    registerWebhooksCommands,
     registerCloneCommand,
     registerSyncCommand,
     registerSearchCommand,

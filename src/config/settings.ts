@@ -103,6 +103,24 @@ export interface Settings {
     /** Webhook deliveries remembered per sync, so a replay starts no run (CNS_SYNC_WEBHOOK_REMEMBER, CNS_SYNC_WEBHOOK_REMEMBER_S). */
     webhookRemember: { maxPerSync: number; maxAgeMs: number };
   };
+  /** Outgoing webhooks (issue 33): how long one attempt may take, how retries back off, when to give up. */
+  webhooks: {
+    /** One attempt, connection to the end of the answer (CNS_WEBHOOK_TIMEOUT_MS). */
+    timeoutMs: number;
+    /** The first retry's delay, doubled at each further one (CNS_WEBHOOK_BACKOFF_MS) up to backoffMaxMs (CNS_WEBHOOK_BACKOFF_MAX_MS). */
+    backoffMs: number;
+    backoffMaxMs: number;
+    /** A delivery is retried this long after its first attempt, then failed (CNS_WEBHOOK_RETRY_FOR_S). */
+    retryForMs: number;
+    /** A hook failing this long in a row is disabled (CNS_WEBHOOK_DISABLE_AFTER_S). */
+    disableAfterMs: number;
+    /** Paths listed in one delivery; more are counted (CNS_WEBHOOK_MAX_PATHS). */
+    maxPaths: number;
+    /** Deliveries in flight at once, all hooks together (CNS_WEBHOOK_CONCURRENCY). */
+    concurrency: number;
+    /** Finished deliveries kept per hook in its log (CNS_WEBHOOK_KEEP_DELIVERIES); pending ones always stay. */
+    keepDeliveries: number;
+  };
 }
 
 /** The OAuth apps the settings know (one app may serve several providers, as Google's will). */
@@ -185,6 +203,14 @@ const envSchema = z.object({
   CNS_SYNC_MIN_INTERVAL_S: int(1, 86_400).default(30),
   CNS_SYNC_WEBHOOK_REMEMBER: int(1, 1_000_000).default(1000),
   CNS_SYNC_WEBHOOK_REMEMBER_S: int(1, 365 * 86_400).default(7 * 86_400),
+  CNS_WEBHOOK_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  CNS_WEBHOOK_BACKOFF_MS: int(1, 3_600_000).default(1000),
+  CNS_WEBHOOK_BACKOFF_MAX_MS: int(1, 86_400_000).default(3_600_000),
+  CNS_WEBHOOK_RETRY_FOR_S: int(1, 30 * 86_400).default(86_400),
+  CNS_WEBHOOK_DISABLE_AFTER_S: int(1, 30 * 86_400).default(86_400),
+  CNS_WEBHOOK_MAX_PATHS: int(1, 10_000).default(100),
+  CNS_WEBHOOK_CONCURRENCY: int(1, 256).default(16),
+  CNS_WEBHOOK_KEEP_DELIVERIES: int(1, 1_000_000).default(1000),
   CNS_GITHUB_API_URL: url().default('https://api.github.com'),
   CNS_NOTION_API_URL: url().default('https://api.notion.com'),
   CNS_LINEAR_API_URL: url().default('https://api.linear.app'),
@@ -301,6 +327,16 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
         'google-sheets': e.CNS_GOOGLE_SHEETS_API_URL.replace(/\/+$/, ''),
         'google-calendar': e.CNS_GOOGLE_CALENDAR_API_URL.replace(/\/+$/, ''),
       },
+    },
+    webhooks: {
+      timeoutMs: e.CNS_WEBHOOK_TIMEOUT_MS,
+      backoffMs: e.CNS_WEBHOOK_BACKOFF_MS,
+      backoffMaxMs: e.CNS_WEBHOOK_BACKOFF_MAX_MS,
+      retryForMs: e.CNS_WEBHOOK_RETRY_FOR_S * 1000,
+      disableAfterMs: e.CNS_WEBHOOK_DISABLE_AFTER_S * 1000,
+      maxPaths: e.CNS_WEBHOOK_MAX_PATHS,
+      concurrency: e.CNS_WEBHOOK_CONCURRENCY,
+      keepDeliveries: e.CNS_WEBHOOK_KEEP_DELIVERIES,
     },
   };
   const dataDir = resolve(cwd, overrides.dataDir ?? settings.dataDir);

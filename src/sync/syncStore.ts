@@ -15,7 +15,27 @@ const KEEP_RUNS = 500;
 
 /** Sync states and run records (the connection itself lives in the AccessConnectionStore). */
 export class SyncStore {
+  private readonly finishedListeners = new Set<(run: SyncRunRecord) => void>();
+
   constructor(private readonly db: Db) {}
+
+  /** Told about every run that finished, of any kind of sync (outgoing webhooks); returns the removal. */
+  onRunFinished(fn: (run: SyncRunRecord) => void): () => void {
+    this.finishedListeners.add(fn);
+    return () => this.finishedListeners.delete(fn);
+  }
+
+  /** A run was recorded finished: its listeners hear of it (one that throws does not fail the run). */
+  runFinished(run: SyncRunRecord): SyncRunRecord {
+    for (const fn of this.finishedListeners) {
+      try {
+        fn(run);
+      } catch {
+        // A listener's failure is its own (the webhook queue logs its own errors).
+      }
+    }
+    return run;
+  }
 
   create(input: { syncId: string; projectId: string; provider: string; triggerMode: string }): SyncStateRecord {
     const now = nowIso();
@@ -166,7 +186,7 @@ export class SyncStore {
         `UPDATE sync_runs SET status = ?, finished_at = ?, files_down = files_down + ?, conflicts = ?, errors = ?, cursor_to = ? WHERE id = ?`,
       )
       .run(status, nowIso(), summary.filesDown ?? 0, JSON.stringify(summary.conflicts ?? []), JSON.stringify(errors), summary.cursorTo ?? null, runId);
-    return this.findRun(runId)!;
+    return this.runFinished(this.findRun(runId)!);
   }
 
   /** Removes the state, runs and item map; the caller deletes the connection (which revokes the key). */

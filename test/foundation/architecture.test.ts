@@ -112,6 +112,8 @@ const layers: string[][] = [
   ['analytics'],
   ['sync'],
   ['platform'],
+  // Outgoing webhooks: hear the change bus, finished sync runs and ingestion tasks.
+  ['webhooks'],
   ['agents'],
   // The surfaces: http is the edge they share (Koa middleware, the envelope, route declarations).
   ['http'],

@@ -41,8 +41,27 @@ export class IngestQueue {
   private readonly running = new Map<string, Running>();
   private lastProject: string | null = null;
   private closed = false;
+  private readonly finishedListeners = new Set<(task: TaskRecord) => void>();
 
   constructor(private readonly d: IngestQueueDeps) {}
+
+  /** Told about every task that ended (succeeded, failed or cancelled), as stored; returns the removal. */
+  onFinished(fn: (task: TaskRecord) => void): () => void {
+    this.finishedListeners.add(fn);
+    return () => this.finishedListeners.delete(fn);
+  }
+
+  private finished(id: string): void {
+    const task = this.d.store.find(id);
+    if (!task || (task.status !== 'succeeded' && task.status !== 'failed' && task.status !== 'cancelled')) return;
+    for (const fn of this.finishedListeners) {
+      try {
+        fn(task);
+      } catch (err) {
+        this.d.logger?.warn({ err, task: id }, 'an ingest task listener failed');
+      }
+    }
+  }
 
   /** Start-up: recover what a stop interrupted, clear temporary files of finished tasks, start working. */
   start(): void {
@@ -101,7 +120,10 @@ export class IngestQueue {
     if (!this.d.store.transition(id, ['queued', 'running'], 'cancelled', { error: { code: 'cancelled', message: 'the task was cancelled' } })) return false;
     const r = this.running.get(id);
     if (r) r.controller.abort(new TaskFailure('cancelled', 'the task was cancelled'));
-    else await this.d.temp.removeTask(id);
+    else {
+      this.finished(id);
+      await this.d.temp.removeTask(id);
+    }
     return true;
   }
 
@@ -152,6 +174,7 @@ export class IngestQueue {
       })
       .finally(async () => {
         this.running.delete(task.id);
+        if (!requeued) this.finished(task.id);
         // A task queued again keeps its files (its upload) for when it runs again.
         if (!requeued) await this.d.temp.removeTask(task.id);
         this.pump();

@@ -30,7 +30,7 @@ export interface PlatformRunSummary {
 export class PlatformRunStore {
   constructor(
     private readonly db: Db,
-    private readonly syncs: Pick<SyncStore, 'insertRun' | 'findRun' | 'require'>,
+    private readonly syncs: Pick<SyncStore, 'insertRun' | 'findRun' | 'require' | 'runFinished'>,
   ) {}
 
   /** A platform run asked for: `queued` until a slot under the concurrency cap frees. */
@@ -72,7 +72,7 @@ export class PlatformRunStore {
         Math.round(r.rateLimitedMs),
         runId,
       );
-    return this.syncs.findRun(runId)!;
+    return this.syncs.runFinished(this.syncs.findRun(runId)!);
   }
 
   /** Runs left queued or running by a process that stopped (a crash, a kill): interrupted. */

@@ -7,10 +7,11 @@ import { OrgMembers } from './OrgMembers.tsx';
 import { ProjectMembers } from './ProjectMembers.tsx';
 import type { OrganizationWithRole, ProjectWithRole } from './types.ts';
 import { useLoad } from './useLoad.ts';
+import { Webhooks } from './Webhooks.tsx';
 
 /**
  * A project's settings: members and roles (the project's and its organization's), invitations,
- * access keys, and the connections with their state. Each part shows what the caller's roles
+ * access keys, webhooks, and the connections with their state. Each part shows what the caller's roles
  * let them see, and offers only the changes those roles allow (README: Permissions).
  */
 export function SettingsPanel({ projectId }: { projectId: string }) {
@@ -38,7 +39,10 @@ export function SettingsPanel({ projectId }: { projectId: string }) {
           {org.data && <OrgMembers org={org.data} />}
           {org.data && orgManager && <Invitations org={org.data} />}
           {admin ? (
-            <AccessKeys projectId={projectId} />
+            <>
+              <AccessKeys projectId={projectId} />
+              <Webhooks projectId={projectId} />
+            </>
           ) : (
             <p class="muted">Access keys, MCP and sandbox endpoints are managed by the project's admins.</p>
           )}

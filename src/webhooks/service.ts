@@ -1,0 +1,120 @@
+import type { Authenticator } from '../auth/authenticator.ts';
+import { SecretBox } from '../auth/secretBox.ts';
+import type { Settings } from '../config/settings.ts';
+import type { Db } from '../db/database.ts';
+import type { AccessConnectionStore } from '../domain/connections/accessConnectionStore.ts';
+import type { ChangeBus } from '../events/changeBus.ts';
+import type { Changelog } from '../events/changelog.ts';
+import type { IngestQueue } from '../ingest/queue/ingestQueue.ts';
+import type { Logger } from '../logging/logger.ts';
+import type { ContentAccess } from '../policies/contentAccess.ts';
+import type { SyncStore } from '../sync/syncStore.ts';
+import { DeliveryStore } from './deliveryStore.ts';
+import { Dispatcher } from './dispatcher.ts';
+import { HookStore, type HookRecord } from './hookStore.ts';
+import { WebhookQueue } from './queue.ts';
+import type { Attempt } from './sender.ts';
+import type { AttemptOutcome } from './deliveryStore.ts';
+import { Webhooks } from './webhooks.ts';
+
+export interface WebhooksService {
+  /** Managing hooks (the routes, the CLI through them). */
+  webhooks: Webhooks;
+  queue: WebhookQueue;
+  dispatcher: Dispatcher;
+  /**
+   * Starts queuing from the change bus (and finished sync runs and ingestion tasks) and sending.
+   * Called once per box, by the process that owns the projects' writes (src/app/server.ts): with
+   * several workers the others leave it off, and the bus's transport brings their commits here.
+   */
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface WebhooksDeps {
+  db: Db;
+  settings: Settings;
+  logger: Logger;
+  signingSecret: Uint8Array;
+  changelog: Changelog;
+  bus: ChangeBus;
+  authenticator: Pick<Authenticator, 'current'>;
+  access: Pick<ContentAccess, 'grant'>;
+  connections: Pick<AccessConnectionStore, 'find'>;
+  syncStore: Pick<SyncStore, 'onRunFinished'>;
+  ingestQueue: Pick<IngestQueue, 'onFinished'>;
+  /** One attempt (tests may wrap it). */
+  send?: (a: Attempt) => Promise<AttemptOutcome>;
+}
+
+export function createWebhooks(d: WebhooksDeps): WebhooksService {
+  const hooks = new HookStore(d.db);
+  const deliveries = new DeliveryStore(d.db);
+  const box = new SecretBox(d.signingSecret, 'webhooks');
+  const settings = () => d.settings.webhooks;
+  const allowPrivate = () => d.settings.urlFetchAllowPrivate;
+  const dispatcher = new Dispatcher({ hooks, deliveries, box, settings, allowPrivate, logger: d.logger, send: d.send });
+  // A hook acts as its creator, as the creator stands now: a revoked key or a removed member hears nothing more.
+  const scopeOf = (hook: HookRecord): string | null => {
+    const principal = d.authenticator.current({ kind: hook.creator_kind, id: hook.creator_id });
+    if (!principal) return null;
+    try {
+      return d.access.grant(principal, hook.project_id, 'content:read').scope;
+    } catch {
+      return null;
+    }
+  };
+  const queue = new WebhookQueue({ db: d.db, hooks, deliveries, changelog: d.changelog, scopeOf, maxPaths: () => settings().maxPaths, queued: () => dispatcher.kick(), logger: d.logger });
+  const webhooks = new Webhooks({ hooks, deliveries, box, changelog: d.changelog, allowPrivate, timeoutMs: () => settings().timeoutMs, kick: () => dispatcher.kick(), send: d.send });
+  const stops: (() => void)[] = [];
+  return {
+    webhooks,
+    queue,
+    dispatcher,
+    start() {
+      stops.push(d.bus.subscribe('webhooks', (e) => queue.notify(e.project)));
+      stops.push(
+        d.syncStore.onRunFinished((run) => {
+          const scope = d.connections.find(run.sync_id)?.scope_path ?? '';
+          queue.emit(run.project_id, 'sync.run_finished', scope, {
+            sync: { id: run.sync_id, scope_path: scope },
+            run: {
+              id: run.id,
+              trigger: run.trigger,
+              status: run.status,
+              started_at: run.started_at,
+              finished_at: run.finished_at,
+              project_version: run.cursor_to,
+              files_up: run.files_up,
+              files_down: run.files_down,
+              errors: JSON.parse(run.errors) as string[],
+            },
+          });
+        }),
+      );
+      stops.push(
+        d.ingestQueue.onFinished((task) =>
+          queue.emit(task.project_id, 'ingest.task_finished', task.target_path, {
+            task: {
+              id: task.id,
+              kind: task.kind,
+              source: task.source,
+              status: task.status,
+              target_path: task.target_path,
+              finished_at: task.finished_at,
+              project_version: task.result?.project_version ?? null,
+              error: task.error ? { code: task.error.code, message: task.error.message } : null,
+            },
+            actor: { type: task.actor.type, id: task.actor.id, author: task.actor.author },
+          }),
+        ),
+      );
+      queue.catchUp();
+      dispatcher.start();
+    },
+    async stop() {
+      for (const s of stops.splice(0)) s();
+      await dispatcher.stop();
+    },
+  };
+}
