@@ -113,6 +113,12 @@ test.serial('invalid input is 422 naming the field, and nothing is queued', asyn
     t.is(res.body.code, 'VALIDATION_ERROR');
     t.true(res.body.error.details.some((d: any) => d.field === field), `${field} named in ${JSON.stringify(res.body.error.details)}`);
   }
+  // A field the route does not know would change what the request means if it were taken: refused, nothing queued.
+  const queued = (await server.api('GET', `/ingest/tasks?project_id=${projectId}&limit=1`, { token })).body.data.total;
+  const unknownField = await submitFiles(server, token, { project_id: projectId, target_path: 'elsewhere' }, file);
+  t.is(unknownField.status, 422, JSON.stringify(unknownField.body));
+  t.regex(JSON.stringify(unknownField.body.error.details), /target_path/);
+  t.is((await server.api('GET', `/ingest/tasks?project_id=${projectId}&limit=1`, { token })).body.data.total, queued);
   const twice = new FormData();
   twice.append('project_id', projectId);
   twice.append('project_id', projectId);

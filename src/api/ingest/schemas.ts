@@ -26,7 +26,7 @@ export const submitFileBody = z.object({
     .array(z.custom<UploadedFile>(isUploaded, 'must be a file part').meta({ type: 'string', format: 'binary', description: 'a file part' }))
     .min(1, 'send at least one file')
     .describe('one or more file parts (any field name); one task per file'),
-});
+}).strict();
 
 export const submitSaasBody = z.object({
   project_id: id,
@@ -43,15 +43,16 @@ export const submitSaasBody = z.object({
       same_site: z.boolean().optional().describe('type url: follow links to the same origin only (default true)'),
       config: z.record(z.string(), z.unknown()).optional().describe('platform sources: the connector config'),
     })
+    .strict()
     .superRefine((s, ctx) => {
       if (s.type !== 'url') return;
       if (s.url === undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: 'a url source needs url' });
       if (s.config !== undefined) ctx.addIssue({ code: 'custom', path: ['config'], message: 'config is for platform sources; a url source takes url, depth, max_pages, same_site' });
     }),
-});
+}).strict();
 
 export const taskParams = z.object({ task_id: id });
-export const batchBody = z.object({ task_ids: z.array(id).min(1).max(200) });
+export const batchBody = z.object({ task_ids: z.array(id).min(1).max(200) }).strict();
 export const listTasksQuery = paginationQuery.extend({
   project_id: id,
   status: z.enum(TASK_STATUSES as [string, ...string[]]).optional(),
@@ -102,6 +103,7 @@ const match = z
     extensions: z.array(z.string().min(1).max(32)).max(100).optional(),
     mime_types: z.array(z.string().min(3).max(200)).max(100).optional(),
   })
+  .strict()
   .describe('the files the rule applies to when a submission names no rule: extension (without the dot) or media type (`type/*` for all subtypes)');
 
 export const ruleParams = z.object({ rule_id: id });
@@ -117,7 +119,7 @@ export const createRuleBody = z.object({
     .optional()
     .describe('a JSON Schema (draft-07, 2019-09 or 2020-12 by its $schema) of an object or array the language model extracts from the converted text'),
   instructions: z.string().max(10_000).optional().describe('for the model that fills json_schema'),
-});
+}).strict();
 
 export const ruleSchema = z.object({
   id: z.string(),
