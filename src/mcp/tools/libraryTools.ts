@@ -56,7 +56,9 @@ export const lsTool = libraryTool({
 export const catTool = libraryTool({
   type: 'cat',
   title: 'Read a node',
-  description: "Reads one node's current content: JSON as a value, Markdown and text files as text, other files as base64; with its version.",
+  description:
+    "Reads one node's current content: JSON as a value, Markdown and text files as text, other files as base64; with its version. " +
+    'For a large node pass `lines` ("START-END", 1-based) or `bytes` ("START-END", 0-based) to get just that slice with total_lines and total_bytes, and page on.',
   annotations: { readOnlyHint: true },
   paths: { path: 'the node' },
 });
