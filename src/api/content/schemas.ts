@@ -20,6 +20,13 @@ export const catQuery = requiredPathQuery.extend({
   lines: rangeText('lines START-END (1-based, inclusive; "START-" to the end): answer just those lines of a text, Markdown or JSON node'),
   bytes: rangeText('bytes START-END (0-based, inclusive; "START-" to the end): answer just those bytes (text by whole characters, binary files as base64)'),
 });
+/** An archive of a folder ('' = the project) at the current or a given project version. */
+export const archiveQuery = z.object({
+  path: path.default(''),
+  format: z.enum(['zip', 'tar.gz']).default('zip'),
+  version: intFromQuery(1).optional().describe('project version (default: the current one)'),
+});
+
 /** Trees come in pages of at most `limit` nodes; `cursor` is the previous page's `next_cursor`. */
 export const treeQuery = z.object({
   path: path.default(''),
