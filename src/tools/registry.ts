@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ToolType } from './toolType.ts';
 import { catTool } from './types/cat.ts';
+import { grepTool } from './types/grep.ts';
 import { lsTool } from './types/ls.ts';
 import { queryJsonTool } from './types/queryJson.ts';
 import { searchTool } from './types/search.ts';
@@ -10,7 +11,7 @@ import { writeTool } from './types/write.ts';
 
 /** Every tool type (spec 4.9), by name. */
 export const toolTypes: ReadonlyMap<string, ToolType> = new Map(
-  [lsTool, catTool, treeTool, writeTool, searchTool, queryJsonTool, shellTool].map((t) => [t.type, t]),
+  [lsTool, catTool, treeTool, writeTool, searchTool, grepTool, queryJsonTool, shellTool].map((t) => [t.type, t]),
 );
 
 export const toolTypeNames = [...toolTypes.keys()] as [string, ...string[]];

@@ -112,3 +112,13 @@ export const searchTool = libraryTool({
   paths: { path_prefix: 'only nodes beneath this folder' },
   config: (c) => searchToolOf(c)?.config ?? {},
 });
+
+export const grepTool = libraryTool({
+  type: 'grep',
+  title: 'Grep',
+  description:
+    "Finds the lines matching a regular expression (RE2 syntax, or a plain string with fixed_strings) in the text nodes beneath the endpoint's folder: " +
+    'path, line number and text, with context_lines around each; read more of a file with `cat` and `lines`.',
+  annotations: { readOnlyHint: true },
+  paths: { path_prefix: 'only nodes beneath this path' },
+});
