@@ -8,7 +8,7 @@ import { decodeContent } from './encoding.ts';
 import { NotFoundError, ValidationError } from '../errors/contentErrors.ts';
 import { FolderSnapshots, type SnapshotPage } from './folderSnapshots.ts';
 import { openLooseBlob, type BlobSource } from './git/blobReader.ts';
-import { archiveTarStream } from './git/archiveStream.ts';
+import { archiveTarStream, archiveZipStream } from './git/archiveStream.ts';
 import { exportTree, type ExportedEntry, type Owner } from './git/exportTree.ts';
 import { RepoRegistry } from './git/repo.ts';
 import { ChangeIndex, IndexStore } from './indexStore.ts';
@@ -117,11 +117,12 @@ export class ContentReads {
 
   /**
    * The folder at `path` ('' = the project) as it was at project version `projectVersion` (the
-   * current one when left out), as a tar stream filtered like an export (git/archiveStream.ts):
+   * current one when left out), as a tar stream filtered like an export, or a zip, by `git
+   * archive` (git/archiveStream.ts):
    * nothing is copied to disk or memory. NOT_FOUND for an unknown version or a path that is not
    * a folder there; a project without commits is an empty archive of its root.
    */
-  async archiveTar(projectId: string, path: string, projectVersion?: number): Promise<{ stream: Readable; projectVersion: number; commitId: string | null }> {
+  async archive(projectId: string, path: string, format: 'tar' | 'zip', projectVersion?: number): Promise<{ stream: Readable; projectVersion: number; commitId: string | null }> {
     assertProjectId(projectId);
     const folder = normalizePath(path);
     if (folder === TRASH_DIR || isTrashPath(folder)) throw new ValidationError(`the trash (${TRASH_DIR}) is not archived`, { field: 'path' });
@@ -130,8 +131,9 @@ export class ContentReads {
     const version = projectVersion ?? current;
     const repo = this.repos.get(projectId);
     if (version === 0 && folder === '' && current === 0) {
-      // No commit yet: the end-of-archive blocks of an empty tar.
-      return { stream: Readable.from([Buffer.alloc(1024)]), projectVersion: 0, commitId: null };
+      // No commit yet: an empty archive (a tar's end blocks, a zip's end record alone).
+      const empty = format === 'tar' ? Buffer.alloc(1024) : Buffer.from([0x50, 0x4b, 0x05, 0x06, ...Array<number>(18).fill(0)]);
+      return { stream: Readable.from([empty]), projectVersion: 0, commitId: null };
     }
     const row = version >= 1 && version <= current ? this.index.commitAt(projectId, version) : undefined;
     if (!row) throw new NotFoundError(`project version ${version} does not exist (the project is at version ${current})`, { version });
@@ -141,7 +143,8 @@ export class ContentReads {
       if (!entry || entry.mode !== '40000') throw new NotFoundError(`no folder ${folder} at project version ${version}`, { path: folder, version });
       tree = entry.oid;
     }
-    return { stream: archiveTarStream(repo.gitdir, this.gitProgram, tree, folder === ''), projectVersion: version, commitId: row.commit_id };
+    const open = format === 'tar' ? archiveTarStream : archiveZipStream;
+    return { stream: open(repo.gitdir, this.gitProgram, tree, folder === ''), projectVersion: version, commitId: row.commit_id };
   }
 
   /** A folder's snapshots: the commits that changed something beneath it, newest first. */

@@ -1,26 +1,3 @@
-/** zip-stream 4.1.1 ships no types: the streaming zip writer of archiver (entries one at a time). */
-declare module 'zip-stream' {
-  import type { Transform, Readable } from 'node:stream';
-  interface ZipStreamOptions {
-    zlib?: { level?: number };
-    store?: boolean;
-    forceZip64?: boolean;
-  }
-  interface EntryData {
-    name: string;
-    type?: 'file' | 'directory';
-    date?: Date;
-    mode?: number;
-    store?: boolean;
-  }
-  class ZipStream extends Transform {
-    constructor(options?: ZipStreamOptions);
-    entry(source: Buffer | Readable | string | null, data: EntryData, callback: (err?: Error | null) => void): this;
-    finish(): void;
-  }
-  export default ZipStream;
-}
-
 /** tar-stream 2.2.0 ships no types: the parts used (extract). */
 declare module 'tar-stream' {
   import type { PassThrough, Writable } from 'node:stream';

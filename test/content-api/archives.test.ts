@@ -83,6 +83,16 @@ test.serial('a folder as tar.gz at an older version, imported beneath a folder o
   t.false((await flatTree(other, 'imported/docs')).some((n) => n.path === 'empty'), 'the empty folder came later');
 });
 
+test.serial('export as tar.gz then import: identical content, files streamed into the repository', async (t) => {
+  const tgz = await fetchArchive(server, token, pid, 'format=tar.gz');
+  t.is(tgz.status, 200);
+  t.is(tgz.headers.get('content-type'), 'application/gzip');
+  const other = await createProject(server, token, orgId, 'copy-tgz-root');
+  const r = await importArchiveVia(server, token, other, tgz.bytes, {}, 'all.tar.gz');
+  t.is(r.status, 200, JSON.stringify(r.body));
+  t.deepEqual(await flatTree(other), (await flatTree(pid)).filter((n) => !n.path.startsWith('.trash')));
+});
+
 test.serial('replace moves what the archive does not hold to the trash; merge keeps it', async (t) => {
   const other = await createProject(server, token, orgId, 'replace');
   await server.api('POST', `/content/${other}/bulk-write`, { token, body: { files: [{ path: 'f/keep.md', content: 'k', node_type: 'markdown' }, { path: 'f/old.md', content: 'o', node_type: 'markdown' }, { path: 'outside.md', content: 'x', node_type: 'markdown' }] } });

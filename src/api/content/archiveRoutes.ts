@@ -6,7 +6,6 @@ import { z } from 'zod';
 import { importArchive } from '../../commands/importArchive.ts';
 import type { Settings } from '../../config/settings.ts';
 import { sniffFormat } from '../../content/archives/readArchive.ts';
-import { tarToZip } from '../../content/archives/tarToZip.ts';
 import type { ContentStore } from '../../content/contentStore.ts';
 import { ok } from '../../http/envelope.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
@@ -14,7 +13,7 @@ import type { UploadedFile } from '../../ingest/ingest.ts';
 import { multipartUploads } from '../ingest/multipart.ts';
 import * as schema from './schemas.ts';
 
-/** Deflate level of zip entries and of tar.gz: zlib's fastest, an archive moves content rather than stores it (scripts/bench-archives.ts). */
+/** Deflate level of tar.gz (zips are git's, at -1 too): zlib's fastest, an archive moves content rather than stores it (scripts/bench-archives.ts). */
 const LEVEL = 1;
 
 export interface ArchiveRouteDeps {
@@ -65,7 +64,7 @@ export function archiveRoutes(s: ArchiveRouteDeps): RouteGroup {
         summary: 'A folder (or the project) as a zip or tar.gz archive, at the current or a given project version',
         description:
           'Streamed as it is made (nothing is staged on disk or in memory). Files with their stored bytes (JSON as stored, pretty-printed), ' +
-          'folders as entries (empty ones too), paths relative to the folder; never the trash. `X-Cns-Project-Version` names the version archived. ' +
+          'folders as entries (in a zip an empty folder holds its empty `.cnskeep` marker, which an import reads back as the empty folder), paths relative to the folder; never the trash. `X-Cns-Project-Version` names the version archived. ' +
           '404: an unknown version, or no folder at `path` then; a key reaches only folders inside its scope.',
         permission: 'content:read',
         authorize: { content: project, paths: ({ query }) => [query.path] },
@@ -73,14 +72,14 @@ export function archiveRoutes(s: ArchiveRouteDeps): RouteGroup {
         query: schema.archiveQuery,
         streams: 'application/octet-stream',
         async handle(ctx, { params: { projectId }, query }) {
-          const archive = await store.archiveTar(projectId, query.path, query.version);
+          const archive = await store.archive(projectId, query.path, query.format === 'zip' ? 'zip' : 'tar', query.version);
           const base = query.path === '' ? projectId : query.path.slice(query.path.lastIndexOf('/') + 1);
           const name = `${base}-v${archive.projectVersion}.${query.format}`;
           ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`);
           ctx.set('X-Cns-Project-Version', String(archive.projectVersion));
           ctx.set('Cache-Control', 'private, no-cache');
           ctx.type = query.format === 'zip' ? 'application/zip' : 'application/gzip';
-          ctx.body = query.format === 'zip' ? tarToZip(archive.stream, LEVEL) : archive.stream.pipe(gzipOf(archive.stream));
+          ctx.body = query.format === 'zip' ? archive.stream : archive.stream.pipe(gzipOf(archive.stream));
         },
       }),
       route({

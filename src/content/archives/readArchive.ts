@@ -178,8 +178,9 @@ async function walkTar(file: string, limits: ArchiveLimits, each: (entry: Archiv
       if (header.type !== 'file' && header.type !== 'directory' && header.type !== 'contiguous-file') throw refuse('is not a regular file or folder');
       const kind = header.type === 'directory' ? 'dir' : 'file';
       const entry: ArchiveEntry = { path: entryPath(header.name), kind, size: kind === 'dir' ? 0 : (header.size ?? 0) };
-      stream.once('end', () => next());
-      each(entry, stream).catch(fail);
+      // The next entry only once this one is read to its end AND handled (its blob stored, its mutation listed).
+      const ended = new Promise<void>((resolve) => stream.once('end', resolve));
+      Promise.all([each(entry, stream), ended]).then(() => next(), fail);
     } catch (e) {
       fail(e);
     }
