@@ -2,6 +2,8 @@ import test from 'ava';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { makeZip } from '../helpers/archives.ts';
 import { createKey } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { CliUser } from './harness.ts';
@@ -112,6 +114,25 @@ test.serial('import --mode replace moves what the archive lacks to the trash', a
     tree.map((n) => n.path),
     ['conf.json'],
   );
+});
+
+test('a zip with entries over 1 MiB (streamed) and small ones (read through a window) imports byte for byte', async (t) => {
+  const big = randomBytes(1536 * 1024);
+  const stored = Buffer.alloc(1200 * 1024, 'abc');
+  const parts = [{ name: 'big.bin', data: big }, ...Array.from({ length: 30 }, (_, i) => ({ name: `s/${i}.txt`, data: Buffer.from(`small ${i}\n`.repeat(i)) })), { name: 'z.txt', data: stored }];
+  const zip = join(local, 'mixed.zip');
+  writeFileSync(zip, makeZip(parts));
+  const r = await u.run(['import', zip, 'mixed', '--project', 'Copy', '--json']);
+  t.is(r.code, 0, r.stderr);
+  t.like(r.json, { changed: true, files: 32 });
+  const [b, s7, z] = await Promise.all([
+    u.run(['cat', 'mixed/big.bin', '--project', 'Copy']),
+    u.run(['cat', 'mixed/s/7.txt', '--project', 'Copy']),
+    u.run(['cat', 'mixed/z.txt', '--project', 'Copy']),
+  ]);
+  t.deepEqual(b.stdoutBytes, big);
+  t.is(s7.stdout, 'small 7\n'.repeat(7));
+  t.deepEqual(z.stdoutBytes, stored);
 });
 
 test('errors: exit statuses, messages, and nothing left behind', async (t) => {

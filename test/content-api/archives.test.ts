@@ -127,6 +127,14 @@ test.serial('a key limited to a folder archives and imports only inside it', asy
   t.is((await importArchiveVia(server, key, pid, zip, { path: 'docs/in' })).status, 200);
 });
 
+/** The zip with its first entry's CRC (in the central directory) off by one bit. */
+function badCrc(zip: Buffer): Buffer {
+  const out = Buffer.from(zip);
+  const cd = out.readUInt32LE(out.length - 22 + 16);
+  out.writeUInt32LE((out.readUInt32LE(cd + 16) ^ 1) >>> 0, cd + 16);
+  return out;
+}
+
 test.serial('every import limit refuses the archive and writes nothing', async (t) => {
   const other = await createProject(server, token, orgId, 'limits');
   const v0 = await projectVersion(other);
@@ -140,6 +148,7 @@ test.serial('every import limit refuses the archive and writes nothing', async (
     ['symbolic link in a tar.gz', await makeTarGz([{ name: 'ok.txt', data: 'x' }, { name: 'link', type: 'symlink', linkname: '/etc/passwd' }]), 422, /link/],
     ['tar.gz bomb', await makeTarGz([{ name: 'big.txt', data: 'y'.repeat(250_000) }]), 413, /more than/],
     ['not an archive', Buffer.from('just some text'), 422, /neither a zip nor a tar.gz/],
+    ['a wrong checksum', badCrc(makeZip([{ name: 'a.txt', data: Buffer.from('hello hello hello') }])), 422, /damaged/],
     ['a damaged zip', makeZip([{ name: 'a.txt', data: Buffer.from('hello hello hello') }]).subarray(0, 40), 422, /./],
     ['a .git path', makeZip([{ name: '.git/config', data: Buffer.from('x') }]), 422, /cannot be a node/],
     ['upload over CNS_MAX_UPLOAD_BYTES', Buffer.concat([makeZip([{ name: 'a.txt', data: Buffer.from('a') }]), Buffer.alloc(310_000)]), 413, /larger/],

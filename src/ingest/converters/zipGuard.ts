@@ -32,7 +32,7 @@ export async function assertZipWithinLimit(file: string, maxBytes: number, kind:
 }
 
 /** Inflates one entry into nothing; returns its real size. */
-async function inflateEntry(fh: FileHandle, entry: ZipEntryInfo, budget: number, overLimit: ConversionError, kind: string): Promise<number> {
+export async function inflateEntry(fh: FileHandle, entry: ZipEntryInfo, budget: number, overLimit: ConversionError, kind: string): Promise<number> {
   if (entry.method !== 0 && entry.method !== 8) throw corrupt(kind, `the entry ${entry.name} uses compression method ${entry.method}`);
   if (entry.compressedSize === 0) {
     if (entry.uncompressedSize !== 0) throw corrupt(kind, `the entry ${entry.name} is damaged`);
