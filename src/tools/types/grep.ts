@@ -1,14 +1,15 @@
 import { RE2JS } from 're2js';
 import { z } from 'zod';
-import { looksLikeText } from '../../commands/readSlice.ts';
 import type { NodeInfo } from '../../content/types.ts';
 import { TimeSlice } from '../../content/timeSlice.ts';
 import { invalidField } from '../../errors/domainError.ts';
 import { pathInScope } from '../../policies/scope.ts';
+import { GREP_MAX_SCAN_BYTES as MAX_SCAN_BYTES, grepTextOf } from '../../search/grepText.ts';
+import { GREP_NONE, GREP_TEXT } from '../../search/searchIndex.ts';
+import type { SearchQueries } from '../../search/searcher.ts';
 import { defineToolType } from '../toolType.ts';
+import { requiredLiterals } from './grepLiterals.ts';
 
-/** A node larger than this is not scanned (listed in `skipped`): grep is for text, not dumps. */
-const MAX_SCAN_BYTES = 64 * 1024 * 1024;
 /** Lines are answered up to this many characters (a minified file's one line would fill a context). */
 const MAX_LINE_CHARS = 500;
 
@@ -51,11 +52,17 @@ export const grepTool = defineToolType({
     const test = matcherOf(call.args.pattern, call.args.fixed_strings ?? false, call.args.ignore_case ?? false);
     const maxResults = call.args.max_results ?? 100;
     const context = call.args.context_lines ?? 0;
-    const result = { pattern: call.args.pattern, matches: [] as Match[], truncated: false, files_scanned: 0, skipped: [] as { path: string; reason: string }[] };
+    const result = { pattern: call.args.pattern, matches: [] as Match[], truncated: false, used_index: false, files_scanned: 0, skipped: [] as { path: string; reason: string }[] };
     // The narrowest of: the tool's node, the prefix asked for, the caller's scope.
     if (!pathInScope(prefix, g.scope)) {
       if (!pathInScope(g.scope, prefix)) return result;
     } else prefix = g.scope.split('/').filter(Boolean).join('/');
+    // The trigram index, when the project has one and the pattern a required literal: it says which nodes cannot match.
+    const literals = requiredLiterals(call.args.pattern, call.args.fixed_strings ?? false, call.args.ignore_case ?? false);
+    const queries = literals.length > 0 ? call.env.indexer.queries(g.projectId) : null;
+    // An index that cannot answer (being deleted with its last search tool) leaves the scan to do it all.
+    const skip = queries ? await cannotMatch(queries, literals, prefix).catch(() => null) : null;
+    result.used_index = skip !== null;
     const slice = new TimeSlice(5);
     const scan = async (node: NodeInfo): Promise<boolean> => {
       if (!call.inTool(node.path) || !access.mayPath(g, node.path)) return true;
@@ -63,10 +70,11 @@ export const grepTool = defineToolType({
         result.skipped.push({ path: node.path, reason: `larger than ${MAX_SCAN_BYTES} bytes` });
         return true;
       }
+      if (skip?.(node)) return true;
       const { bytes } = await content.readContent(g.projectId, { id: node.id });
-      if (node.type === 'file' && !looksLikeText(bytes)) return true;
+      const text = grepTextOf(node.type, bytes);
+      if (text === null) return true;
       result.files_scanned++;
-      const text = bytes.toString('utf8');
       const lines: string[] = [];
       let pending: Match[] = [];
       let start = 0;
@@ -112,6 +120,24 @@ export const grepTool = defineToolType({
     return result;
   },
 });
+
+/**
+ * The test "this node has no line the pattern matches", from the trigram index: true only for a
+ * node the index holds with its current content (same content hash) and either no text grep
+ * reads, or a text lacking one of the literals. Anything else (not indexed yet, changed since,
+ * too large to index) is read and scanned, so the answer is the scan's whatever the index's lag.
+ */
+async function cannotMatch(queries: SearchQueries, literals: string[], prefix: string): Promise<(node: NodeInfo) => boolean> {
+  const match = literals.map((l) => `"${l.replace(/"/g, '""')}"`).join(' AND ');
+  const { docs, hits } = await queries.grepCandidates(match, prefix);
+  const found = new Set(hits);
+  const known = new Map(docs.map(([id, hash, state]) => [id, { hash, state }]));
+  return (node) => {
+    const d = known.get(node.id);
+    if (!d || d.hash === null || d.hash !== node.contentHash) return false;
+    return d.state === GREP_NONE || (d.state === GREP_TEXT && !found.has(node.id));
+  };
+}
 
 const clip = (line: string) => (line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line);
 
