@@ -13,6 +13,7 @@ import { chatSessionRoutes } from '../api/chat/routes.ts';
 import { connectionRoutes } from '../api/connections/routes.ts';
 import { dbConnectorRoutes } from '../api/dbConnectors/routes.ts';
 import { collabRoutes } from '../api/collab/routes.ts';
+import { archiveRoutes } from '../api/content/archiveRoutes.ts';
 import { auditRoutes } from '../api/content/auditRoutes.ts';
 import { blameRoutes } from '../api/content/blameRoutes.ts';
 import { projectContentRoutes } from '../api/content/projectContentRoutes.ts';
@@ -86,6 +87,7 @@ export function apiRoutes(s: Services): OpenApiSource & { routers: Router[]; isP
     projectRoutes(s),
     projectContentRoutes(s),
     contentRoutes(s),
+    archiveRoutes(s),
     auditRoutes(s),
     blameRoutes(s),
     nodeTransferRoutes(s),

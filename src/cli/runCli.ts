@@ -4,6 +4,7 @@ import { CliError, Reported } from './client/errors.ts';
 import { ExitCode } from './client/exitCodes.ts';
 import { applyGlobalOptions, globalOptions, shortUsageHints } from './client/globalOptions.ts';
 import { clientHelp } from './client/helpText.ts';
+import { registerArchiveCommands } from './commands/archives.ts';
 import { registerBrowseCommands } from './commands/browse.ts';
 import { registerCloneCommand } from './commands/clone.ts';
 import { registerFileCommands } from './commands/files.ts';
@@ -53,6 +54,7 @@ function program(io: CliIo): Command {
     registerBrowseCommands,
     registerWriteCommand,
     registerFileCommands,
+    registerArchiveCommands,
     registerHistoryCommands,
     registerKeysCommands,
     registerWebhooksCommands,

@@ -19,6 +19,9 @@ export interface Settings {
   bodyLimitBytes: number;
   maxContentBytes: number;
   maxUploadBytes: number;
+  /** Archive imports (POST /content/{id}/import): the most entries and inflated bytes one archive may hold (the zip-bomb guard). */
+  importMaxFiles: number;
+  importMaxBytes: number;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   rateLimitMax: number;
@@ -151,6 +154,8 @@ const envSchema = z.object({
   CNS_BODY_LIMIT_BYTES: int(1024).default(32 * 1024 * 1024),
   CNS_MAX_CONTENT_BYTES: int(1).default(10 * 1024 * 1024),
   CNS_MAX_UPLOAD_BYTES: int(0).default(1024 * 1024 * 1024),
+  CNS_IMPORT_MAX_FILES: int(1).default(100_000),
+  CNS_IMPORT_MAX_BYTES: int(1).default(1024 * 1024 * 1024),
   CNS_ACCESS_TOKEN_TTL: int(60).default(3600),
   CNS_REFRESH_TOKEN_TTL: int(60).default(30 * 24 * 3600),
   CNS_RATE_LIMIT_MAX: int(0).default(3000),
@@ -269,6 +274,8 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     bodyLimitBytes: e.CNS_BODY_LIMIT_BYTES,
     maxContentBytes: e.CNS_MAX_CONTENT_BYTES,
     maxUploadBytes: e.CNS_MAX_UPLOAD_BYTES,
+    importMaxFiles: e.CNS_IMPORT_MAX_FILES,
+    importMaxBytes: e.CNS_IMPORT_MAX_BYTES,
     accessTokenTtlSeconds: e.CNS_ACCESS_TOKEN_TTL,
     refreshTokenTtlSeconds: e.CNS_REFRESH_TOKEN_TTL,
     rateLimitMax: e.CNS_RATE_LIMIT_MAX,

@@ -10,10 +10,11 @@ import { FolderSnapshots, type SnapshotPage } from './folderSnapshots.ts';
 import { Blamer, type BlameCommit } from './history/blame.ts';
 import { jsonKeyLines } from './history/jsonKeyLines.ts';
 import { openLooseBlob, type BlobSource } from './git/blobReader.ts';
+import { archiveTarStream, archiveZipStream } from './git/archiveStream.ts';
 import { exportTree, type ExportedEntry, type Owner } from './git/exportTree.ts';
 import { RepoRegistry } from './git/repo.ts';
 import { ChangeIndex, IndexStore } from './indexStore.ts';
-import { assertProjectId, normalizePath } from './paths.ts';
+import { TRASH_DIR, assertProjectId, isTrashPath, normalizePath } from './paths.ts';
 import { rootNode, treePage, type TreePage, type TreePageOptions } from './treePages.ts';
 import type {
   AuditLogEntry,
@@ -138,6 +139,38 @@ export class ContentReads {
     return exportTree(repo, this.gitProgram, commitId, normalizePath(path), destDir, owner);
   }
 
+
+  /**
+   * The folder at `path` ('' = the project) as it was at project version `projectVersion` (the
+   * current one when left out), as a tar stream filtered like an export, or a zip, by `git
+   * archive` (git/archiveStream.ts):
+   * nothing is copied to disk or memory. NOT_FOUND for an unknown version or a path that is not
+   * a folder there; a project without commits is an empty archive of its root.
+   */
+  async archive(projectId: string, path: string, format: 'tar' | 'zip', projectVersion?: number): Promise<{ stream: Readable; projectVersion: number; commitId: string | null }> {
+    assertProjectId(projectId);
+    const folder = normalizePath(path);
+    if (folder === TRASH_DIR || isTrashPath(folder)) throw new ValidationError(`the trash (${TRASH_DIR}) is not archived`, { field: 'path' });
+    if (!this.gitProgram) throw new ValidationError('archives need the git program on the server', { field: 'format' });
+    const current = this.projectVersion(projectId);
+    const version = projectVersion ?? current;
+    const repo = this.repos.get(projectId);
+    if (version === 0 && folder === '' && current === 0) {
+      // No commit yet: an empty archive (a tar's end blocks, a zip's end record alone).
+      const empty = format === 'tar' ? Buffer.alloc(1024) : Buffer.from([0x50, 0x4b, 0x05, 0x06, ...Array<number>(18).fill(0)]);
+      return { stream: Readable.from([empty]), projectVersion: 0, commitId: null };
+    }
+    const row = version >= 1 && version <= current ? this.index.commitAt(projectId, version) : undefined;
+    if (!row) throw new NotFoundError(`project version ${version} does not exist (the project is at version ${current})`, { version });
+    let tree = (await repo.readCommit(row.commit_id)).tree;
+    for (const name of folder === '' ? [] : folder.split('/')) {
+      const entry = (await repo.readTree(tree)).find((e) => e.name === name);
+      if (!entry || entry.mode !== '40000') throw new NotFoundError(`no folder ${folder} at project version ${version}`, { path: folder, version });
+      tree = entry.oid;
+    }
+    const open = format === 'tar' ? archiveTarStream : archiveZipStream;
+    return { stream: open(repo.gitdir, this.gitProgram, tree, folder === ''), projectVersion: version, commitId: row.commit_id };
+  }
 
   /** A folder's snapshots: the commits that changed something beneath it, newest first. */
   folderSnapshots(projectId: string, folderId: string, options: { limit?: number; before?: number } = {}): SnapshotPage {

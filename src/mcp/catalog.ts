@@ -2,11 +2,11 @@ import { projectOf, type CallContext } from './context.ts';
 import { boundTool, mcpName } from './tools/boundTools.ts';
 import { mkdirTool, mvTool, rmTool } from './tools/changeTools.ts';
 import { blameTool, diffTool, rollbackTool, statTool, versionsTool } from './tools/historyTools.ts';
-import { catTool, lsTool, searchTool, searchToolOf, treeTool, writeTool } from './tools/libraryTools.ts';
+import { catTool, grepTool, lsTool, searchTool, searchToolOf, treeTool, writeTool } from './tools/libraryTools.ts';
 import type { Lookup, McpTool } from './tools/mcpTool.ts';
 
 /** The built-in tools in the order clients list them; `search` joins when the project has an index over the folder. */
-const builtins: McpTool[] = [lsTool, catTool, statTool, treeTool, searchTool, versionsTool, diffTool, blameTool, writeTool, mkdirTool, mvTool, rmTool, rollbackTool];
+const builtins: McpTool[] = [lsTool, catTool, statTool, treeTool, searchTool, grepTool, versionsTool, diffTool, blameTool, writeTool, mkdirTool, mvTool, rmTool, rollbackTool];
 const builtinByName = new Map(builtins.map((t) => [t.name, t]));
 
 /** Write tools are offered on read_write endpoints to callers who may write the project (the endpoint's key, or a user with an editing role). */

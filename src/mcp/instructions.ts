@@ -15,6 +15,7 @@ export function instructionsFor(c: CallContext): string {
     `Paths are project paths: "${c.root}" is the top of what you can reach, so every path you pass is "${c.root}" or begins with "${c.root}/". Paths outside it are refused.`,
     'Explore with `ls` and `tree`, read with `cat` (JSON comes back as a value, Markdown as text), inspect metadata with `stat`.',
   ];
+  if (names.includes('grep')) lines.push('`grep` finds the lines matching a pattern (path, line number, context); page through a large file with `cat` and `lines`.');
   if (names.includes('search')) lines.push('`search` finds text across the folder (ranked chunks with snippets); read a hit with `cat`.');
   lines.push('`versions` lists a node\'s history (or, without a path, the recent commits in the folder); `diff` compares versions; `blame` tells which version, by a person or an agent, last changed each line of a file.');
   if (write) {
@@ -27,7 +28,7 @@ export function instructionsFor(c: CallContext): string {
   } else {
     lines.push('This endpoint is read-only: it cannot change content.');
   }
-  const extra = names.filter((n) => !['ls', 'cat', 'stat', 'tree', 'search', 'versions', 'diff', 'blame', 'write', 'mkdir', 'mv', 'rm', 'rollback'].includes(n));
+  const extra = names.filter((n) => !['ls', 'cat', 'stat', 'tree', 'search', 'grep', 'versions', 'diff', 'blame', 'write', 'mkdir', 'mv', 'rm', 'rollback'].includes(n));
   if (extra.length) lines.push(`Also available: ${extra.map((n) => `\`${n}\``).join(', ')} (their paths are relative to their own folder; see each description).`);
   lines.push(`Each node is also a resource, cns://${projectOf(c)}/<path> (a version: <path>@<version>).`);
   return lines.join('\n');

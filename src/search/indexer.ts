@@ -8,7 +8,8 @@ import { fileText } from './fileText.ts';
 import { trainCentroids } from './ivf.ts';
 import { QueryPool } from './queryPool.ts';
 import type { SearchQueries } from './searcher.ts';
-import { SearchIndex, type IndexedDoc, type IndexStatus } from './searchIndex.ts';
+import { GREP_MAX_INDEXED_BYTES, grepTextOf } from './grepText.ts';
+import { GREP_NONE, GREP_TEXT, GREP_UNINDEXED, SearchIndex, type GrepDoc, type IndexedDoc, type IndexStatus } from './searchIndex.ts';
 
 export interface IndexerOptions {
   content: ContentStore;
@@ -50,7 +51,7 @@ export interface IndexState {
   updated_at: string;
 }
 
-type Op = { kind: 'put'; doc: IndexedDoc; chunks: Chunk[] } | { kind: 'relocate'; doc: IndexedDoc } | { kind: 'delete'; nodeId: string };
+type Op = { kind: 'put'; doc: IndexedDoc; chunks: Chunk[]; grep: GrepDoc } | { kind: 'relocate'; doc: IndexedDoc } | { kind: 'delete'; nodeId: string };
 
 /**
  * Keeps the search index of every project that has a search tool up to date. It follows the
@@ -126,6 +127,7 @@ export class SearchIndexer {
       lexical: (...args) => pool.run(file, 'lexical', ...args),
       nearest: (...args) => pool.run(file, 'nearest', ...args),
       chunkTexts: (ids) => pool.run(file, 'texts', ids),
+      grepCandidates: (...args) => pool.run(file, 'grep', ...args),
     };
   }
 
@@ -342,19 +344,30 @@ class ProjectRunner {
         if (known.path !== node.path || known.version !== node.version) ops.push({ kind: 'relocate', doc });
         continue;
       }
-      ops.push({ kind: 'put', doc, chunks: await this.chunksOf(node) });
+      ops.push({ kind: 'put', doc, ...(await this.textsOf(node)) });
     }
     return ops;
   }
 
-  private async chunksOf(node: NodeInfo): Promise<Chunk[]> {
-    if (node.size > MAX_INDEXED_BYTES) return [];
+  /** A node's chunks for search and its raw text for grep, from one read of its content. */
+  private async textsOf(node: NodeInfo): Promise<{ chunks: Chunk[]; grep: GrepDoc }> {
+    const unindexed: GrepDoc = { state: GREP_UNINDEXED };
+    if (node.size > MAX_INDEXED_BYTES && node.size > GREP_MAX_INDEXED_BYTES) return { chunks: [], grep: unindexed };
     let bytes: Buffer;
     try {
       bytes = (await this.o.content.readContent(this.projectId, { id: node.id })).bytes;
     } catch {
-      return []; // gone meanwhile: the next commit's entry removes it
+      return { chunks: [], grep: unindexed }; // gone meanwhile: the next commit's entry removes it
     }
+    let grep = unindexed;
+    if (bytes.length <= GREP_MAX_INDEXED_BYTES) {
+      const text = grepTextOf(node.type, bytes);
+      grep = text === null ? { state: GREP_NONE } : { state: GREP_TEXT, text };
+    }
+    return { chunks: node.size > MAX_INDEXED_BYTES ? [] : this.chunksOf(node, bytes), grep };
+  }
+
+  private chunksOf(node: NodeInfo, bytes: Buffer): Chunk[] {
     if (node.type === 'json') {
       try {
         return chunkJson(JSON.parse(bytes.toString('utf8')));
@@ -371,7 +384,7 @@ class ProjectRunner {
     for (const op of ops) {
       if (op.kind === 'delete') this.index.deleteDoc(op.nodeId);
       else if (op.kind === 'relocate') this.index.relocate(op.doc);
-      else this.index.putDoc(op.doc, op.chunks);
+      else this.index.putDoc(op.doc, op.chunks, op.grep);
     }
   }
 

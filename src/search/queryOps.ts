@@ -6,6 +6,7 @@ export type Ops = {
   lexical: { args: Parameters<SearchReader['lexical']>; result: ChunkHit[] };
   nearest: { args: Parameters<SearchReader['nearest']>; result: ChunkHit[] };
   texts: { args: Parameters<SearchReader['chunkTexts']>; result: (string | null)[] };
+  grep: { args: Parameters<SearchReader['grepCandidates']>; result: ReturnType<SearchReader['grepCandidates']> };
   forget: { args: []; result: null };
 };
 export type QueryRequest = { [K in keyof Ops]: { id: number; file: string; op: K; args: Ops[K]['args'] } }[keyof Ops];
@@ -52,5 +53,7 @@ export function answerQuery(cache: ReaderCache, m: QueryRequest): unknown {
       return cache.get(m.file).nearest(...m.args);
     case 'texts':
       return cache.get(m.file).chunkTexts(...m.args);
+    case 'grep':
+      return cache.get(m.file).grepCandidates(...m.args);
   }
 }

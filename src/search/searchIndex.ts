@@ -46,9 +46,25 @@ export interface IndexMeta {
 /**
  * The layout of the index file (SQLite `user_version`); see `migrate`. 3: file nodes hold their
  * readable text only (fileText.ts), so indexes made before are rebuilt without HTML markup and
- * PDF internals.
+ * PDF internals. 4: the raw-text trigram index grep narrows with (`grep_fts`, `docs.grep`).
  */
-const LAYOUT = 3;
+const LAYOUT = 4;
+
+/**
+ * What grep finds of a document in the index (`docs.grep`): its raw text is in `grep_fts`
+ * (TEXT), grep reads nothing in it (NONE: a file that is not text), or it was not indexed (too
+ * large; UNINDEXED: grep always reads it).
+ */
+export const GREP_UNINDEXED = 0;
+export const GREP_TEXT = 1;
+export const GREP_NONE = 2;
+export type GrepState = typeof GREP_UNINDEXED | typeof GREP_TEXT | typeof GREP_NONE;
+
+/** A document's raw text as grep reads it (grepText.ts), for the trigram index. */
+export interface GrepDoc {
+  state: GrepState;
+  text?: string;
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -57,7 +73,8 @@ CREATE TABLE IF NOT EXISTS docs (
   path TEXT NOT NULL,
   type TEXT NOT NULL,
   version INTEGER NOT NULL,
-  content_hash TEXT
+  content_hash TEXT,
+  grep INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS docs_path ON docs(path);
 CREATE TABLE IF NOT EXISTS chunks (
@@ -72,6 +89,7 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_node ON chunks(node_id);
 CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(id) WHERE embedded = 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, heading_path, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS grep_fts USING fts5(body, content = '', contentless_delete = 1, tokenize = 'trigram');
 CREATE TABLE IF NOT EXISTS embed_cache (model TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS centroids (gen INTEGER PRIMARY KEY, vectors BLOB NOT NULL);
 `;
@@ -136,6 +154,10 @@ export class SearchIndex {
       upsertDoc: p(`INSERT INTO docs (node_id, path, type, version, content_hash) VALUES (@nodeId, @path, @type, @version, @contentHash)
         ON CONFLICT(node_id) DO UPDATE SET path = excluded.path, type = excluded.type, version = excluded.version, content_hash = excluded.content_hash`),
       deleteDoc: p('DELETE FROM docs WHERE node_id = ?'),
+      docRow: p('SELECT rowid AS id, grep FROM docs WHERE node_id = ?'),
+      setGrep: p('UPDATE docs SET grep = ? WHERE rowid = ?'),
+      insertGrep: p('INSERT INTO grep_fts (rowid, body) VALUES (?, ?)'),
+      deleteGrep: p('DELETE FROM grep_fts WHERE rowid = ?'),
       chunkIds: p('SELECT id FROM chunks WHERE node_id = ?'),
       deleteChunks: p('DELETE FROM chunks WHERE node_id = ?'),
       deleteFts: p('DELETE FROM chunks_fts WHERE rowid = ?'),
@@ -215,14 +237,24 @@ export class SearchIndex {
     return this.st.docsUnder.all({ p: path }) as IndexedDoc[];
   }
 
-  /** Replaces a document's chunks (its vectors go too; the embedder picks the new chunks up). */
-  putDoc(doc: IndexedDoc, chunks: Chunk[]): void {
+  /** Replaces a document's chunks (its vectors go too; the embedder picks the new chunks up) and its raw text for grep. */
+  putDoc(doc: IndexedDoc, chunks: Chunk[], grep: GrepDoc = { state: GREP_UNINDEXED }): void {
     this.removeChunks(doc.nodeId);
+    this.removeGrep(doc.nodeId);
     this.st.upsertDoc.run(doc);
     for (const c of chunks) {
       const id = this.st.insertChunk.run(doc.nodeId, c.index, c.headingPath, c.hash, c.text).lastInsertRowid;
       this.st.insertFts.run(id, c.text, c.headingPath);
     }
+    const row = this.st.docRow.get(doc.nodeId) as { id: number };
+    this.st.setGrep.run(grep.state, row.id);
+    if (grep.state === GREP_TEXT) this.st.insertGrep.run(row.id, grep.text ?? '');
+  }
+
+  /** The document's postings in the trigram index go (the index is contentless: only its rowid is needed). */
+  private removeGrep(nodeId: string): void {
+    const row = this.st.docRow.get(nodeId) as { id: number; grep: number } | undefined;
+    if (row?.grep === GREP_TEXT) this.st.deleteGrep.run(row.id);
   }
 
   /** Same content at another path or version (a move): only the document row changes. */
@@ -232,6 +264,7 @@ export class SearchIndex {
 
   deleteDoc(nodeId: string): void {
     this.removeChunks(nodeId);
+    this.removeGrep(nodeId);
     this.st.deleteDoc.run(nodeId);
   }
 

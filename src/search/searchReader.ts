@@ -41,6 +41,9 @@ export class SearchReader {
       hit: p(`SELECT c.id AS chunkId, c.node_id AS nodeId, d.path, d.type, d.version, c.chunk_index AS chunkIndex, c.heading_path AS headingPath
         FROM chunks c JOIN docs d ON d.node_id = c.node_id WHERE c.id = ?`),
       text: p('SELECT text FROM chunks WHERE id = ?'),
+      grepDocsAll: p('SELECT node_id AS nodeId, content_hash AS contentHash, grep FROM docs'),
+      grepDocsUnder: p(`SELECT node_id AS nodeId, content_hash AS contentHash, grep FROM docs WHERE path = @p OR (path > @p || '/' AND path < @p || '0')`),
+      grepHits: p('SELECT d.node_id AS nodeId FROM grep_fts f JOIN docs d ON d.rowid = f.rowid WHERE grep_fts MATCH @q'),
       vectorMeta: p(`SELECT key, value FROM meta WHERE key IN ('vec_gen', 'vec_trained')`),
       centroids: p('SELECT vectors FROM centroids WHERE gen = ?'),
     };
@@ -96,6 +99,19 @@ export class SearchReader {
 
   chunkTexts(ids: number[]): (string | null)[] {
     return ids.map((id) => (this.st.text.get(id) as { text: string } | undefined)?.text ?? null);
+  }
+
+  /**
+   * grep's candidates beneath `prefix`, in one read transaction: every document there with its
+   * content hash and what grep finds of it (GrepState), and the documents whose raw text has all
+   * of the FTS5 trigram `match` (substrings, case folded): a superset of those with a matching line.
+   */
+  grepCandidates(match: string, prefix: string): { docs: [string, string | null, number][]; hits: string[] } {
+    return this.snapshot(() => {
+      const rows = (prefix === '' ? this.st.grepDocsAll.all() : this.st.grepDocsUnder.all({ p: prefix })) as { nodeId: string; contentHash: string | null; grep: number }[];
+      const hits = (this.st.grepHits.all({ q: match }) as { nodeId: string }[]).map((r) => r.nodeId);
+      return { docs: rows.map((r) => [r.nodeId, r.contentHash, r.grep]), hits };
+    });
   }
 
   /** The generation the indexer last committed (it changes when the vector index's cells are learned again). */

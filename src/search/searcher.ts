@@ -9,6 +9,8 @@ export interface SearchQueries {
   lexical(...args: Parameters<SearchReader['lexical']>): Promise<ChunkHit[]>;
   nearest(...args: Parameters<SearchReader['nearest']>): Promise<ChunkHit[]>;
   chunkTexts(ids: number[]): Promise<(string | null)[]>;
+  /** grep's candidates (SearchReader.grepCandidates). */
+  grepCandidates(...args: Parameters<SearchReader['grepCandidates']>): Promise<ReturnType<SearchReader['grepCandidates']>>;
 }
 
 export type SearchMode = 'lexical' | 'vector' | 'hybrid';

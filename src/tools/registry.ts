@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ToolType } from './toolType.ts';
 import { blameTool } from './types/blame.ts';
 import { catTool } from './types/cat.ts';
+import { grepTool } from './types/grep.ts';
 import { lsTool } from './types/ls.ts';
 import { queryJsonTool } from './types/queryJson.ts';
 import { searchTool } from './types/search.ts';
@@ -11,7 +12,7 @@ import { writeTool } from './types/write.ts';
 
 /** Every tool type (spec 4.9), by name. */
 export const toolTypes: ReadonlyMap<string, ToolType> = new Map(
-  [lsTool, catTool, treeTool, writeTool, searchTool, queryJsonTool, shellTool, blameTool].map((t) => [t.type, t]),
+  [lsTool, catTool, treeTool, writeTool, searchTool, grepTool, queryJsonTool, shellTool, blameTool].map((t) => [t.type, t]),
 );
 
 export const toolTypeNames = [...toolTypes.keys()] as [string, ...string[]];

@@ -210,9 +210,9 @@ test('accesses: defaults by mode, write needs read_write, the node must be reach
   const read = await server.api('POST', `/agent-config/${id}/accesses`, { token, body: { node_id: docs, mode: 'read' } });
   t.is(read.status, 201, JSON.stringify(read.body));
   check(t, 'post', '/agent-config/{agent_id}/accesses', read);
-  t.like(read.body.data, { agent_id: id, node_id: docs, path: 'docs', mode: 'read', tools: ['ls', 'cat', 'tree', 'search', 'query_json', 'blame'] });
+  t.like(read.body.data, { agent_id: id, node_id: docs, path: 'docs', mode: 'read', tools: ['ls', 'cat', 'tree', 'search', 'grep', 'query_json', 'blame'] });
   const whole = await server.api('POST', `/agent-config/${id}/accesses`, { token, body: { node_id: null, mode: 'read_write' } });
-  t.like(whole.body.data, { node_id: null, path: '', tools: ['ls', 'cat', 'tree', 'search', 'write', 'query_json', 'blame'] });
+  t.like(whole.body.data, { node_id: null, path: '', tools: ['ls', 'cat', 'tree', 'search', 'grep', 'write', 'query_json', 'blame'] });
   const file = await server.api('POST', `/agent-config/${id}/accesses`, { token, body: { node_id: guide, mode: 'read_write', tools: ['write', 'cat', 'cat'] } });
   t.deepEqual(file.body.data.tools, ['cat', 'write'], 'each tool once, in the canonical order');
 
@@ -232,7 +232,7 @@ test('accesses: defaults by mode, write needs read_write, the node must be reach
   // A mode change moves default tools to the new mode's; tools chosen by hand stay (and must fit).
   const up = await server.api('PUT', `/agent-config/${id}/accesses/${read.body.data.id}`, { token, body: { mode: 'read_write' } });
   check(t, 'put', '/agent-config/{agent_id}/accesses/{access_id}', up);
-  t.deepEqual(up.body.data.tools, ['ls', 'cat', 'tree', 'search', 'write', 'query_json', 'blame']);
+  t.deepEqual(up.body.data.tools, ['ls', 'cat', 'tree', 'search', 'grep', 'write', 'query_json', 'blame']);
   const down = await server.api('PUT', `/agent-config/${id}/accesses/${file.body.data.id}`, { token, body: { mode: 'read' } });
   t.is(down.status, 422);
   t.deepEqual(fieldsOf(down), ['tools']);
@@ -354,7 +354,7 @@ test('the default agent is created once under concurrent first calls, with one w
   t.like(agent, { name: 'default', is_default: true, model: 'openai:gpt-4.1-mini', max_tool_rounds: 20, status: 'active' });
   t.regex(agent.system_prompt, /version/);
   t.is(agent.accesses.length, 1);
-  t.like(agent.accesses[0], { node_id: null, path: '', mode: 'read_write', tools: ['ls', 'cat', 'tree', 'search', 'write', 'query_json', 'blame'] });
+  t.like(agent.accesses[0], { node_id: null, path: '', mode: 'read_write', tools: ['ls', 'cat', 'tree', 'search', 'grep', 'write', 'query_json', 'blame'] });
   // Renaming it keeps it the default; deleting it lets the next call create a new one.
   await server.api('PUT', `/agent-config/${agent.id}`, { token, body: { name: 'assistant' } });
   t.is((await server.api('GET', `/agent-config/default?project_id=${pid}`, { token })).body.data.id, agent.id);

@@ -12,7 +12,7 @@ let orgId: string;
 let c: ContentCall;
 let docs: Endpoint;
 
-const READ_TOOLS = ['ls', 'cat', 'stat', 'tree', 'versions', 'diff', 'blame'];
+const READ_TOOLS = ['ls', 'cat', 'stat', 'tree', 'grep', 'versions', 'diff', 'blame'];
 const WRITE_TOOLS = ['write', 'mkdir', 'mv', 'rm', 'rollback'];
 
 test.before(async () => {

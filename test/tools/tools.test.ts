@@ -51,7 +51,7 @@ test('the tool types publish JSON Schemas generated from their zod schemas', asy
   const r = await server.api('GET', '/tools/types', { token });
   t.is(r.status, 200);
   const types = r.body.data.types.map((x: { type: string }) => x.type).sort();
-  t.deepEqual(types, ['blame', 'cat', 'ls', 'query_json', 'search', 'shell', 'tree', 'write']);
+  t.deepEqual(types, ['blame', 'cat', 'grep', 'ls', 'query_json', 'search', 'shell', 'tree', 'write']);
   const search = r.body.data.types.find((x: { type: string }) => x.type === 'search');
   t.deepEqual(search.input_schema.required, ['query']);
   t.is(search.input_schema.properties.top_k.maximum, 100);

@@ -2,13 +2,13 @@ import type { ConnectionMode, ConnectionRecord } from '../../domain/connections/
 import type { EndpointLimits } from '../../sandbox/limits.ts';
 
 /** The tools an access may offer the agent over its node's subtree. */
-export const accessToolNames = ['ls', 'cat', 'tree', 'search', 'write', 'query_json', 'blame'] as const;
+export const accessToolNames = ['ls', 'cat', 'tree', 'search', 'grep', 'write', 'query_json', 'blame'] as const;
 export type AccessToolName = (typeof accessToolNames)[number];
 
 /** What an access offers when it does not say: every reading tool, plus `write` when it may write. */
 export const defaultAccessTools: Record<ConnectionMode, readonly AccessToolName[]> = {
-  read: ['ls', 'cat', 'tree', 'search', 'query_json', 'blame'],
-  read_write: ['ls', 'cat', 'tree', 'search', 'write', 'query_json', 'blame'],
+  read: ['ls', 'cat', 'tree', 'search', 'grep', 'query_json', 'blame'],
+  read_write: ['ls', 'cat', 'tree', 'search', 'grep', 'write', 'query_json', 'blame'],
 };
 
 export const DEFAULT_MAX_TOOL_ROUNDS = 20;

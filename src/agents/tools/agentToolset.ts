@@ -57,12 +57,15 @@ export interface AgentToolset {
 }
 
 /** The library's types an access may offer, with the argument that names a path. */
-const PATH_ARG: Record<string, string> = { ls: 'path', cat: 'path', tree: 'path', write: 'path', query_json: 'path', search: 'path_prefix' };
+const PATH_ARG: Record<string, string> = { ls: 'path', cat: 'path', tree: 'path', write: 'path', query_json: 'path', search: 'path_prefix', grep: 'path_prefix' };
 const WRITES = new Set(['write']);
 
 const DESCRIPTIONS: Record<string, string> = {
   ls: "Lists a folder's children (name, path, type, size, version). Without a path: the folders this agent may reach.",
-  cat: "Reads one node's current content: JSON as a value, Markdown and text as text, other files as base64; with its version.",
+  cat:
+    "Reads one node's current content: JSON as a value, Markdown and text as text, other files as base64; with its version. " +
+    'For a large node pass `lines` ("START-END", 1-based) or `bytes` to get just that slice with total_lines and total_bytes.',
+  grep: 'Finds the lines matching a regular expression (RE2, or a plain string with fixed_strings) in the text nodes beneath path_prefix: path, line number, text and context_lines around each.',
   tree: 'The nested tree beneath a folder (names, paths, types) to a depth (default 3).',
   query_json: 'Reads a JSON node at a JSON Pointer (RFC 6901), optionally shaped by a JMESPath expression.',
   search:

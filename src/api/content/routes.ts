@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { bulkWrite } from '../../commands/bulkWrite.ts';
 import { diffNodeVersions } from '../../commands/diffNodeVersions.ts';
 import { diffProject } from '../../commands/diffProject.ts';
@@ -7,6 +7,8 @@ import { listProjectCommits } from '../../commands/listProjectCommits.ts';
 import { makeFolder } from '../../commands/makeFolder.ts';
 import { moveNode } from '../../commands/moveNode.ts';
 import { readNodeVersion } from '../../commands/readNodeVersion.ts';
+import { parseSliceRange, readSlice } from '../../commands/readSlice.ts';
+import { textSlices } from '../../content/slices/textSlices.ts';
 import { removeNode } from '../../commands/removeNode.ts';
 import { restoreNode } from '../../commands/restoreNode.ts';
 import { rollbackNode } from '../../commands/rollbackNode.ts';
@@ -121,16 +123,24 @@ export function contentRoutes(s: ContentRouteDeps): RouteGroup {
       route({
         method: 'get',
         path: '/cat',
-        summary: 'A node with its content (json, markdown) or its download address (files)',
+        summary: 'A node with its content (json, markdown) or its download address (files); with lines or bytes, just that slice',
+        description:
+          'With `lines=START-END` (1-based, inclusive) or `bytes=START-END` (0-based, inclusive; `START-` reads to the end): only that slice, with the ' +
+          "content's total lines and bytes. Text, Markdown and JSON (its stored, pretty-printed text) are sliced as UTF-8 text; a byte range gives whole " +
+          'characters (a character begun before START is skipped, one begun inside the range is given whole). Binary files: bytes only, as base64 ' +
+          '(lines are a 422). Past the end: an empty slice with the totals.',
         permission: 'content:read',
         authorize: { content: project, paths: ({ query }) => [query.path] },
         params,
-        query: schema.requiredPathQuery,
-        response: schema.catAnswer,
-        async handle(ctx, { params: { projectId }, query: { path } }) {
+        query: schema.catQuery,
+        response: z.union([schema.catAnswer, schema.catSliceAnswer]),
+        async handle(ctx, { params: { projectId }, query: { path, lines, bytes } }) {
+          const range = parseSliceRange({ lines, bytes });
           const node = store.getByPath(projectId, path);
           const base = { id: node.id, path: node.path, name: node.name, type: node.type, version: node.version, content_hash: node.contentHash };
-          if (node.type === 'folder') {
+          if (range) {
+            ok(ctx, { ...base, ...(await readSlice(textSlices, node, range, () => store.contentOf(node))) });
+          } else if (node.type === 'folder') {
             ok(ctx, { ...base, children_count: node.childrenCount ?? 0 });
           } else if (node.type === 'file') {
             ok(ctx, { ...base, size: node.size, mime_type: node.mimeType, download_url: downloadUrl(projectId, node.path) });

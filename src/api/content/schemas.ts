@@ -14,6 +14,19 @@ export const projectParams = z.object({ projectId: z.string().min(1).max(100) })
 
 export const pathQuery = z.object({ path: path.default('') });
 export const requiredPathQuery = z.object({ path: requiredPath });
+const rangeText = (what: string) => z.string().max(40).optional().describe(what);
+/** A ranged read: `lines` (1-based, inclusive) or `bytes` (0-based, inclusive), "START-END" or "START-". */
+export const catQuery = requiredPathQuery.extend({
+  lines: rangeText('lines START-END (1-based, inclusive; "START-" to the end): answer just those lines of a text, Markdown or JSON node'),
+  bytes: rangeText('bytes START-END (0-based, inclusive; "START-" to the end): answer just those bytes (text by whole characters, binary files as base64)'),
+});
+/** An archive of a folder ('' = the project) at the current or a given project version. */
+export const archiveQuery = z.object({
+  path: path.default(''),
+  format: z.enum(['zip', 'tar.gz']).default('zip'),
+  version: intFromQuery(1).optional().describe('project version (default: the current one)'),
+});
+
 /** Trees come in pages of at most `limit` nodes; `cursor` is the previous page's `next_cursor`. */
 export const treeQuery = z.object({
   path: path.default(''),
@@ -123,6 +136,18 @@ export const catAnswer = z.discriminatedUnion('type', [
   z.object({ ...catHead, type: z.literal('json'), ...contentFieldsSchema }),
   z.object({ ...catHead, type: z.literal('markdown'), ...contentFieldsSchema }),
 ]);
+
+/** A ranged read's answer: the slice with the content's totals (commands/readSlice.ts). */
+export const sliceSchema = {
+  range: z.object({ unit: z.enum(['lines', 'bytes']), start: int, end: int }).describe('what was answered (end < start: nothing, past the end)'),
+  bytes: z.object({ start: int, end: int }).describe('the byte offsets answered (0-based, inclusive)'),
+  encoding: z.enum(['utf8', 'base64']),
+  content: z.string(),
+  total_bytes: int,
+  total_lines: int.nullable().describe('null for binary files'),
+  eof: z.boolean().describe('the slice reaches the end of the content'),
+};
+export const catSliceAnswer = z.object({ ...catHead, type: z.enum(['json', 'markdown', 'file']), ...sliceSchema });
 
 export const treeAnswer = entrySchema.extend({
   children: z.array(treeSchema).nullable().optional().describe('absent when max_depth was reached; null for non-folders'),

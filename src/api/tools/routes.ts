@@ -77,7 +77,7 @@ export function toolRoutes(s: { tools: Pick<ToolsService, 'tools'> }): RouteGrou
       route({
         method: 'post',
         path: '/',
-        summary: 'Create a tool bound to a node (type: ls, cat, tree, write, search, query_json, shell)',
+        summary: 'Create a tool bound to a node (type: ls, cat, tree, write, search, grep, query_json, shell)',
         // The project is the node's (node_id) or the one named (project_id, for the whole project).
         authorize: { checkedBy: "the tool's project is its node's or the one named: Tools.create checks content:write there and that the caller reaches the node" },
         status: 201,

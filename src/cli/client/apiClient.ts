@@ -1,3 +1,6 @@
+import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { readCredentials, saveServerCredentials, type ServerCredentials } from '../credentials.ts';
 import { ApiError, authError, CliError } from './errors.ts';
 import { withFileLock } from './fileLock.ts';
@@ -11,6 +14,9 @@ interface Envelope<T> {
   message: string;
   error?: { code: string; details: unknown };
 }
+
+/** A request body: JSON (sent as such), or a form (multipart, its file parts streamed from their Blobs). */
+type Body = { json: unknown } | { form: FormData } | undefined;
 
 export interface ApiResult<T> {
   data: T;
@@ -66,7 +72,39 @@ export class ApiClient {
 
   /** A JSON route: the envelope's data and message, or an ApiError. */
   async request<T>(method: string, path: string, options: { query?: Query; body?: unknown; anonymous?: boolean }): Promise<ApiResult<T>> {
-    const res = await this.send(method, this.url(path, options.query), options.body, options.anonymous ?? false);
+    const res = await this.send(method, this.url(path, options.query), options.body === undefined ? undefined : { json: options.body }, options.anonymous ?? false);
+    return this.envelopeOf<T>(res);
+  }
+
+  /**
+   * A multipart route (`/import`): `form`'s parts as multipart/form-data, a file part streamed from
+   * its Blob (`fs.openAsBlob`: read from disk as it is sent, never held whole); the envelope's data.
+   */
+  async postForm<T>(path: string, form: FormData): Promise<ApiResult<T>> {
+    return this.envelopeOf<T>(await this.send('POST', this.url(path), { form }, false));
+  }
+
+  /** A byte route (`/raw`): the body as bytes, or the error envelope as an ApiError. */
+  async bytes(path: string, query: Query): Promise<Buffer> {
+    const res = await this.send('GET', this.url(path, query), undefined, false);
+    if (!res.ok) throw await this.errorOf(res);
+    return Buffer.from(await res.arrayBuffer());
+  }
+
+  /**
+   * A streamed byte route (`/archive`): the body piped into `sink` as it arrives (never held
+   * whole; `end: false` leaves the sink open, as for stdout), then the answer's headers; an
+   * error answer is an ApiError and `sink` gets nothing.
+   */
+  async download(path: string, query: Query, sink: Writable, options: { end?: boolean } = {}): Promise<Headers> {
+    const res = await this.send('GET', this.url(path, query), undefined, false);
+    if (!res.ok) throw await this.errorOf(res);
+    const body = res.body ? Readable.fromWeb(res.body as WebReadableStream<Uint8Array>) : Readable.from([]);
+    await pipeline(body, sink, { end: options.end ?? true });
+    return res.headers;
+  }
+
+  private async envelopeOf<T>(res: Response): Promise<ApiResult<T>> {
     const text = await res.text();
     let envelope: Envelope<T> | null = null;
     try {
@@ -82,18 +120,16 @@ export class ApiClient {
     return { data: envelope.data, message: envelope.message };
   }
 
-  /** A byte route (`/raw`): the body as bytes, or the error envelope as an ApiError. */
-  async bytes(path: string, query: Query): Promise<Buffer> {
-    const res = await this.send('GET', this.url(path, query), undefined, false);
-    const body = Buffer.from(await res.arrayBuffer());
-    if (res.ok) return body;
+  /** A failed byte answer: its error envelope as an ApiError (or the bare status). */
+  private async errorOf(res: Response): Promise<ApiError> {
+    const body = await res.text().catch(() => '');
     let parsed: Envelope<unknown> | null = null;
     try {
-      parsed = JSON.parse(body.toString('utf8')) as Envelope<unknown>;
+      parsed = JSON.parse(body) as Envelope<unknown>;
     } catch {
       parsed = null;
     }
-    throw new ApiError(res.status, parsed?.error?.code ?? codeForStatus[res.status] ?? 'ERROR', parsed?.message ?? `${res.status} ${res.statusText}`, parsed?.error?.details ?? null);
+    return new ApiError(res.status, parsed?.error?.code ?? codeForStatus[res.status] ?? 'ERROR', parsed?.message ?? `${res.status} ${res.statusText}`, parsed?.error?.details ?? null);
   }
 
   /** Fails with how to sign in when there is no token for the server. */
@@ -101,7 +137,7 @@ export class ApiClient {
     if (!this.token) throw authError(`not signed in to ${this.server}: run \`cns login --server ${this.server}\`, or set CNS_TOKEN`);
   }
 
-  private async send(method: string, url: string, body: unknown, anonymous: boolean): Promise<Response> {
+  private async send(method: string, url: string, body: Body, anonymous: boolean): Promise<Response> {
     if (!anonymous) {
       this.requireToken();
       if (this.expiresSoon()) await this.refresh();
@@ -114,12 +150,16 @@ export class ApiClient {
     return res;
   }
 
-  private async fetch(method: string, url: string, body: unknown, anonymous: boolean): Promise<Response> {
+  private async fetch(method: string, url: string, body: Body, anonymous: boolean): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'cns-cli' };
     if (!anonymous && this.token) headers.authorization = `Bearer ${this.token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    let payload: string | FormData | undefined;
+    if (body && 'json' in body) {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(body.json);
+    } else if (body) payload = body.form; // fetch writes the multipart boundary into content-type
     try {
-      return await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      return await fetch(url, { method, headers, body: payload });
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new CliError(`cannot reach ${this.server}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
@@ -154,7 +194,7 @@ export class ApiClient {
         return;
       }
       const stored = latest ?? this.target.stored!;
-      const res = await this.fetch('POST', this.url('/auth/refresh'), { refresh_token: stored.refresh_token }, true);
+      const res = await this.fetch('POST', this.url('/auth/refresh'), { json: { refresh_token: stored.refresh_token } }, true);
       const envelope = (await res.json().catch(() => null)) as Envelope<{ access_token: string; refresh_token: string; expires_in: number }> | null;
       if (!res.ok || !envelope?.success) {
         throw authError(`the sign-in to ${this.server} has expired (${envelope?.message ?? res.status}); run \`cns login --server ${this.server}\``);

@@ -10,7 +10,7 @@ import { TarFilter, type ExportedEntry, type TarEntry } from './tarFilter.ts';
 export type { ExportedEntry };
 
 /** What an export leaves out: placeholders of empty folders (their folders stay), and the trash at the root. */
-function keepEntry(path: string, atRoot: boolean) {
+export function keepEntry(path: string, atRoot: boolean) {
   return (e: TarEntry): boolean => {
     if (e.kind === 'file' && (e.path === PLACEHOLDER || e.path.endsWith(`/${PLACEHOLDER}`))) return false;
     return !(atRoot && (e.path === TRASH_DIR || e.path.startsWith(`${TRASH_DIR}/`)));

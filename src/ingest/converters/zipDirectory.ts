@@ -19,6 +19,11 @@ export interface ZipEntryInfo {
   /** As declared; a hostile zip may lie, which the guard's inflating pass finds out. */
   uncompressedSize: number;
   localHeaderOffset: number;
+  /** General purpose flags (bit 0: encrypted). */
+  flags: number;
+  /** The unix mode in the high 16 bits when made on unix (`madeBy` >> 8 === 3): symbolic links are 0o120000. */
+  externalAttributes: number;
+  madeBy: number;
 }
 
 /**
@@ -68,6 +73,9 @@ export async function readZipDirectory(fh: FileHandle, kind: string): Promise<Zi
       compressedSize: cd.readUInt32LE(pos + 20),
       uncompressedSize: cd.readUInt32LE(pos + 24),
       localHeaderOffset: cd.readUInt32LE(pos + 42),
+      flags: cd.readUInt16LE(pos + 8),
+      externalAttributes: cd.readUInt32LE(pos + 38),
+      madeBy: cd.readUInt16LE(pos + 4),
     };
     applyZip64(entry, cd.subarray(pos + 46 + nameLength, pos + 46 + nameLength + extraLength));
     entries.push(entry);

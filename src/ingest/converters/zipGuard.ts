@@ -32,7 +32,7 @@ export async function assertZipWithinLimit(file: string, maxBytes: number, kind:
 }
 
 /** Inflates one entry into nothing; returns its real size. */
-async function inflateEntry(fh: FileHandle, entry: ZipEntryInfo, budget: number, overLimit: ConversionError, kind: string): Promise<number> {
+export async function inflateEntry(fh: FileHandle, entry: ZipEntryInfo, budget: number, overLimit: ConversionError, kind: string): Promise<number> {
   if (entry.method !== 0 && entry.method !== 8) throw corrupt(kind, `the entry ${entry.name} uses compression method ${entry.method}`);
   if (entry.compressedSize === 0) {
     if (entry.uncompressedSize !== 0) throw corrupt(kind, `the entry ${entry.name} is damaged`);
@@ -62,7 +62,7 @@ async function inflateEntry(fh: FileHandle, entry: ZipEntryInfo, budget: number,
 }
 
 /** The bytes from `start`, in 64 KiB chunks (positional reads: the handle stays open for the next entry). */
-async function* readRange(fh: FileHandle, start: number, length: number): AsyncGenerator<Buffer> {
+export async function* readRange(fh: FileHandle, start: number, length: number): AsyncGenerator<Buffer> {
   for (let pos = start, end = start + length; pos < end; ) {
     const chunk = Buffer.allocUnsafe(Math.min(65_536, end - pos));
     const { bytesRead } = await fh.read(chunk, 0, chunk.length, pos);

@@ -56,7 +56,9 @@ export const lsTool = libraryTool({
 export const catTool = libraryTool({
   type: 'cat',
   title: 'Read a node',
-  description: "Reads one node's current content: JSON as a value, Markdown and text files as text, other files as base64; with its version.",
+  description:
+    "Reads one node's current content: JSON as a value, Markdown and text files as text, other files as base64; with its version. " +
+    'For a large node pass `lines` ("START-END", 1-based) or `bytes` ("START-END", 0-based) to get just that slice with total_lines and total_bytes, and page on.',
   annotations: { readOnlyHint: true },
   paths: { path: 'the node' },
 });
@@ -109,4 +111,14 @@ export const searchTool = libraryTool({
   annotations: { readOnlyHint: true },
   paths: { path_prefix: 'only nodes beneath this folder' },
   config: (c) => searchToolOf(c)?.config ?? {},
+});
+
+export const grepTool = libraryTool({
+  type: 'grep',
+  title: 'Grep',
+  description:
+    "Finds the lines matching a regular expression (RE2 syntax, or a plain string with fixed_strings) in the text nodes beneath the endpoint's folder: " +
+    'path, line number and text, with context_lines around each; read more of a file with `cat` and `lines`.',
+  annotations: { readOnlyHint: true },
+  paths: { path_prefix: 'only nodes beneath this path' },
 });
