@@ -118,7 +118,7 @@ async function importArchive(io: CliIo, archive: string, path: string | undefine
       ctx.out.result(data, () =>
         ctx.out.line(
           data.changed
-            ? `Imported ${data.files} files and ${data.folders} folders into ${target}${data.removed ? `, ${data.removed} nodes moved to the trash` : ''}: project version ${data.project_version}`
+            ? `Imported ${count(data.files, 'file')} and ${count(data.folders, 'folder')} into ${target}${data.removed ? `, ${count(data.removed, 'node')} moved to the trash` : ''}: project version ${data.project_version}`
             : `${target} already holds the archive's content: nothing changed`,
         ),
       );
@@ -152,3 +152,6 @@ export function registerArchiveCommands(program: Command, io: CliIo): void {
     .option('-m, --message <message>', 'version message')
     .action(withIo(io, importArchive));
 }
+
+/** `1 file`, `2 files`. */
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
