@@ -1,4 +1,9 @@
 import test from 'ava';
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { submitFiles } from '../ingest/ingestClient.ts';
 import { assertDocumented } from '../helpers/openapi.ts';
 import { createKey, defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -10,13 +15,17 @@ let server: TestServer;
 let token: string;
 let pid: string;
 let orgId: string;
+const sqliteDir = mkdtempSync(join(tmpdir(), 'cns-compat-sqlite-'));
 
 test.before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { CNS_DB_SQLITE_DIR: sqliteDir });
   token = (await server.login()).token;
   ({ projectId: pid, orgId } = await defaultProject(server, token));
 });
-test.after.always(() => server.stop());
+test.after.always(async () => {
+  await server.stop();
+  rmSync(sqliteDir, { recursive: true, force: true });
+});
 
 const call = (method: string, path: string, body?: unknown, as = token) => server.api(method, path, { token: as, body });
 type Res = Awaited<ReturnType<TestServer['api']>>;
@@ -80,4 +89,35 @@ test('organizations, their members, projects and project members carry items', a
   const page = await call('GET', `/organizations/${orgId}/members?limit=1&offset=5`);
   t.deepEqual(page.body.data.members, []);
   t.deepEqual(page.body.data.items, []);
+});
+
+test("the other listings of PuppyOne's command line (table, tool, agent, publish, db, ingest) carry items", async (t) => {
+  const table = await call('POST', '/tables/', { project_id: pid, name: 'Listed table' });
+  t.is(table.status, 201, JSON.stringify(table.body));
+  itemsBeside(t, 'get', '/tables', await call('GET', `/tables/?project_id=${pid}`), 'tables');
+  itemsBeside(t, 'get', '/tables', await call('GET', `/tables/?org_id=${orgId}`), 'tables');
+
+  const tool = await call('POST', '/tools/', { project_id: pid, name: 'listed-tool', type: 'query_json', node_id: table.body.data.node_id, config: { pointer: '' } });
+  t.is(tool.status, 201, JSON.stringify(tool.body));
+  itemsBeside(t, 'get', '/tools', await call('GET', `/tools/?project_id=${pid}`), 'tools');
+  itemsBeside(t, 'get', '/tools/by-node/{node_id}', await call('GET', `/tools/by-node/${table.body.data.node_id}`), 'tools');
+
+  const agent = await call('POST', '/agent-config/', { project_id: pid, name: 'listed-agent', system_prompt: 'Be brief.' });
+  t.is(agent.status, 201, JSON.stringify(agent.body));
+  itemsBeside(t, 'get', '/agent-config', await call('GET', `/agent-config/?project_id=${pid}`), 'agents');
+
+  const publish = await call('POST', '/publishes/', { project_id: pid, node_id: table.body.data.node_id });
+  t.is(publish.status, 201, JSON.stringify(publish.body));
+  itemsBeside(t, 'get', '/publishes', await call('GET', `/publishes/?project_id=${pid}`), 'publishes');
+
+  const db = new Database(join(sqliteDir, 'listed.db'));
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY)');
+  db.close();
+  const conn = await call('POST', '/db-connector/connections/', { project_id: pid, name: 'listed-db', engine: 'sqlite', file: 'listed.db' });
+  t.is(conn.status, 201, JSON.stringify(conn.body));
+  itemsBeside(t, 'get', '/db-connector/connections', await call('GET', `/db-connector/connections/?project_id=${pid}`), 'connections');
+
+  const submitted = await submitFiles(server, token, { project_id: pid }, [{ name: 'listed.md', content: '# listed', type: 'text/markdown' }]);
+  t.is(submitted.status, 202, JSON.stringify(submitted.body));
+  itemsBeside(t, 'get', '/ingest/tasks', await call('GET', `/ingest/tasks?project_id=${pid}`), 'tasks');
 });
