@@ -102,7 +102,11 @@ test("the other listings of PuppyOne's command line (table, tool, agent, publish
   itemsBeside(t, 'get', '/tools', await call('GET', `/tools/?project_id=${pid}`), 'tools');
   itemsBeside(t, 'get', '/tools/by-node/{node_id}', await call('GET', `/tools/by-node/${table.body.data.node_id}`), 'tools');
 
-  const agent = await call('POST', '/agent-config/', { project_id: pid, name: 'listed-agent', system_prompt: 'Be brief.' });
+  // PuppyOne's `agent create` sends its type: chat is what every agent here is; another type is refused.
+  const scheduled = await call('POST', '/agent-config/', { project_id: pid, name: 'scheduled', system_prompt: 'x', type: 'schedule' });
+  t.is(scheduled.status, 422);
+  t.is(scheduled.body.error.details[0].field, 'type');
+  const agent = await call('POST', '/agent-config/', { project_id: pid, name: 'listed-agent', system_prompt: 'Be brief.', type: 'chat', model: null });
   t.is(agent.status, 201, JSON.stringify(agent.body));
   itemsBeside(t, 'get', '/agent-config', await call('GET', `/agent-config/?project_id=${pid}`), 'agents');
 

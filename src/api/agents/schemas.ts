@@ -50,6 +50,8 @@ export const createAgentBody = z
     temperature: temperature.nullable().optional(),
     max_tool_rounds: maxToolRounds.optional(),
     max_tool_calls_per_round: maxToolCallsPerRound.optional(),
+    // PuppyOne's command line sends its agent type; every agent here is a chat agent, so any other type is refused, not ignored.
+    type: z.literal('chat', { error: "type: only 'chat' agents exist here (scheduled agents do not)" }).optional().describe("PuppyOne's agent type; only 'chat'"),
   })
   .strict();
 
