@@ -110,6 +110,18 @@ test("the other listings of PuppyOne's command line (table, tool, agent, publish
   t.is(agent.status, 201, JSON.stringify(agent.body));
   itemsBeside(t, 'get', '/agent-config', await call('GET', `/agent-config/?project_id=${pid}`), 'agents');
 
+  const bound = await call('POST', `/mcp/agents/${agent.body.data.agent.id}/tools`, { tool_id: tool.body.data.id });
+  t.is(bound.status, 201, JSON.stringify(bound.body));
+  itemsBeside(t, 'get', '/mcp/agents/{agent_id}/tools', await call('GET', `/mcp/agents/${agent.body.data.agent.id}/tools`), 'tools');
+
+  const folder = (await call('POST', '/nodes/folder', { project_id: pid, name: 'endpoints' })).body.data;
+  for (const [prefix, key] of [['/mcp-endpoints', 'mcp_endpoints'], ['/sandbox-endpoints', 'sandbox_endpoints']] as const) {
+    const made = await call('POST', `${prefix}/`, { project_id: pid, node_id: folder.id, name: `listed ${key}` });
+    t.is(made.status, 201, JSON.stringify(made.body));
+    itemsBeside(t, 'get', prefix, await call('GET', `${prefix}/?project_id=${pid}`), key);
+    itemsBeside(t, 'get', `${prefix}/by-node/{node_id}`, await call('GET', `${prefix}/by-node/${folder.id}`), key);
+  }
+
   const publish = await call('POST', '/publishes/', { project_id: pid, node_id: table.body.data.node_id });
   t.is(publish.status, 201, JSON.stringify(publish.body));
   itemsBeside(t, 'get', '/publishes', await call('GET', `/publishes/?project_id=${pid}`), 'publishes');
