@@ -91,7 +91,7 @@ test('organizations, their members, projects and project members carry items', a
   t.deepEqual(page.body.data.items, []);
 });
 
-test("the other listings of PuppyOne's command line (table, tool, agent, publish, db, ingest) carry items", async (t) => {
+test("the other listings of PuppyOne's command line (tables, tools, agents and their tools, MCP and sandbox endpoints, publishes, db, ingest) carry items", async (t) => {
   const table = await call('POST', '/tables/', { project_id: pid, name: 'Listed table' });
   t.is(table.status, 201, JSON.stringify(table.body));
   itemsBeside(t, 'get', '/tables', await call('GET', `/tables/?project_id=${pid}`), 'tables');
