@@ -11,10 +11,11 @@ export interface BenchServer {
 
 /**
  * Runs `cns serve` in its own process so the load generator does not share its event loop.
- * `nodeArgs` go to that node process only (e.g. `--inspect`), not to processes it starts.
+ * `nodeArgs` go to that node process only (e.g. `--inspect`), not to processes it starts;
+ * `bin` runs another checkout's `cns` (a before/after comparison in one run).
  */
-export async function startBenchServer(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchServer> {
-  const child = spawn(process.execPath, [...nodeArgs, CNS_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+export async function startBenchServer(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = [], bin = CNS_BIN): Promise<BenchServer> {
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
     env: {
       ...process.env,
       CNS_LOG_LEVEL: 'warn',

@@ -40,3 +40,30 @@ export function listProjectCommits(
   const last = commits[commits.length - 1];
   return { currentVersion: current, commits, nextBefore: last && commits.length === options.limit && last.projectVersion > 1 ? last.projectVersion : null };
 }
+
+/**
+ * The first `limit` commits after `since` (the oldest such), newest first, as seen from the
+ * grant's scope: PuppyOne's project history (`since_version`), paged forward by passing the
+ * newest version back as `since`.
+ */
+export function listProjectCommitsSince(
+  d: { changelog: Pick<Changelog, 'latest' | 'commits'> },
+  g: ContentGrant,
+  options: { limit: number; since: number },
+): { currentVersion: number; commits: CommitChanges[] } {
+  const scope = historyScope(g, undefined);
+  const current = d.changelog.latest(g.projectId);
+  const commits: CommitChanges[] = [];
+  let cursor = options.since;
+  while (cursor < current && commits.length < options.limit) {
+    const window = d.changelog.commits(g.projectId, cursor, Math.max(options.limit, 100));
+    if (window.length === 0) break;
+    for (const c of window) {
+      const visible = scopedCommit(scope, c);
+      if (visible) commits.push(visible);
+      if (commits.length === options.limit) break;
+    }
+    cursor = window[window.length - 1]!.projectVersion;
+  }
+  return { currentVersion: current, commits: commits.reverse() };
+}

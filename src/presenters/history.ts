@@ -7,6 +7,7 @@ import type { DiffChange } from '../content/diffChanges.ts';
 import type { VersionDiff } from '../content/versionDiff.ts';
 import type { CommitChanges } from '../events/changelog.ts';
 import { contentFieldsSchema, presentContent, presentVersion, versionSchema } from './content.ts';
+import { itemsSchema, withItems } from './items.ts';
 import { nodeTypeSchema } from './node.ts';
 
 /**
@@ -17,7 +18,7 @@ import { nodeTypeSchema } from './node.ts';
 
 export function presentVersionList(r: VersionList & { node: NodeInfo }) {
   const versions = r.versions.map(presentVersion);
-  return { id: r.node.id, path: r.node.path, versions, total: r.total, current_version: r.currentVersion, commits: versions.map(asPuppyOneCommit) };
+  return { id: r.node.id, path: r.node.path, ...withItems('versions', versions), total: r.total, current_version: r.currentVersion, commits: versions.map(asPuppyOneCommit) };
 }
 
 /** A node version as PuppyOne's clients list history: `version` is the project version (what their rollback takes), `who` the author. */
@@ -57,6 +58,37 @@ function presentCommit(c: CommitChanges) {
   };
 }
 
+/**
+ * A project's history as PuppyOne's web client reads it (`/collab/project-history`): each commit
+ * with `op` on its changes (added, modified, deleted), no conflicts (a conflicting write is
+ * refused with 409, never committed with one) and no root hash (a version is named by commit_id).
+ */
+export function presentPuppyOneProjectHistory(projectId: string, scopePath: string, r: { currentVersion: number; commits: CommitChanges[] }) {
+  const commits = r.commits.map((c) => {
+    const commit = presentCommit(c);
+    return {
+      ...commit,
+      root_hash: null,
+      scope_path: scopePath,
+      conflicts: [],
+      changes: commit.changes.map((e) => ({ ...e, op: changeOp[e.action] ?? 'modified' })),
+    };
+  });
+  return { project_id: projectId, current_version: r.currentVersion, root_hash: null, commits, total: commits.length };
+}
+
+/** PuppyOne's op of a node's change in a commit (a move is a modification, as in a project diff). */
+const changeOp: Record<string, 'added' | 'modified' | 'deleted'> = {
+  create: 'added',
+  restore: 'added',
+  update: 'modified',
+  rollback: 'modified',
+  move: 'modified',
+  trash: 'deleted',
+  delete: 'deleted',
+  moved_out: 'deleted',
+};
+
 export function presentProjectDiff(r: { v1: number; v2: number; changes: PathChange[] }) {
   return {
     v1: r.v1,
@@ -85,6 +117,7 @@ export const versionListSchema = z.object({
   id: z.string(),
   path: z.string(),
   versions: z.array(versionSchema),
+  items: itemsSchema(versionSchema, 'versions'),
   total: int,
   current_version: int,
   commits: z.array(puppyOneCommit).describe("the versions again, as PuppyOne's clients list them (version = project version)"),
@@ -131,6 +164,22 @@ export const projectCommitsSchema = z.object({
     }),
   ),
   next_before: int.nullable().describe('pass as before for the next page'),
+});
+
+const projectCommitSchema = projectCommitsSchema.shape.commits.element;
+export const puppyOneProjectHistorySchema = z.object({
+  project_id: z.string(),
+  current_version: int,
+  root_hash: z.null().describe('PuppyOne names a version by a root hash; cns by commit_id'),
+  commits: z.array(
+    projectCommitSchema.extend({
+      root_hash: z.null(),
+      scope_path: z.string().describe("the folder the history is seen from ('' = the whole project)"),
+      conflicts: z.array(z.never()).describe('always empty: a conflicting write is refused (409), never committed'),
+      changes: z.array(commitChange.extend({ op: z.enum(['added', 'modified', 'deleted']) })),
+    }),
+  ).describe('the first `limit` commits after since_version, newest first'),
+  total: int,
 });
 
 export const projectDiffSchema = z.object({

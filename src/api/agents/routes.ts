@@ -1,4 +1,5 @@
 import type { Principal } from '../../auth/principal.ts';
+import { withItems } from '../../presenters/items.ts';
 import type { AccessRequest } from '../../agents/config/accesses.ts';
 import type { Agent } from '../../agents/config/agentRecord.ts';
 import type { BashToolRequest } from '../../agents/config/bashTools.ts';
@@ -59,7 +60,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         response: schema.agentList,
         handle(ctx, { query, access }) {
           const { items, total } = a().agents.list(access.principal, query.project_id, query);
-          ok(ctx, { agents: items.map(full), ...pageInfo(total, query) });
+          ok(ctx, { ...withItems('agents', items.map(full)), ...pageInfo(total, query) });
         },
       }),
       route({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { itemsSchema } from '../../presenters/items.ts';
 import { accessToolNames, bashNamePattern, DEFAULT_MAX_TOOL_CALLS_PER_ROUND, DEFAULT_MAX_TOOL_ROUNDS } from '../../agents/config/agentRecord.ts';
 import { MAX_TEMPERATURE, MAX_TOOL_CALLS_PER_ROUND, MAX_TOOL_ROUNDS } from '../../agents/config/settingsRules.ts';
 import { MAX_LIMIT, paginationQuery } from '../../http/pagination.ts';
@@ -49,6 +50,8 @@ export const createAgentBody = z
     temperature: temperature.nullable().optional(),
     max_tool_rounds: maxToolRounds.optional(),
     max_tool_calls_per_round: maxToolCallsPerRound.optional(),
+    // PuppyOne's command line sends its agent type; every agent here is a chat agent, so any other type is refused, not ignored.
+    type: z.literal('chat', { error: "type: only 'chat' agents exist here (scheduled agents do not)" }).optional().describe("PuppyOne's agent type; only 'chat'"),
   })
   .strict();
 
@@ -137,7 +140,7 @@ export const agentSchema = z.object({
 });
 
 export const agentWithKey = z.object({ agent: agentSchema, key: z.string().describe("the agent's access key, shown only in this answer") });
-export const agentList = z.object({ agents: z.array(agentSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const agentList = z.object({ agents: z.array(agentSchema), items: itemsSchema(agentSchema, 'agents'), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 export const accessList = z.object({ accesses: z.array(accessSchema) });
 export const bashList = z.object({ bash_tools: z.array(bashSchema) });
 

@@ -1,10 +1,13 @@
 import { collabCommit, previewMerge } from '../../collab/collabCommit.ts';
 import { z } from 'zod';
+import { listProjectCommitsSince } from '../../commands/listProjectCommits.ts';
 import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
+import type { Changelog } from '../../events/changelog.ts';
 import { validationError } from '../../http/errors.ts';
 import { ok } from '../../http/envelope.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import type { ContentAccess, ContentAction, ContentGrant } from '../../policies/contentAccess.ts';
+import { presentPuppyOneProjectHistory, puppyOneProjectHistorySchema } from '../../presenters/history.ts';
 import { nodePresenter } from '../../presenters/idPaths.ts';
 import { contentForStore } from '../shared/fileContent.ts';
 import { nodeHistoryRoutes } from '../shared/nodeHistory.ts';
@@ -39,7 +42,7 @@ function presentedContent(type: NodeInfo['type'], bytes: Buffer): unknown {
  * version and snapshot routes are the very declarations of their /nodes twins. Every node goes
  * through the content-access policy.
  */
-export function collabRoutes(s: { content: ContentStore; access: ContentAccess }): RouteGroup {
+export function collabRoutes(s: { content: ContentStore; access: ContentAccess; changelog: Changelog }): RouteGroup {
   /** Each node a body names, through the policy: unknown, unreachable and other projects' nodes are "Node not found.". */
   const nodeIn = (g: ContentGrant, id: string, action: ContentAction) => {
     const node = s.content.findById(id);
@@ -135,6 +138,21 @@ export function collabRoutes(s: { content: ContentStore; access: ContentAccess }
             merged_text: r.mergedText,
             conflicts: r.conflicts as Record<string, unknown>[],
           });
+        },
+      }),
+      route({
+        method: 'get',
+        path: '/project-history/:projectId',
+        summary: "The project's commits after since_version (the first limit of them), newest first, as PuppyOne's web client reads them",
+        description: 'The same commits as `GET /content/{project_id}/versions`, as far as the caller\'s scope reaches, with PuppyOne\'s `op` on each change.',
+        permission: 'content:read',
+        authorize: { content: ({ params }) => params.projectId },
+        params: schema.projectHistoryParams,
+        query: schema.projectHistoryQuery,
+        response: puppyOneProjectHistorySchema,
+        handle(ctx, { params, query, access }) {
+          const r = listProjectCommitsSince(s, access, { limit: query.limit, since: query.since_version });
+          ok(ctx, presentPuppyOneProjectHistory(params.projectId, access.scope, r));
         },
       }),
       ...nodeHistoryRoutes(s, {

@@ -100,3 +100,10 @@ export const mergeResult = z.object({
   merged_text: z.string().nullable().describe('the merge as text, with git-style conflict markers where it is not clean (json: in its stored form); null for files'),
   conflicts: z.array(z.record(z.string(), z.unknown())).describe('the conflicting regions (text) or JSON Pointers with the three values (json)'),
 });
+
+/** PuppyOne's project history: the first `limit` commits after `since_version`. */
+export const projectHistoryParams = z.object({ projectId });
+export const projectHistoryQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  since_version: z.coerce.number().int().min(0).default(0),
+});

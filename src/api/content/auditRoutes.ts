@@ -5,6 +5,7 @@ import { validationError } from '../../http/errors.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import type { ContentAccess } from '../../policies/contentAccess.ts';
 import { presentAuditLog } from '../../presenters/content.ts';
+import { withItems } from '../../presenters/items.ts';
 import { auditQuery, nodeAuditAnswer, projectAuditAnswer } from './schemas.ts';
 
 /**
@@ -41,7 +42,7 @@ export function auditRoutes(s: AuditDeps): RouteGroup {
           // The path is known only now (the segment may be an id): the finer check.
           s.access.requirePath(g, path);
           const logs = byId ? s.content.auditLogs(projectId, { id: byId.id }, { limit: q.limit }) : pathLogs(s, projectId, path, q.limit);
-          ok(ctx, { path, node_id: byId?.id ?? logs[0]?.nodeId ?? null, logs: logs.map(presentAuditLog), total: logs.length });
+          ok(ctx, { path, node_id: byId?.id ?? logs[0]?.nodeId ?? null, ...withItems('logs', logs.map(presentAuditLog)), total: logs.length });
         },
       }),
       route({
@@ -59,7 +60,7 @@ export function auditRoutes(s: AuditDeps): RouteGroup {
           const visible = (p: unknown) => typeof p === 'string' && p !== '' && s.access.mayPath(g, p);
           const logs = g.scope === '' ? page : page.filter((e) => visible(e.path) || visible(e.details.old_path));
           const nextBefore = page.length === q.limit ? page[page.length - 1]!.id : null;
-          ok(ctx, { project_id: projectId, logs: logs.map(presentAuditLog), total: logs.length, next_before: nextBefore });
+          ok(ctx, { project_id: projectId, ...withItems('logs', logs.map(presentAuditLog)), total: logs.length, next_before: nextBefore });
         },
       }),
     ],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { nodeRollbackSchema as nodeRollback } from '../../presenters/changes.ts';
 import { auditLogSchema, contentFieldsSchema, trashItemSchema } from '../../presenters/content.ts';
+import { itemsSchema } from '../../presenters/items.ts';
 import { projectCommitsSchema, projectDiffSchema, versionDiffSchema, versionListSchema, versionWithContentSchema } from '../../presenters/history.ts';
 import { entrySchema, treeSchema } from '../../presenters/node.ts';
 
@@ -202,5 +203,5 @@ export const rollbackAnswer = z
   .union([nodeRollback, nodeRollback.extend({ target_version: int }), treeRollback.extend({ path: z.string() }), treeRollback])
   .describe('{path, version}: the node; {path, target_version}: the node (or folder with its nodes); {target_version}: the project with its nodes');
 
-export const nodeAuditAnswer = z.object({ path: z.string(), node_id: z.string().nullable(), logs: z.array(auditLogSchema), total: int });
-export const projectAuditAnswer = z.object({ project_id: z.string(), logs: z.array(auditLogSchema), total: int, next_before: int.nullable() });
+export const nodeAuditAnswer = z.object({ path: z.string(), node_id: z.string().nullable(), logs: z.array(auditLogSchema), items: itemsSchema(auditLogSchema, 'logs'), total: int });
+export const projectAuditAnswer = z.object({ project_id: z.string(), logs: z.array(auditLogSchema), items: itemsSchema(auditLogSchema, 'logs'), total: int, next_before: int.nullable() });

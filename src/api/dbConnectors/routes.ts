@@ -1,4 +1,5 @@
 import type { DbConnectors } from '../../data/dbConnectors/connectors.ts';
+import { withItems } from '../../presenters/items.ts';
 import type { SslMode } from '../../data/dbConnectors/types.ts';
 import { created, ok } from '../../http/envelope.ts';
 import { pageInfo } from '../../http/pagination.ts';
@@ -33,7 +34,7 @@ export function dbConnectorRoutes(s: { dbConnectors: DbConnectors }, prefix: '/d
         response: schema.connectionList,
         handle(ctx, { query }) {
           const { items, total } = connectors().list(query.project_id, query);
-          ok(ctx, { connections: items.map(presentConnection), ...pageInfo(total, query) });
+          ok(ctx, { ...withItems('connections', items.map(presentConnection)), ...pageInfo(total, query) });
         },
       }),
       route({

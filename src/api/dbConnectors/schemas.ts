@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { itemsSchema } from '../../presenters/items.ts';
 import { SAVE_FORMATS } from '../../data/dbConnectors/rowFormats.ts';
 import { ENGINES, SSL_MODES } from '../../data/dbConnectors/types.ts';
 import { paginationQuery } from '../../http/pagination.ts';
@@ -67,7 +68,7 @@ export const connectionSchema = z.object({
   updated_at: z.string(),
 });
 
-export const connectionList = z.object({ connections: z.array(connectionSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const connectionList = z.object({ connections: z.array(connectionSchema), items: itemsSchema(connectionSchema, 'connections'), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 
 export const tableSchema = z.object({
   schema: z.string(),

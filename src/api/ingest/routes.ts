@@ -1,4 +1,5 @@
 import type { Settings } from '../../config/settings.ts';
+import { withItems } from '../../presenters/items.ts';
 import { ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
@@ -81,7 +82,7 @@ export function ingestRoutes(s: IngestRouteDeps): RouteGroup {
         handle(ctx, { query, access: grant }) {
           const page = { limit: query.limit, offset: query.offset };
           const { items, total } = ingest().list(grant, query.status as never, page);
-          ok(ctx, { tasks: items.map(presentTask), ...pageInfo(total, page) });
+          ok(ctx, { ...withItems('tasks', items.map(presentTask)), ...pageInfo(total, page) });
         },
       }),
       route({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { itemsSchema } from '../../presenters/items.ts';
 import type { UploadedFile } from '../../ingest/ingest.ts';
 import { MAX_DEPTH } from '../../ingest/ingest.ts';
 import { TASK_STATUSES } from '../../ingest/queue/taskTypes.ts';
@@ -84,7 +85,7 @@ export const taskSchema = z.object({
 });
 
 export const taskList = z.object({ tasks: z.array(taskSchema) });
-export const pagedTaskList = z.object({ tasks: z.array(taskSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const pagedTaskList = z.object({ tasks: z.array(taskSchema), items: itemsSchema(taskSchema, 'tasks'), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 export const batchAnswer = z.object({ tasks: z.array(taskSchema), not_found: z.array(z.string()).describe('ids unknown, or of tasks the caller may not see') });
 
 export const healthSchema = z.object({

@@ -1,4 +1,5 @@
 import type { Principal } from '../../auth/principal.ts';
+import { withItems } from '../../presenters/items.ts';
 import type { AgentsService } from '../../agents/service.ts';
 import type { Settings } from '../../config/settings.ts';
 import { created, ok } from '../../http/envelope.ts';
@@ -47,7 +48,7 @@ export function mcpAgentRoutes(s: McpAgentRouteServices): RouteGroup {
         response: schema.bindingList,
         handle(ctx, { params, access }) {
           const tools = bindings().list(access.principal, access.record);
-          ok(ctx, { agent_id: params.agent_id, server_url: agentServerUrl(s.settings.baseUrl, params.agent_id), tools: tools.map(presentBinding) });
+          ok(ctx, { agent_id: params.agent_id, server_url: agentServerUrl(s.settings.baseUrl, params.agent_id), ...withItems('tools', tools.map(presentBinding)) });
         },
       }),
       route({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { itemsSchema } from '../../presenters/items.ts';
 import { bindingNamePattern } from '../../agents/bindings/toolBindings.ts';
 import { clientConfigSchema } from './schemas.ts';
 
@@ -50,6 +51,7 @@ export const bindingList = z.object({
   agent_id: z.string(),
   server_url: z.string().describe("the Streamable HTTP address of the agent's MCP server, which offers exactly these tools"),
   tools: z.array(bindingSchema),
+  items: itemsSchema(bindingSchema, 'tools'),
 });
 
 export const statusSchema = z.object({

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { nodeSchema } from '../../presenters/node.ts';
+import { itemsSchema } from '../../presenters/items.ts';
 
 // What the id surface answers (routes.ts, transferRoutes.ts), for the OpenAPI document.
 
 const int = z.number().int();
 
-export const nodeList = z.object({ project_id: z.string(), parent_id: z.string().nullable(), nodes: z.array(nodeSchema), total: int });
+export const nodeList = z.object({ project_id: z.string(), parent_id: z.string().nullable(), nodes: z.array(nodeSchema), items: itemsSchema(nodeSchema, 'nodes'), total: int });
 export const batchAnswer = z.object({
   nodes: z.array(nodeSchema),
   missing: z.array(z.object({ id: z.string(), code: z.enum(['NOT_FOUND', 'FORBIDDEN']) })),

@@ -15,6 +15,7 @@ import { nodeSchema } from '../../presenters/node.ts';
 import { contentForStore } from '../shared/fileContent.ts';
 import { nodeById } from '../shared/nodeHistory.ts';
 import { nodesWithContent, nodeWithContent } from '../shared/nodeReads.ts';
+import { withItems } from '../../presenters/items.ts';
 import * as answer from './answers.ts';
 import { parentFolder } from './parentFolder.ts';
 import * as schema from './schemas.ts';
@@ -56,7 +57,7 @@ export function nodeRoutes(s: NodeRouteDeps): RouteGroup {
       const mode = folder ? (s.access.mayNode(g, folder) ? 'all' : s.access.listing(g, folder.state === 'active' ? folder.path : '.trash')) : s.access.listing(g, '');
       let children = store.listChildrenOf(q.project_id, folder?.id ?? null);
       if (mode === 'way-down') children = children.filter((n) => s.access.onTheWay(g, n.path));
-      ok(ctx, { project_id: q.project_id, parent_id: folder?.id ?? null, nodes: await nodesWithContent(store, children, q.include_content), total: children.length });
+      ok(ctx, { project_id: q.project_id, parent_id: folder?.id ?? null, ...withItems('nodes', await nodesWithContent(store, children, q.include_content)), total: children.length });
     },
   }));
 

@@ -14,6 +14,7 @@ import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import type { ContentAccess, ContentGrant } from '../../policies/contentAccess.ts';
 import { pathInScope } from '../../policies/scope.ts';
 import { nodePresenter } from '../../presenters/idPaths.ts';
+import { nodeContentSchema, presentNodeContent } from '../../presenters/nodeContent.ts';
 import { nodeById } from '../shared/nodeHistory.ts';
 import { parentFolder } from './parentFolder.ts';
 import { DOWNLOAD_TTL_SECONDS, PresignedTokens, UPLOAD_TTL_SECONDS } from './presigned.ts';
@@ -249,7 +250,30 @@ export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
     },
   });
 
-  return { prefix: '/nodes', tag: 'Nodes', routes: [upload, put, download, downloadAddress] };
+  const content = route({
+    method: 'get',
+    path: '/:nodeId/content',
+    summary: "A node's current content: json as content_json, markdown as content_text, a file as a download address",
+    description: "PuppyOne's web client reads content here; `GET /nodes/{id}` carries the same json and markdown content as `content`.",
+    permission: 'content:read',
+    authorize: nodeById,
+    params: schema.nodeParams,
+    query: schema.optionalProjectQuery,
+    response: nodeContentSchema,
+    async handle(ctx, { access: { node } }) {
+    if (node.type === 'folder' || !node.contentHash) {
+      ok(ctx, presentNodeContent(node, null, null));
+    } else if (node.type === 'file') {
+      const token = await tokens.signDownload({ projectId: node.projectId, nodeId: node.id, version: node.version });
+      ok(ctx, presentNodeContent(node, null, address(`download/${token}`)));
+    } else {
+      const read = await store.readContent(node.projectId, { id: node.id });
+      ok(ctx, presentNodeContent(read.node, read.bytes, null));
+    }
+    },
+  });
+
+  return { prefix: '/nodes', tag: 'Nodes', routes: [upload, put, download, downloadAddress, content] };
 }
 
 const tokenParams = z.object({ token: z.string().min(1) });

@@ -4,6 +4,7 @@ import { ok } from '../../http/envelope.ts';
 import { notFound } from '../../http/errors.ts';
 import { pageInfo, paginationQuery } from '../../http/pagination.ts';
 import { route, type RouteDeclaration } from '../../http/routes/declaration.ts';
+import { withItems } from '../../presenters/items.ts';
 import { orgMemberSchema, presentOrgMember } from '../presenters/organization.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
 import * as schema from './schemas.ts';
@@ -27,7 +28,7 @@ export function orgMemberRoutes(s: OrgMemberRouteDeps): RouteDeclaration[] {
       response: schema.orgMemberList,
       handle(ctx, { params, query }) {
         const { items, total } = s.orgMembers.list(params.org_id, query);
-        ok(ctx, { members: items.map(presentOrgMember), ...pageInfo(total, query) });
+        ok(ctx, { ...withItems('members', items.map(presentOrgMember)), ...pageInfo(total, query) });
       },
     }),
     route({

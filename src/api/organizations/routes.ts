@@ -4,6 +4,7 @@ import { created, ok } from '../../http/envelope.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import { withItems } from '../../presenters/items.ts';
 import { organizationSchema, presentOrganization } from '../presenters/organization.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
 import { invitationRoutes, type InvitationRouteDeps } from './invitations.ts';
@@ -29,7 +30,7 @@ export function organizationRoutes(s: OrganizationRouteDeps): RouteGroup {
         response: schema.organizationList,
         handle(ctx, { query, access: user }) {
           const { items, total } = s.organizations.listForUser(user.id, query);
-          ok(ctx, { organizations: items.map((o) => presentOrganization(o, o.role)), ...pageInfo(total, query) });
+          ok(ctx, { ...withItems('organizations', items.map((o) => presentOrganization(o, o.role))), ...pageInfo(total, query) });
         },
       }),
       route({

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { orgRoles } from '../../domain/roles.ts';
 import { paginationQuery } from '../../http/pagination.ts';
 import { pageFields } from '../presenters/page.ts';
+import { itemsSchema } from '../../presenters/items.ts';
 import { invitationSchema, organizationSchema, orgMemberSchema } from '../presenters/organization.ts';
 
 const name = z.string().trim().min(1, 'must not be empty').max(200);
@@ -25,8 +26,8 @@ export const orgParams = z.object({ org_id: z.string() });
 export const memberParams = z.object({ org_id: z.string(), user_id: z.string() });
 export const invitationTokenParams = z.object({ token: z.string() });
 
-export const organizationList = z.object({ organizations: z.array(organizationSchema), ...pageFields });
-export const orgMemberList = z.object({ members: z.array(orgMemberSchema), ...pageFields });
+export const organizationList = z.object({ organizations: z.array(organizationSchema), items: itemsSchema(organizationSchema, 'organizations'), ...pageFields });
+export const orgMemberList = z.object({ members: z.array(orgMemberSchema), items: itemsSchema(orgMemberSchema, 'members'), ...pageFields });
 export const invitationList = z.object({ invitations: z.array(invitationSchema), ...pageFields });
 export const createdInvitation = invitationSchema.extend({
   token: z.string().describe('shown only in this answer'),

@@ -5,6 +5,7 @@ import { created, ok } from '../../http/envelope.ts';
 import { validationError } from '../../http/errors.ts';
 import { pageInfo, paginationQuery } from '../../http/pagination.ts';
 import { route, type RouteDeclaration } from '../../http/routes/declaration.ts';
+import { itemsSchema, withItems } from '../../presenters/items.ts';
 import { pageFields } from '../presenters/page.ts';
 import { presentProjectMember, projectMemberSchema } from '../presenters/project.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
@@ -28,12 +29,12 @@ export function projectMemberRoutes(s: ProjectMemberRouteDeps): RouteDeclaration
       authorize: { project: ({ params }) => params.project_id },
       params: projectParams,
       query: paginationQuery,
-      response: z.object({ members: z.array(projectMemberSchema), ...pageFields }),
+      response: z.object({ members: z.array(projectMemberSchema), items: itemsSchema(projectMemberSchema, 'members'), ...pageFields }),
       handle(ctx, { query, access: { principal, project } }) {
         // Members are people: a key of the project may read it, not who else is in it.
         s.authorizer.requireUser(principal);
         const { items, total } = s.projectMembers.list(project, query);
-        ok(ctx, { members: items.map(presentProjectMember), ...pageInfo(total, query) });
+        ok(ctx, { ...withItems('members', items.map(presentProjectMember)), ...pageInfo(total, query) });
       },
     }),
     route({

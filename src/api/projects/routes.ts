@@ -5,6 +5,7 @@ import { notFound } from '../../http/errors.ts';
 import { principalOf } from '../../http/middleware/authenticate.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
+import { itemsSchema, withItems } from '../../presenters/items.ts';
 import { pageFields } from '../presenters/page.ts';
 import { presentProject, projectSchema } from '../presenters/project.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
@@ -30,7 +31,7 @@ export function projectRoutes(s: ProjectRouteDeps): RouteGroup {
         summary: 'The projects the caller may see (an access key: its one project)',
         authorize: { signedIn: "lists only what the caller sees: a user's projects, a key's one project" },
         query: listProjectsQuery,
-        response: z.object({ projects: z.array(projectSchema), ...pageFields }),
+        response: z.object({ projects: z.array(projectSchema), items: itemsSchema(projectSchema, 'projects'), ...pageFields }),
         handle(ctx, { query }) {
           const principal = principalOf(ctx);
           if (principal.kind === 'key') {
@@ -38,13 +39,13 @@ export function projectRoutes(s: ProjectRouteDeps): RouteGroup {
             const project = s.projects.find(principal.connection.project_id);
             const items = project && (!query.org_id || project.org_id === query.org_id) ? [project] : [];
             const window = items.slice(query.offset, query.offset + query.limit);
-            ok(ctx, { projects: window.map((p) => presentProject(p, null)), ...pageInfo(items.length, query) });
+            ok(ctx, { ...withItems('projects', window.map((p) => presentProject(p, null))), ...pageInfo(items.length, query) });
             return;
           }
           const { items, total } = s.projects.listVisible(principal.id, query.org_id, query);
           // An organization the caller has no relation to is not revealed, as everywhere else.
           if (query.org_id && total === 0 && !s.authorizer.orgRole(principal.id, query.org_id)) throw notFound('Organization');
-          ok(ctx, { projects: items.map((p) => presentProject(p, p.role)), ...pageInfo(total, query) });
+          ok(ctx, { ...withItems('projects', items.map((p) => presentProject(p, p.role))), ...pageInfo(total, query) });
         },
       }),
       route({

@@ -1,4 +1,5 @@
 import type { Settings } from '../../config/settings.ts';
+import { withItems } from '../../presenters/items.ts';
 import { ok } from '../../http/envelope.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { grantOf } from '../../policies/contentAccess.ts';
@@ -58,7 +59,7 @@ export function publishRoutes(s: PublishRouteDeps): RouteGroup {
         response: schema.publishList,
         handle(ctx, { access: grant }) {
           const views = p().list(grant);
-          ok(ctx, { publishes: views.map(present), total: views.length });
+          ok(ctx, { ...withItems('publishes', views.map(present)), total: views.length });
         },
       }),
       route({

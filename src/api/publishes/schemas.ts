@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { itemsSchema } from '../../presenters/items.ts';
 import { SLUG_PATTERN } from '../../publish/publishKey.ts';
 
 const id = z.string().min(1).max(100);
@@ -51,7 +52,7 @@ export const publishSchema = z.object({
   updated_at: z.string(),
 });
 
-export const publishList = z.object({ publishes: z.array(publishSchema), total: z.number().int() });
+export const publishList = z.object({ publishes: z.array(publishSchema), items: itemsSchema(publishSchema, 'publishes'), total: z.number().int() });
 
 export const publishDeleted = z.object({ id: z.string(), deleted: z.literal(true) });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { itemsSchema, withItems } from '../../presenters/items.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { NodeInfo } from '../../content/types.ts';
 import type { Page, Paged } from '../../domain/pagination.ts';
@@ -88,7 +89,7 @@ export function nodeBoundRoutes<E extends { connection: { project_id: string } }
   const permission = 'keys:manage';
   const { noun, listKey } = o;
   const Noun = noun[0]!.toUpperCase() + noun.slice(1);
-  const list = z.object({ [listKey]: z.array(o.schemas.endpoint), total: z.number().int() });
+  const list = z.object({ [listKey]: z.array(o.schemas.endpoint), items: itemsSchema(o.schemas.endpoint, listKey), total: z.number().int() });
   const endpoint = { resource: ({ params }: { params: { endpoint_id: string } }) => onConnection(o.service().find(params.endpoint_id)), name: Noun };
   return [
     route({
@@ -101,7 +102,7 @@ export function nodeBoundRoutes<E extends { connection: { project_id: string } }
       response: list.extend({ limit: z.number().int(), offset: z.number().int() }),
       handle(ctx, { query }) {
         const { items, total } = o.service().list(query.project_id, query);
-        ok(ctx, { [listKey]: items.map(o.present), ...pageInfo(total, query) });
+        ok(ctx, { ...withItems(listKey, items.map(o.present)), ...pageInfo(total, query) });
       },
     }),
     route({
@@ -128,7 +129,7 @@ export function nodeBoundRoutes<E extends { connection: { project_id: string } }
       response: list,
       handle(ctx, { params }) {
         const found = o.service().byNode(params.node_id);
-        ok(ctx, { [listKey]: found.map(o.present), total: found.length });
+        ok(ctx, { ...withItems(listKey, found.map(o.present)), total: found.length });
       },
     }),
     route({

@@ -1,4 +1,5 @@
 import type { DataChange, TableView } from '../../data/tables/tables.ts';
+import { withItems } from '../../presenters/items.ts';
 
 export function presentTable({ table, orgId, node }: TableView) {
   return {
@@ -18,7 +19,7 @@ export function presentTable({ table, orgId, node }: TableView) {
   };
 }
 
-export const presentTableList = (views: TableView[]) => ({ tables: views.map(presentTable), total: views.length });
+export const presentTableList = (views: TableView[]) => ({ ...withItems('tables', views.map(presentTable)), total: views.length });
 
 export function presentChange(c: DataChange) {
   return {

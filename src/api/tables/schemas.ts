@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { itemsSchema } from '../../presenters/items.ts';
 
 const id = z.string().min(1).max(100);
 const name = z.string().trim().min(1, 'must not be empty').max(200);
@@ -71,7 +72,7 @@ export const tableSchema = z.object({
   updated_at: z.string(),
 });
 
-export const tableList = z.object({ tables: z.array(tableSchema), total: z.number().int() });
+export const tableList = z.object({ tables: z.array(tableSchema), items: itemsSchema(tableSchema, 'tables'), total: z.number().int() });
 
 export const dataSchema = z.object({
   table_id: z.string(),

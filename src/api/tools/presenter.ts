@@ -1,4 +1,5 @@
 import { toolSchemas } from '../../tools/registry.ts';
+import { withItems } from '../../presenters/items.ts';
 import type { ToolRecord } from '../../tools/toolStore.ts';
 
 export const presentTool = (t: ToolRecord) => ({
@@ -15,4 +16,4 @@ export const presentTool = (t: ToolRecord) => ({
   updated_at: t.updated_at,
 });
 
-export const presentToolList = (tools: ToolRecord[]) => ({ tools: tools.map(presentTool), total: tools.length });
+export const presentToolList = (tools: ToolRecord[]) => ({ ...withItems('tools', tools.map(presentTool)), total: tools.length });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { itemsSchema } from '../../presenters/items.ts';
 import { toolTypeNames } from '../../tools/registry.ts';
 
 const name = z.string().trim().min(1, 'must not be empty').max(200);
@@ -67,7 +68,7 @@ export const toolSchema = z.object({
   updated_at: z.string(),
 });
 
-export const toolList = z.object({ tools: z.array(toolSchema), total: z.number().int() });
+export const toolList = z.object({ tools: z.array(toolSchema), items: itemsSchema(toolSchema, 'tools'), total: z.number().int() });
 export const toolWithIndex = z.object({ tool: toolSchema, index: indexStateSchema });
 export const callResult = z.object({ tool_id: z.string(), type: z.string(), result: z.unknown() });
 
