@@ -2,7 +2,7 @@ import test from 'ava';
 import { readFileSync, writeFileSync } from 'node:fs';
 import ExcelJS from 'exceljs';
 import { ConversionError, convert } from '../../src/ingest/converters/index.ts';
-import { assertZipWithinLimit } from '../../src/ingest/converters/zipGuard.ts';
+import { assertZipWithinLimit } from '../../src/content/archives/zipGuard.ts';
 import { writeDocx } from './fixtures/docx.ts';
 import { limits, workDir } from './fixtures/workDir.ts';
 import { writeZip } from './fixtures/zip.ts';

@@ -10,7 +10,7 @@ import type { ContentStore } from '../../content/contentStore.ts';
 import { ok } from '../../http/envelope.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import type { UploadedFile } from '../../ingest/ingest.ts';
-import { multipartUploads } from '../ingest/multipart.ts';
+import { multipartUploads } from '../../http/multipart.ts';
 import * as schema from './schemas.ts';
 
 /** Deflate level of tar.gz (zips are git's, at -1 too): zlib's fastest, an archive moves content rather than stores it (scripts/bench-archives.ts). */

@@ -8,7 +8,7 @@ import type { Ingest } from '../../ingest/ingest.ts';
 import type { IngestRules } from '../../ingest/rules/rules.ts';
 import { grantOf } from '../../policies/contentAccess.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
-import { multipartUploads } from './multipart.ts';
+import { multipartUploads } from '../../http/multipart.ts';
 import { presentHealth, presentRule, presentTask } from './presenter.ts';
 import * as schema from './schemas.ts';
 

@@ -5,9 +5,9 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip, createInflateRaw } from 'node:zlib';
 import { extract } from 'tar-stream';
 import { PayloadTooLargeError, ValidationError } from '../../errors/contentErrors.ts';
-import { ConversionError } from '../../ingest/converters/converter.ts';
-import { entryDataOffset, readZipDirectory, type ZipEntryInfo } from '../../ingest/converters/zipDirectory.ts';
-import { inflateEntry, readRange } from '../../ingest/converters/zipGuard.ts';
+import { ConversionError } from '../../errors/conversionError.ts';
+import { entryDataOffset, readZipDirectory, type ZipEntryInfo } from './zipDirectory.ts';
+import { inflateEntry, readRange } from './zipGuard.ts';
 import { TimeSlice } from '../timeSlice.ts';
 import { ZipWindow } from './zipWindow.ts';
 

@@ -1,6 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { crc32, inflateRawSync } from 'node:zlib';
-import type { ZipEntryInfo } from '../../ingest/converters/zipDirectory.ts';
+import type { ZipEntryInfo } from './zipDirectory.ts';
 
 const LOCAL_ENTRY = 0x04034b50;
 /** Bytes read at once: a window holds hundreds of small entries, so their reads cost one syscall. */

@@ -3,7 +3,7 @@ import { ConversionError, type ConvertInput, type ConvertOutput, type Progress }
 import { parseHtml } from './dom.ts';
 import { elementToMarkdown } from './markdown.ts';
 import { outputName } from './names.ts';
-import { assertZipWithinLimit } from './zipGuard.ts';
+import { assertZipWithinLimit } from '../../content/archives/zipGuard.ts';
 
 /**
  * DOCX → Markdown: mammoth maps Word's styles to HTML (headings, lists, tables, links), then the

@@ -6,7 +6,7 @@ import { ConversionError, type ConvertedNode, type ConvertInput, type ConvertOut
 import { headerNames, widenHeaders } from './headers.ts';
 import { baseOf, safeName } from './names.ts';
 import { rowNodes } from './rowNodes.ts';
-import { assertZipWithinLimit } from './zipGuard.ts';
+import { assertZipWithinLimit } from '../../content/archives/zipGuard.ts';
 
 type Row = Record<string, unknown>;
 

@@ -2,7 +2,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
 import { createInflateRaw, crc32 } from 'node:zlib';
-import { ConversionError } from './converter.ts';
+import { ConversionError } from '../../errors/conversionError.ts';
 import { corrupt, entryDataOffset, readZipDirectory, type ZipEntryInfo } from './zipDirectory.ts';
 
 /**

@@ -3,8 +3,8 @@ import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import formidable from 'formidable';
 import type { Middleware } from 'koa';
-import { AppError, validationError } from '../../http/errors.ts';
-import type { UploadedFile } from '../../ingest/ingest.ts';
+import { AppError, validationError } from './errors.ts';
+import type { UploadedFile } from '../ingest/ingest.ts';
 
 export interface MultipartLimits {
   /** A fresh folder for this request's files (removed when the request ends). */

@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import { ConversionError } from './converter.ts';
+import { ConversionError } from '../../errors/conversionError.ts';
 
 const EOCD = 0x06054b50;
 const ZIP64_LOCATOR = 0x07064b50;
