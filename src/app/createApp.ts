@@ -1,3 +1,4 @@
+import { puppyOneCompat } from '../presenters/compat.ts';
 import Koa from 'koa';
 import { fileURLToPath } from 'node:url';
 import { feedAccessWatch } from '../api/events/routes.ts';
@@ -33,6 +34,8 @@ export function createApp(s: Services): Koa {
   const { router: api, isPublic } = apiRouter(s);
   const isPublicRoute = publicRoutes(isPublic);
   const reference = referencePage(`${API_PREFIX}/openapi.json`);
+  // PuppyOne's duplicate field names, only for a service that serves its clients (presenters/compat.ts).
+  if (s.settings.puppyOneCompat) app.use(puppyOneCompat());
   app
     .use(requestId())
     .use(requestLogger(s.logger))

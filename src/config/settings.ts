@@ -35,6 +35,8 @@ export interface Settings {
   fsync: boolean;
   repackEvery: number;
   urlFetchAllowPrivate: boolean;
+  /** Answers also carry PuppyOne's duplicate field names (`items`, `entries`, `preview_md`, …): a list answer about twice the bytes. */
+  puppyOneCompat: boolean;
   /** Worker threads answering search queries (unset: one per core, at most 4). */
   searchThreads: number | undefined;
   /** An OpenAI-compatible /v1/embeddings provider for hybrid search (unset: search is lexical). */
@@ -167,6 +169,7 @@ const envSchema = z.object({
   CNS_FSYNC: bool.default(false),
   CNS_REPACK_EVERY: int(0).default(2000),
   CNS_URL_FETCH_ALLOW_PRIVATE: bool.default(false),
+  CNS_PUPPYONE_COMPAT: bool.default(false),
   CNS_EMBEDDINGS_BASE_URL: url().optional(),
   CNS_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   CNS_EMBEDDINGS_API_KEY: z.string().optional(),
@@ -288,6 +291,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     fsync: e.CNS_FSYNC,
     repackEvery: e.CNS_REPACK_EVERY,
     urlFetchAllowPrivate: e.CNS_URL_FETCH_ALLOW_PRIVATE,
+    puppyOneCompat: e.CNS_PUPPYONE_COMPAT,
     searchThreads: e.CNS_SEARCH_THREADS,
     embeddings: e.CNS_EMBEDDINGS_BASE_URL
       ? { baseUrl: e.CNS_EMBEDDINGS_BASE_URL.replace(/\/+$/, ''), model: e.CNS_EMBEDDINGS_MODEL, apiKey: e.CNS_EMBEDDINGS_API_KEY, dimensions: e.CNS_EMBEDDINGS_DIMENSIONS }

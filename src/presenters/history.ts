@@ -7,6 +7,7 @@ import type { DiffChange } from '../content/diffChanges.ts';
 import type { VersionDiff } from '../content/versionDiff.ts';
 import type { CommitChanges } from '../events/changelog.ts';
 import { contentFieldsSchema, presentContent, presentVersion, versionSchema } from './content.ts';
+import { puppyOneOnly } from './compat.ts';
 import { itemsSchema, withItems } from './items.ts';
 import { nodeTypeSchema } from './node.ts';
 
@@ -18,7 +19,7 @@ import { nodeTypeSchema } from './node.ts';
 
 export function presentVersionList(r: VersionList & { node: NodeInfo }) {
   const versions = r.versions.map(presentVersion);
-  return { id: r.node.id, path: r.node.path, ...withItems('versions', versions), total: r.total, current_version: r.currentVersion, commits: versions.map(asPuppyOneCommit) };
+  return { id: r.node.id, path: r.node.path, ...withItems('versions', versions), total: r.total, current_version: r.currentVersion, ...puppyOneOnly(() => ({ commits: versions.map(asPuppyOneCommit) })) };
 }
 
 /** A node version as PuppyOne's clients list history: `version` is the project version (what their rollback takes), `who` the author. */
@@ -32,7 +33,7 @@ export function presentNodeVersion(r: NodeVersion) {
   if (!r.bytes) return base;
   const content = presentContent(r.version.type, r.bytes);
   // PuppyOne's clients read a json version as content_json (markdown is content_text already)
-  return r.version.type === 'json' ? { ...base, ...content, content_json: content.content } : { ...base, ...content };
+  return r.version.type === 'json' ? { ...base, ...content, ...puppyOneOnly(() => ({ content_json: content.content })) } : { ...base, ...content };
 }
 
 export function presentNodeDiff(r: { node: NodeInfo; v1: number; v2: number; diff: VersionDiff; changes: DiffChange[] }) {
@@ -120,10 +121,10 @@ export const versionListSchema = z.object({
   items: itemsSchema(versionSchema, 'versions'),
   total: int,
   current_version: int,
-  commits: z.array(puppyOneCommit).describe("the versions again, as PuppyOne's clients list them (version = project version)"),
+  commits: z.array(puppyOneCommit).optional().describe("with CNS_PUPPYONE_COMPAT: the versions again, as PuppyOne's clients list them (version = project version)"),
 });
 
-export const versionWithContentSchema = versionSchema.extend({ id: z.string(), ...contentFieldsSchema, content_json: z.unknown().optional().describe('json content again, by the name PuppyOne clients read') });
+export const versionWithContentSchema = versionSchema.extend({ id: z.string(), ...contentFieldsSchema, content_json: z.unknown().optional().describe('with CNS_PUPPYONE_COMPAT: json content again, by the name PuppyOne clients read') });
 
 const side = z.object({ size: int, sha256: z.string() });
 const lines = { unified_diff: z.string(), added_lines: int, removed_lines: int };

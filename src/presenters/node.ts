@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { puppyOneOnly } from './compat.ts';
 import type { NodeInfo, TreeNode } from '../content/contentStore.ts';
 
 /**
@@ -47,15 +48,15 @@ export function presentTree(n: TreeNode, idPath: string): PresentedTree {
 
 export type PresentedTree = PresentedNode & { children?: PresentedTree[] | null };
 
-/** PuppyOne's clients read json as `preview_json` and markdown as `preview_md`: the same content under their names. */
+/** PuppyOne's clients read json as `preview_json` and markdown as `preview_md`: with CNS_PUPPYONE_COMPAT, the same content under their names. */
 function contentFields(type: NodeInfo['type'], bytes: Buffer): { content?: unknown; content_base64?: string; preview_json?: unknown; preview_md?: string } {
   if (type === 'json') {
     const content = JSON.parse(bytes.toString('utf8'));
-    return { content, preview_json: content };
+    return { content, ...puppyOneOnly(() => ({ preview_json: content })) };
   }
   if (type === 'markdown') {
     const text = bytes.toString('utf8');
-    return { content: text, preview_md: text };
+    return { content: text, ...puppyOneOnly(() => ({ preview_md: text })) };
   }
   return { content_base64: bytes.toString('base64') };
 }
@@ -85,8 +86,8 @@ export const entrySchema = z.object({
 export const nodeSchema = entrySchema.extend({
   content: z.unknown().optional().describe('json: the value; markdown: the text (when the caller read it)'),
   content_base64: z.string().optional().describe('file bytes, when asked for'),
-  preview_json: z.unknown().optional().describe('json content again, by the name PuppyOne clients read'),
-  preview_md: z.string().optional().describe('markdown content again, by the name PuppyOne clients read'),
+  preview_json: z.unknown().optional().describe('with CNS_PUPPYONE_COMPAT: json content again, by the name PuppyOne clients read'),
+  preview_md: z.string().optional().describe('with CNS_PUPPYONE_COMPAT: markdown content again, by the name PuppyOne clients read'),
   parent_id: z.string().nullable(),
   project_id: z.string(),
   state: z.enum(['active', 'trashed']),

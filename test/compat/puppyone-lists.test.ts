@@ -18,7 +18,7 @@ let orgId: string;
 const sqliteDir = mkdtempSync(join(tmpdir(), 'cns-compat-sqlite-'));
 
 test.before(async () => {
-  server = await startTestServer({}, { CNS_DB_SQLITE_DIR: sqliteDir });
+  server = await startTestServer({}, { CNS_DB_SQLITE_DIR: sqliteDir, CNS_PUPPYONE_COMPAT: 'on' });
   token = (await server.login()).token;
   ({ projectId: pid, orgId } = await defaultProject(server, token));
 });
@@ -136,4 +136,33 @@ test("the other listings of PuppyOne's command line (tables, tools, agents and t
   const submitted = await submitFiles(server, token, { project_id: pid }, [{ name: 'listed.md', content: '# listed', type: 'text/markdown' }]);
   t.is(submitted.status, 202, JSON.stringify(submitted.body));
   itemsBeside(t, 'get', '/ingest/tasks', await call('GET', `/ingest/tasks?project_id=${pid}`), 'tasks');
+});
+
+test('without CNS_PUPPYONE_COMPAT the duplicates are not sent: lists, trees, the trash, versions and node content carry ours only', async (t) => {
+  const lean = await startTestServer();
+  t.teardown(() => lean.stop());
+  const tk = (await lean.login()).token;
+  const { projectId } = await defaultProject(lean, tk);
+  const w = (body: Record<string, unknown>) => lean.api('POST', `/content/${projectId}/write`, { token: tk, body });
+  await w({ path: 'a/doc.md', node_type: 'markdown', content: 'one' });
+  await w({ path: 'a/doc.md', node_type: 'markdown', content: 'two' });
+  await w({ path: 'a/data.json', node_type: 'json', content: { k: 1 } });
+  await lean.api('POST', `/content/${projectId}/rm`, { token: tk, body: { path: 'a/data.json' } });
+  const get = async (path: string) => (await lean.api('GET', path, { token: tk })).body.data;
+  const versions = await get(`/content/${projectId}/versions?path=a/doc.md`);
+  t.is(versions.versions.length, 2);
+  t.false('items' in versions || 'commits' in versions);
+  const tree = await get(`/content/${projectId}/tree`);
+  t.truthy(tree.children);
+  t.false('entries' in tree);
+  const trash = await get(`/content/${projectId}/trash`);
+  t.is(trash.items.length, 1, "the trash's own list is items");
+  t.false('entries' in trash);
+  const nodeId = (await get(`/content/${projectId}/stat?path=a/doc.md`)).id;
+  const node = await get(`/nodes/${nodeId}?project_id=${projectId}`);
+  t.is(node.content, 'two');
+  t.false('preview_md' in node);
+  const orgs = await get('/organizations/');
+  t.true(orgs.organizations.length > 0);
+  t.false('items' in orgs);
 });

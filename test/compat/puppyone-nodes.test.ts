@@ -12,7 +12,7 @@ let pid: string;
 let orgId: string;
 
 test.before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { CNS_PUPPYONE_COMPAT: 'on' });
   token = (await server.login()).token;
   ({ projectId: pid, orgId } = await defaultProject(server, token));
 });

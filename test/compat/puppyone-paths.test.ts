@@ -13,7 +13,7 @@ let orgId: string;
 let c: ContentCall;
 
 test.before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { CNS_PUPPYONE_COMPAT: 'on' });
   token = (await server.login()).token;
   ({ projectId: pid, orgId } = await defaultProject(server, token));
   c = contentApi(server, token, pid);

@@ -24,6 +24,7 @@ import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { parseListInput } from '../../http/validate.ts';
 import type { ContentAccess, ContentGrant } from '../../policies/contentAccess.ts';
 import { presentFolderMade, presentMove, presentNodeRollback, presentPathRollback, presentRemoval } from '../../presenters/changes.ts';
+import { puppyOneOnly } from '../../presenters/compat.ts';
 import { presentContent, presentTrashItem } from '../../presenters/content.ts';
 import { presentNodeDiff, presentNodeVersion, presentProjectCommits, presentProjectDiff, presentVersionList } from '../../presenters/history.ts';
 import { nodePresenter } from '../../presenters/idPaths.ts';
@@ -192,7 +193,7 @@ export function contentRoutes(s: ContentRouteDeps): RouteGroup {
           const visibility = (p: string) => (s.access.mayPath(g, p) ? 'in' : s.access.onTheWay(g, p) ? 'way' : 'out') as 'in' | 'way' | 'out';
           const page = await store.treePage(projectId, query.path, { maxDepth: query.max_depth, limit: query.limit, cursor: query.cursor, visibility });
           const tree = present().tree(page.root);
-          ok(ctx, { ...tree, node_count: page.count, next_cursor: page.nextCursor, entries: flatEntries(tree) });
+          ok(ctx, { ...tree, node_count: page.count, next_cursor: page.nextCursor, ...puppyOneOnly(() => ({ entries: flatEntries(tree) })) });
         },
       }),
       route({
@@ -207,7 +208,7 @@ export function contentRoutes(s: ContentRouteDeps): RouteGroup {
           const items = s.access.visibleTrash(access, store.listTrash(projectId));
           const presented = items.map(presentTrashItem);
           // PuppyOne's clients list `entries`, each named by its path under .trash/
-          ok(ctx, { items: presented, total: items.length, entries: presented.map((t) => ({ ...t, path: t.trash_path })) });
+          ok(ctx, { items: presented, total: items.length, ...puppyOneOnly(() => ({ entries: presented.map((t) => ({ ...t, path: t.trash_path })) })) });
         },
       }),
       route({

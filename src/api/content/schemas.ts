@@ -154,13 +154,13 @@ export const treeAnswer = entrySchema.extend({
   children: z.array(treeSchema).nullable().optional().describe('absent when max_depth was reached; null for non-folders'),
   node_count: int,
   next_cursor: z.string().nullable().describe('pass as cursor for the next page'),
-  entries: z.array(entrySchema).describe("this page's nodes below the root as one flat list, depth first (PuppyOne's shape)"),
+  entries: z.array(entrySchema).optional().describe("with CNS_PUPPYONE_COMPAT: this page's nodes below the root as one flat list, depth first (PuppyOne's shape)"),
 });
 
 export const trashAnswer = z.object({
   items: z.array(trashItemSchema),
   total: int,
-  entries: z.array(trashItemSchema.extend({ path: z.string().describe('trash_path') })).describe("the items again, as PuppyOne's clients list them"),
+  entries: z.array(trashItemSchema.extend({ path: z.string().describe('trash_path') })).optional().describe("with CNS_PUPPYONE_COMPAT: the items again, as PuppyOne's clients list them"),
 });
 
 export const writeAnswer = entrySchema.extend({ changed: z.boolean(), ...versionRef, project_version: int.nullable() });
