@@ -1,15 +1,11 @@
 /**
- * Issue 32, the cost of `items` (PuppyOne's name of a list's entries, given beside our own
- * `nodes`): a 1,000-entry folder listed through `GET /nodes?parent_id=` by one `cns serve`
- * process, and, given a checkout without `items` (its bin/cns.js), by that one too, with the
- * same content, alternating requests between them in the same run. Reported per listing (without
- * and with include_content): answer bytes (and the bytes the same answer would have without
- * `items`), time p50 and p90 at one connection.
+ * Issue 32, the cost of PuppyOne's duplicate names (`items` beside our own `nodes`, `preview_md`
+ * beside `content`): a 1,000-entry folder listed through `GET /nodes?parent_id=` by two `cns
+ * serve` processes of the same code with the same content, one started with
+ * CNS_PUPPYONE_COMPAT=on, requests alternating between them in the same run. Reported per listing
+ * (without and with include_content): answer bytes, time p50 and p90 at one connection.
  *
- * Run: node --import=tsx scripts/bench-list-items.ts [entries=1000] [rounds=200] [before-bin]
- * e.g. git worktree add /tmp/cns-before <commit before items> && \
- *      node --import=tsx scripts/bench-list-items.ts 1000 200 /tmp/cns-before/bin/cns.js
- * (the before checkout needs node_modules: a symlink to this one's works.)
+ * Run: node --import=tsx scripts/bench-list-items.ts [entries=1000] [rounds=200]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +14,6 @@ import { api, benchProject, startBenchServer, type BenchServer } from './lib/ser
 
 const ENTRIES = Number(process.argv[2] ?? 1_000);
 const ROUNDS = Number(process.argv[3] ?? 200);
-const BEFORE_BIN = process.argv[4];
 
 interface Side {
   label: string;
@@ -27,8 +22,8 @@ interface Side {
   listing: string;
 }
 
-async function prepare(label: string, dataDir: string, bin?: string): Promise<Side> {
-  const server = await startBenchServer(dataDir, {}, [], bin);
+async function prepare(label: string, dataDir: string, env: Record<string, string>): Promise<Side> {
+  const server = await startBenchServer(dataDir, env);
   const { token, projectId } = await benchProject(server.url);
   const folder = await api(server.url, 'POST', '/nodes/folder', token, { project_id: projectId, name: 'many' });
   // Markdown and json alternately, small contents, one commit per 500.
@@ -54,8 +49,8 @@ async function timedGet(side: Side, query: string): Promise<{ ms: number; bytes:
 const work = mkdtempSync(join(tmpdir(), 'cns-bench-items-'));
 const sides: Side[] = [];
 try {
-  sides.push(await prepare('with items', join(work, 'after')));
-  if (BEFORE_BIN) sides.push(await prepare('before (no items)', join(work, 'before'), BEFORE_BIN));
+  sides.push(await prepare('compat on', join(work, 'on'), { CNS_PUPPYONE_COMPAT: 'on' }));
+  sides.push(await prepare('compat off', join(work, 'off'), {}));
   const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
   for (const query of ['', '&include_content=true']) {
     const times = sides.map(() => [] as number[]);
@@ -79,8 +74,8 @@ try {
     }
     console.log(`\nGET /nodes of a ${ENTRIES}-entry folder${query ? ' with include_content=true' : ''} (${ROUNDS} rounds, 1 connection):`);
     console.log(`  answer bytes with items: ${bytes[0]} (without items the same answer is ${withoutItems}: x${(bytes[0]! / withoutItems).toFixed(2)})`);
-    sides.forEach((side, i) => console.log(`  ${side.label.padEnd(18)} ${String(bytes[i]).padStart(9)} B, p50 ${pct(times[i]!, 0.5).toFixed(2)} ms, p90 ${pct(times[i]!, 0.9).toFixed(2)} ms`));
-    if (sides.length === 2) console.log(`  time ratio with/before: p50 x${(pct(times[0]!, 0.5) / pct(times[1]!, 0.5)).toFixed(2)}, p90 x${(pct(times[0]!, 0.9) / pct(times[1]!, 0.9)).toFixed(2)}`);
+    sides.forEach((side, i) => console.log(`  ${side.label.padEnd(12)} ${String(bytes[i]).padStart(9)} B, p50 ${pct(times[i]!, 0.5).toFixed(2)} ms, p90 ${pct(times[i]!, 0.9).toFixed(2)} ms`));
+    console.log(`  time ratio on/off: p50 x${(pct(times[0]!, 0.5) / pct(times[1]!, 0.5)).toFixed(2)}, p90 x${(pct(times[0]!, 0.9) / pct(times[1]!, 0.9)).toFixed(2)}`);
   }
 } finally {
   for (const side of sides) await side.server.stop();
