@@ -137,6 +137,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
     fsync: settings.fsync,
     maxContentBytes: settings.maxContentBytes,
     repackEvery: settings.repackEvery,
+    blameCheckpointEvery: settings.blameCheckpointEvery,
   });
   // A project's repository and index live in the content store: creating and deleting go through it.
   const projects = new ProjectStore(db, content);
@@ -152,6 +153,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
   content.onCommitted((tip) => bus.publish(commitEventOf(tip)));
   const feed = new ChangeFeed(changelog, { maxStreamsPerHolder: settings.maxEventStreams });
   bus.subscribe('live-feed', (e) => feed.notify(e.project));
+  bus.subscribe('blame-checkpoints', (e) => content.warmBlame(e.project, e.seq));
   const access = new ContentAccess(authorizer);
   const refreshTokens = new RefreshTokens(db, settings.refreshTokenTtlSeconds);
   const authenticator = new Authenticator(db, users, accessTokens, anonKeyOf(signingSecret), refreshTokens);

@@ -37,6 +37,8 @@ export interface Settings {
   urlFetchAllowPrivate: boolean;
   /** Answers also carry PuppyOne's duplicate field names (`items`, `entries`, `preview_md`, …): a list answer about twice the bytes. */
   puppyOneCompat: boolean;
+  /** Keep the blame of every this many versions of a text node, so a blame walks at most that many (0: never). */
+  blameCheckpointEvery: number;
   /** Worker threads answering search queries (unset: one per core, at most 4). */
   searchThreads: number | undefined;
   /** An OpenAI-compatible /v1/embeddings provider for hybrid search (unset: search is lexical). */
@@ -170,6 +172,7 @@ const envSchema = z.object({
   CNS_REPACK_EVERY: int(0).default(2000),
   CNS_URL_FETCH_ALLOW_PRIVATE: bool.default(false),
   CNS_PUPPYONE_COMPAT: bool.default(false),
+  CNS_BLAME_CHECKPOINT_EVERY: int(0).default(100),
   CNS_EMBEDDINGS_BASE_URL: url().optional(),
   CNS_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   CNS_EMBEDDINGS_API_KEY: z.string().optional(),
@@ -292,6 +295,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     repackEvery: e.CNS_REPACK_EVERY,
     urlFetchAllowPrivate: e.CNS_URL_FETCH_ALLOW_PRIVATE,
     puppyOneCompat: e.CNS_PUPPYONE_COMPAT,
+    blameCheckpointEvery: e.CNS_BLAME_CHECKPOINT_EVERY,
     searchThreads: e.CNS_SEARCH_THREADS,
     embeddings: e.CNS_EMBEDDINGS_BASE_URL
       ? { baseUrl: e.CNS_EMBEDDINGS_BASE_URL.replace(/\/+$/, ''), model: e.CNS_EMBEDDINGS_MODEL, apiKey: e.CNS_EMBEDDINGS_API_KEY, dimensions: e.CNS_EMBEDDINGS_DIMENSIONS }

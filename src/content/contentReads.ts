@@ -8,6 +8,7 @@ import { decodeContent } from './encoding.ts';
 import { NotFoundError, ValidationError } from '../errors/contentErrors.ts';
 import { FolderSnapshots, type SnapshotPage } from './folderSnapshots.ts';
 import { Blamer, type BlameCommit } from './history/blame.ts';
+import { BlameWarmer } from './history/blameWarmer.ts';
 import { jsonKeyLines } from './history/jsonKeyLines.ts';
 import { openLooseBlob, type BlobSource } from './git/blobReader.ts';
 import { archiveTarStream, archiveZipStream } from './git/archiveStream.ts';
@@ -50,6 +51,8 @@ export interface ContentStoreOptions {
   maxBatchCommits?: number;
   /** Path of the git executable for maintenance; null disables repacking. Default 'git' (looked up on PATH). */
   gitBinary?: string | null;
+  /** Keep the blame of every this many versions of a text node (history/blame.ts); 0 never. Default 100. */
+  blameCheckpointEvery?: number;
 }
 
 export interface VersionListOptions {
@@ -92,6 +95,7 @@ export class ContentReads {
   /** The git program for bulk reads (exportTree); null reads objects one by one. */
   private readonly gitProgram: string | null;
   private readonly blamer: Blamer;
+  private readonly blameWarmer: BlameWarmer;
 
   constructor(options: ContentStoreOptions) {
     this.dataDir = options.dataDir;
@@ -110,6 +114,13 @@ export class ContentReads {
       git: this.gitProgram,
       gitdir: (projectId) => this.repos.get(projectId).gitdir,
       readBlob: (projectId, oid) => this.readBlob(projectId, oid),
+      checkpointEvery: options.blameCheckpointEvery ?? 100,
+    });
+    this.blameWarmer = new BlameWarmer({
+      changesBetween: (projectId, after, upTo) => this.changesBetween(projectId, after, upTo),
+      blame: (projectId, nodeId, version) => this.blame(projectId, { id: nodeId }, version),
+      every: options.blameCheckpointEvery ?? 100,
+      logger: options.logger,
     });
   }
 
@@ -329,8 +340,7 @@ export class ContentReads {
     const bytes = await this.readBlob(projectId, v.blobId);
     // git's own test for binary content: a NUL in the first 8000 bytes.
     if (bytes.subarray(0, 8000).includes(0)) throw new ValidationError(`${node.path} is binary: blame is for text`, { path: node.path });
-    const previous = v.version > 1 ? this.index.version(node.id, v.version - 1) : null;
-    const origins = await this.blamer.origins(projectId, v, previous);
+    const origins = await this.blamer.origins(projectId, v);
     const commits = this.blamer.commits(projectId, node.id, origins);
     let keys: NodeBlame['keys'] = null;
     let keysTruncated = false;
@@ -342,6 +352,19 @@ export class ContentReads {
       }
     }
     return { node, version: v, bytes, origins: origins.origins, commits, keys, keysTruncated };
+  }
+
+  /**
+   * The project's `main` reached `seq` (the change bus): text nodes that reached a multiple of
+   * the checkpoint interval get their blame kept, in the background (history/blameWarmer.ts).
+   */
+  warmBlame(projectId: string, seq: number): void {
+    this.blameWarmer.committed(projectId, seq);
+  }
+
+  /** Blame checkpoints still being made (tests wait for none). */
+  get blameCheckpointsPending(): number {
+    return this.blameWarmer.pending;
   }
 
   /** A blob of the project for reading in byte ranges: streamed when loose, else read whole. */

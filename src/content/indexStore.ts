@@ -115,6 +115,9 @@ export class IndexStore {
           @operation, @actor_type, @actor_id, @author, @commit_author, @message, @size, @created_at)`),
       version: p(`SELECT * FROM node_versions WHERE node_id = ? AND version = ?`),
       versionCommits: p(`SELECT version, commit_id FROM node_versions WHERE node_id = ?`),
+      versionsBetween: p(`SELECT * FROM node_versions WHERE node_id = ? AND version > ? AND version <= ? ORDER BY version`),
+      blameCheckpoint: p(`SELECT version, commit_id, path, origins FROM blame_checkpoints WHERE node_id = ? AND version <= ? ORDER BY version DESC LIMIT 1`),
+      putBlameCheckpoint: p(`INSERT OR REPLACE INTO blame_checkpoints (node_id, version, project_id, commit_id, path, origins) VALUES (?, ?, ?, ?, ?, ?)`),
       versionAtPv: p(`SELECT * FROM node_versions WHERE node_id = ? AND project_version <= ? ORDER BY version DESC LIMIT 1`),
       versions: p(`SELECT * FROM node_versions WHERE node_id = ? AND version > ? ORDER BY version DESC LIMIT ?`),
       versionsAt: p(`SELECT v.* FROM node_versions v WHERE v.project_id = ? AND v.project_version <= ?
@@ -224,6 +227,21 @@ export class IndexStore {
   versionCommits(nodeId: string): Map<string, number> {
     const rows = this.s.versionCommits.all(nodeId) as { version: number; commit_id: string }[];
     return new Map(rows.map((r) => [r.commit_id, r.version]));
+  }
+
+  /** The node's versions after `after` up to `upTo`, oldest first. */
+  versionsBetween(nodeId: string, after: number, upTo: number): VersionInfo[] {
+    return (this.s.versionsBetween.all(nodeId, after, upTo) as VersionRow[]).map(toVersion);
+  }
+
+  /** The node's latest blame checkpoint at or before `version` (history/blame.ts). */
+  blameCheckpoint(nodeId: string, version: number): { version: number; commitId: string; path: string; origins: string } | null {
+    const r = this.s.blameCheckpoint.get(nodeId, version) as { version: number; commit_id: string; path: string; origins: string } | undefined;
+    return r ? { version: r.version, commitId: r.commit_id, path: r.path, origins: r.origins } : null;
+  }
+
+  putBlameCheckpoint(projectId: string, v: { nodeId: string; version: number; commitId: string; path: string }, origins: string): void {
+    this.s.putBlameCheckpoint.run(v.nodeId, v.version, projectId, v.commitId, v.path, origins);
   }
 
   versionRow(nodeId: string, version: number): VersionRow | undefined {
@@ -407,7 +425,7 @@ export class IndexStore {
    * (push summaries recorded by the git remote) are not in git, so they stay.
    */
   clearProject(projectId: string): void {
-    for (const t of ['nodes', 'node_versions', 'project_commits', 'content_index_state']) {
+    for (const t of ['nodes', 'node_versions', 'project_commits', 'content_index_state', 'blame_checkpoints']) {
       this.db.prepare(`DELETE FROM ${t} WHERE project_id = ?`).run(projectId);
     }
     this.db.prepare(`DELETE FROM content_audit_log WHERE project_id = ? AND node_id <> ''`).run(projectId);

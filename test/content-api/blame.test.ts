@@ -157,3 +157,52 @@ test('folders, binary files, unknown versions and paths outside a key scope are 
   const byId = await server.api('GET', `/nodes/${outsideId}/blame`, { token: key });
   t.true(byId.status === 403 || byId.status === 404, String(byId.status));
 });
+
+test('checkpoints: every Nth version is kept as it is written, and a later version is blamed from the last one, after a restart and a purge too', async (t) => {
+  const every = 5;
+  const dataDir = (await import('node:fs')).mkdtempSync((await import('node:path')).join((await import('node:os')).tmpdir(), 'cns-blame-'));
+  const first = await startTestServer({ dataDir }, { CNS_BLAME_CHECKPOINT_EVERY: String(every) });
+  let pid: string;
+  try {
+    const tk = (await first.login()).token;
+    pid = (await defaultProject(first, tk)).projectId;
+    let lines = Array.from({ length: 40 }, (_, i) => `line ${i}`);
+    for (let v = 1; v <= 12; v++) {
+      if (v > 1) lines = lines.map((l, i) => (i % 7 === v % 7 ? `${l} v${v}` : l));
+      if (v === 6) lines.splice(3, 0, 'inserted at 6');
+      await first.api('POST', `/content/${pid}/write`, { token: tk, body: { path: 'doc.md', node_type: 'markdown', content: lines.join('\n') + '\n', message: `v${v}` } });
+    }
+    await first.api('POST', `/content/${pid}/write`, { token: tk, body: { path: 'secret.txt', node_type: 'file', content: Buffer.from('leaked').toString('base64') } });
+    const deadline = Date.now() + 20_000;
+    const kept = () => first.services.db.prepare(`SELECT version FROM blame_checkpoints WHERE project_id = ? ORDER BY version`).all(pid) as { version: number }[];
+    while ((first.services.content.blameCheckpointsPending > 0 || kept().length < 2) && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+    t.deepEqual(kept().map((r) => r.version), [5, 10], 'made in the background as the versions were written');
+  } finally {
+    await first.stop();
+  }
+
+  // A new process: nothing in memory; versions 12 and 7 come from the checkpoints 10 and 5.
+  const second = await startTestServer({ dataDir }, { CNS_BLAME_CHECKPOINT_EVERY: String(every) });
+  const walked = await startTestServer({ dataDir }, { CNS_BLAME_CHECKPOINT_EVERY: '0' });
+  try {
+    const tk = (await second.login()).token;
+    const tk2 = (await walked.login()).token;
+    for (const version of [12, 7, 10]) {
+      const fromCheckpoint = (await second.api('GET', `/content/${pid!}/blame?path=doc.md&version=${version}`, { token: tk })).body.data as Blame;
+      const fromWalk = (await walked.api('GET', `/content/${pid!}/blame?path=doc.md&version=${version}`, { token: tk2 })).body.data as Blame;
+      t.deepEqual(perLine(fromCheckpoint), perLine(fromWalk), `version ${version}`);
+      if (version === 7) t.is(perLine(fromCheckpoint)[3]!.version, 6, 'the line inserted at 6, after the checkpoint at 5');
+    }
+    // A purge rewrites the commits: the checkpoints go, and answers stay right.
+    t.is((await second.api('POST', `/projects/${pid!}/purge`, { token: tk, body: { path: 'secret.txt' } })).status, 200);
+    t.is((second.services.db.prepare(`SELECT COUNT(*) AS n FROM blame_checkpoints WHERE project_id = ?`).get(pid!) as { n: number }).n, 0);
+    const after = (await second.api('GET', `/content/${pid!}/blame?path=doc.md`, { token: tk })).body.data as Blame;
+    t.deepEqual(
+      perLine(after).map((l) => l.version),
+      perLine((await walked.api('GET', `/content/${pid!}/blame?path=doc.md`, { token: tk2 })).body.data as Blame).map((l) => l.version),
+    );
+  } finally {
+    await second.stop();
+    await walked.stop();
+  }
+});

@@ -35,15 +35,19 @@ export interface BlameDeps {
   /** The git program; null: blame is not available (it is git's algorithm). */
   git: string | null;
   readBlob: (projectId: string, oid: string) => Promise<Buffer>;
+  /** Every this many versions of a node, its blame is kept in the index (a checkpoint); 0: never. */
+  checkpointEvery: number;
 }
 
 /**
  * Line attribution for one version of a node, with git's own algorithm: `git blame
  * --first-parent` at the version's commit and path (so every line names a project version, and
- * whole-file renames, moves through the trash included, are followed), cached per commit and
- * path, which never change. A version whose previous version is cached costs one `git diff` of
- * the two blobs instead of a walk of the history: the dashboard asks for the current version,
- * then for the next one after each write.
+ * whole-file renames, moves through the trash included, are followed). Bounded by checkpoints:
+ * every `checkpointEvery`th version's blame is kept in the index (made in the background as the
+ * versions are written, history/blameWarmer.ts), and a version is its latest checkpoint plus the
+ * diffs of the versions since (one `git log -p`), so its cost does not grow with the history.
+ * Answers are also cached in memory by commit and path, which never change; a version whose
+ * previous version is cached costs one `git diff` (the dashboard asks again after each save).
  */
 export class Blamer {
   /** Keyed `project:commit:path`; weighted by line count. */
@@ -51,19 +55,25 @@ export class Blamer {
 
   constructor(private readonly d: BlameDeps) {}
 
-  async origins(projectId: string, v: VersionInfo, previous: VersionInfo | null): Promise<LineOrigins> {
+  async origins(projectId: string, v: VersionInfo): Promise<LineOrigins> {
     if (!this.d.git) throw new ValidationError('blame needs the git program, which this service was started without', { field: 'path' });
     if (!v.blobId) throw new ValidationError(`version ${v.version} of ${v.path} is a folder`, { path: v.path });
     if (v.size > MAX_BLAME_BYTES) {
       throw new ValidationError(`${v.path} is too large to blame (${v.size} bytes; at most ${MAX_BLAME_BYTES})`, { path: v.path, size: v.size });
     }
-    const key = `${projectId}:${v.commitId}:${v.path}`;
+    const key = cacheKey(projectId, v);
     const hit = this.cache.get(key);
     if (hit) return hit;
-    const prevHit = previous?.blobId ? this.cache.get(`${projectId}:${previous.commitId}:${previous.path}`) : undefined;
-    let result: LineOrigins | null = null;
-    if (prevHit && previous?.blobId) result = await this.advance(projectId, prevHit, previous.blobId, v);
-    result ??= await this.walk(projectId, v);
+    let result = this.checkpointAt(v);
+    if (!result) {
+      const previous = v.version > 1 ? this.d.index.version(v.nodeId, v.version - 1) : null;
+      const prevHit = previous?.blobId ? this.cache.get(cacheKey(projectId, previous)) : undefined;
+      if (prevHit && previous?.blobId) result = await this.advance(projectId, prevHit, previous.blobId, v);
+      result ??= await this.sinceCheckpoint(projectId, v);
+      result ??= await this.walk(projectId, v);
+      const every = this.d.checkpointEvery;
+      if (every > 0 && v.version % every === 0) this.d.index.putBlameCheckpoint(projectId, v, encodeOrigins(result.origins));
+    }
     this.cache.set(key, result, result.origins.length + 16);
     return result;
   }
@@ -94,6 +104,49 @@ export class Blamer {
     return runGitCli(this.d.git!, this.d.gitdir(projectId), args);
   }
 
+  /** The version's own checkpoint, when it has one made at this very commit and path (a purge renames commits). */
+  private checkpointAt(v: VersionInfo): LineOrigins | null {
+    const c = this.d.checkpointEvery > 0 ? this.d.index.blameCheckpoint(v.nodeId, v.version) : null;
+    if (!c || c.version !== v.version || c.commitId !== v.commitId || c.path !== v.path) return null;
+    return { origins: decodeOrigins(c.origins), gitAuthors: new Map() };
+  }
+
+  /**
+   * From the latest checkpoint before `v`: the diffs of the versions since, in one `git log -p`
+   * along the path. Null (the caller walks the whole history) when there is none, when it is
+   * stale, or when the node changed path meanwhile (a move: git's path limit would not follow).
+   */
+  private async sinceCheckpoint(projectId: string, v: VersionInfo): Promise<LineOrigins | null> {
+    if (this.d.checkpointEvery <= 0 || v.version < 2) return null;
+    const c = this.d.index.blameCheckpoint(v.nodeId, v.version - 1);
+    if (!c || this.d.index.version(v.nodeId, c.version)?.commitId !== c.commitId) return null;
+    const since = this.d.index.versionsBetween(v.nodeId, c.version, v.version);
+    if (since.length !== v.version - c.version || since.some((x) => x.path !== c.path || !x.blobId)) return null;
+    // The versions whose content changed, oldest first: what the log must show, in its order reversed.
+    const changed: string[] = [];
+    let blob = this.d.index.version(v.nodeId, c.version)?.blobId;
+    for (const x of since) {
+      if (x.blobId !== blob) changed.push(x.commitId);
+      blob = x.blobId;
+    }
+    let origins = decodeOrigins(c.origins);
+    if (changed.length > 0) {
+      const out = await this.git(projectId, ['log', '--first-parent', '-p', '-U0', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', '--format=%x01%H', v.commitId, `^${c.commitId}`, '--', c.path]);
+      const blocks = out.toString('latin1').split('\x01').slice(1).reverse();
+      if (blocks.length !== changed.length) return null;
+      for (let i = 0; i < blocks.length; i++) {
+        const block = blocks[i]!;
+        const id = block.slice(0, block.indexOf('\n'));
+        if (id !== changed[i]) return null;
+        const next = applyLineDiff(origins, Buffer.from(block, 'latin1'), id);
+        if (!next) return null;
+        origins = next;
+      }
+    }
+    if (origins.length !== countLines(await this.d.readBlob(projectId, v.blobId!))) return null;
+    return { origins, gitAuthors: new Map() };
+  }
+
   /** The whole history, by git blame (a child process: the event loop stays free). */
   private async walk(projectId: string, v: VersionInfo): Promise<LineOrigins> {
     const out = await this.git(projectId, ['blame', '--incremental', '--first-parent', v.commitId, '--', v.path]);
@@ -114,6 +167,29 @@ export class Blamer {
     if (!origins || origins.length !== countLines(await this.d.readBlob(projectId, v.blobId!))) return null;
     return { origins, gitAuthors: prev.gitAuthors };
   }
+}
+
+const cacheKey = (projectId: string, v: VersionInfo) => `${projectId}:${v.commitId}:${v.path}`;
+
+/** Origins as stored: the distinct commits, and runs of lines as [length, commit index] pairs. */
+export function encodeOrigins(origins: readonly string[]): string {
+  const commits: string[] = [];
+  const index = new Map<string, number>();
+  const runs: number[] = [];
+  for (const c of origins) {
+    let i = index.get(c);
+    if (i === undefined) index.set(c, (i = commits.push(c) - 1));
+    if (runs.length > 0 && runs[runs.length - 1] === i) runs[runs.length - 2]!++;
+    else runs.push(1, i);
+  }
+  return JSON.stringify({ c: commits, r: runs });
+}
+
+export function decodeOrigins(stored: string): string[] {
+  const { c, r } = JSON.parse(stored) as { c: string[]; r: number[] };
+  const out: string[] = [];
+  for (let k = 0; k < r.length; k += 2) for (let n = 0; n < r[k]!; n++) out.push(c[r[k + 1]!]!);
+  return out;
 }
 
 /** Lines as git counts them: a last line without a newline counts; an empty blob has none. */

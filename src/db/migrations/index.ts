@@ -19,6 +19,7 @@ import { webhookDeliveriesMigration } from './021_webhook_deliveries.ts';
 import { folderSyncNamesMigration } from './022_folder_sync_names.ts';
 import { commitAuthorsMigration } from './023_commit_authors.ts';
 import { webhooksMigration } from './024_webhooks.ts';
+import { blameCheckpointsMigration } from './025_blame_checkpoints.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
-export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration, webhookDeliveriesMigration, folderSyncNamesMigration, commitAuthorsMigration, webhooksMigration];
+export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration, webhookDeliveriesMigration, folderSyncNamesMigration, commitAuthorsMigration, webhooksMigration, blameCheckpointsMigration];
