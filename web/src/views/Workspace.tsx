@@ -40,6 +40,9 @@ export function Workspace({ project, route, onRoute, onLeave }: Props) {
   const [liveTick, setLiveTick] = useState(0);
   const [live, setLive] = useState(false);
   const [revision, setRevision] = useState(0);
+  /** Phones: the tree is a drawer (open at first when no node is open) and the header's actions are a menu. */
+  const [drawer, setDrawer] = useState(route.path === null);
+  const [menu, setMenu] = useState(false);
   const routeRef = useRef(route);
   routeRef.current = route;
   const panel = route.panel;
@@ -131,6 +134,7 @@ export function Workspace({ project, route, onRoute, onLeave }: Props) {
   const openPath = async (path: string) => {
     const entry = await api<Entry>('GET', `/content/${project.id}/stat${query({ path })}`);
     created(entry);
+    if (entry.type !== 'folder') setDrawer(false);
   };
 
   /** A folder's id for the upload route: its loaded row, else asked of the API (null is the root). */
@@ -161,19 +165,28 @@ export function Workspace({ project, route, onRoute, onLeave }: Props) {
   return (
     <div class="workspace">
       <header class="bar top">
-        <button type="button" onClick={onLeave}>← Projects</button>
-        <h1>{project.name}</h1>
+        <button type="button" class="phone-only" aria-expanded={drawer} aria-controls="files-drawer" onClick={() => setDrawer(!drawer)}>
+          {drawer ? 'Close files' : 'Files'}
+        </button>
+        <h1 title={project.name}>{project.name}</h1>
         <span class={`live ${live ? 'on' : ''}`} role="status" aria-label={live ? 'Live updates on' : 'Connecting to live updates'}>
           {live ? '● Live' : '○ Connecting'}
         </span>
-        <button type="button" aria-pressed={showHistory} onClick={() => togglePanel('history')}>Project history</button>
-        <button type="button" aria-pressed={showChat} onClick={() => togglePanel('chat')}>Chat</button>
-        <button type="button" aria-pressed={showTrash} onClick={() => togglePanel('trash')}>Trash</button>
-        <button type="button" aria-pressed={showSettings} onClick={() => togglePanel('settings')}>Settings</button>
-        <span class="who">{sessionUser()?.email}</span>
-        <button type="button" onClick={() => void signOut()}>Sign out</button>
+        <button type="button" class="phone-only" aria-expanded={menu} aria-controls="workspace-menu" onClick={() => setMenu(!menu)}>
+          Menu
+        </button>
+        <div id="workspace-menu" class={`top-actions${menu ? ' open' : ''}`} onClick={(e) => (e.target as HTMLElement).closest('button') && setMenu(false)}>
+          <button type="button" onClick={onLeave}>← Projects</button>
+          <button type="button" aria-pressed={showHistory} onClick={() => togglePanel('history')}>Project history</button>
+          <button type="button" aria-pressed={showChat} onClick={() => togglePanel('chat')}>Chat</button>
+          <button type="button" aria-pressed={showTrash} onClick={() => togglePanel('trash')}>Trash</button>
+          <button type="button" aria-pressed={showSettings} onClick={() => togglePanel('settings')}>Settings</button>
+          <span class="who">{sessionUser()?.email}</span>
+          <button type="button" onClick={() => void signOut()}>Sign out</button>
+        </div>
       </header>
-      <nav class="side" aria-label="Files">
+      {drawer && <button type="button" class="drawer-backdrop phone-only" aria-label="Close files" tabIndex={-1} onClick={() => setDrawer(false)} />}
+      <nav id="files-drawer" class={`side${drawer ? ' open' : ''}`} aria-label="Files">
         <SearchBox
           projectId={project.id}
           onOpen={openPath}
@@ -191,7 +204,11 @@ export function Workspace({ project, route, onRoute, onLeave }: Props) {
         <FileTree
           store={store}
           selected={selected?.path ?? null}
-          onSelect={(entry) => setSelected(entry)}
+          onSelect={(entry) => {
+            setSelected(entry);
+            // On a phone the tree is a drawer: an opened file takes the screen.
+            if (entry.type !== 'folder') setDrawer(false);
+          }}
           drag={{ currentFolder: folder, onFiles: upload, onMove: (path, target) => void moveByDrag(path, target) }}
         />
       </nav>
