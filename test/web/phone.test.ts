@@ -123,7 +123,7 @@ test('on a phone the header is one row and its other actions are in a menu, reac
   t.false(await page.getByRole('button', { name: 'Settings', exact: true }).isVisible());
   await page.getByRole('button', { name: 'Menu', exact: true }).click();
   const menu = page.locator('#workspace-menu');
-  for (const name of ['← Projects', 'Project history', 'Chat', 'Trash', 'Settings', 'Sign out']) t.true(await menu.getByRole('button', { name, exact: true }).isVisible(), name);
+  for (const name of ['← Projects', 'Quick open', 'Project history', 'Chat', 'Trash', 'Settings', 'Sign out']) t.true(await menu.getByRole('button', { name, exact: true }).isVisible(), name);
   t.true(await menu.getByText('admin@example.com').isVisible());
   assertTappable(t, await targets(page, '#workspace-menu button'));
   t.is(await overflow(page), 0, 'the open menu stays on screen');
@@ -138,10 +138,21 @@ test('on a phone the header is one row and its other actions are in a menu, reac
   await menu.getByRole('button', { name: '← Projects', exact: true }).waitFor();
   await page.keyboard.press('Tab');
   await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
   t.is(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } } }).document.activeElement.textContent), 'Project history');
   await page.keyboard.press('Enter');
   await page.getByRole('region', { name: 'Project history' }).waitFor();
   t.is(await overflow(page), 0, 'project history fits the width');
+
+  // Quick open from the menu: a tapped result opens the document on the whole screen.
+  await page.getByRole('button', { name: 'Menu', exact: true }).click();
+  await menu.getByRole('button', { name: 'Quick open', exact: true }).click();
+  const palette = page.getByRole('dialog', { name: 'Quick open' });
+  await palette.getByRole('combobox').fill('guide');
+  await palette.getByRole('option').filter({ hasText: 'guide.md' }).first().click();
+  await page.getByRole('heading', { name: 'docs/guide.md', level: 2 }).waitFor();
+  await page.getByRole('navigation', { name: 'Files' }).waitFor({ state: 'hidden' });
+  t.is(await overflow(page), 0);
 });
 
 test('at 1280 × 800 the header keeps every action and the tree stays beside the open document', async (t) => {
@@ -152,7 +163,7 @@ test('at 1280 × 800 the header keeps every action and the tree stays beside the
   await page.getByRole('heading', { name: 'docs/guide.md', level: 2 }).waitFor();
   t.false(await page.getByRole('button', { name: 'Menu', exact: true }).isVisible());
   t.false(await page.getByRole('button', { name: 'Files', exact: true }).isVisible());
-  for (const name of ['← Projects', 'Project history', 'Chat', 'Trash', 'Settings', 'Sign out']) t.true(await page.getByRole('button', { name, exact: true }).isVisible(), name);
+  for (const name of ['← Projects', 'Quick open', 'Project history', 'Chat', 'Trash', 'Settings', 'Sign out']) t.true(await page.getByRole('button', { name, exact: true }).isVisible(), name);
   const tree = (await page.getByRole('tree', { name: 'Project files' }).boundingBox())!;
   const editor = (await page.getByLabel('Markdown source').boundingBox())!;
   t.true(tree.x + tree.width <= editor.x, 'the tree is left of the document');
