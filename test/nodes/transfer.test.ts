@@ -153,7 +153,7 @@ test('a PDF can be served inline under its name (for the browser viewer\'s title
   t.is((await fetch(`${url}?disposition=attachment`)).headers.get('content-disposition'), "attachment; filename*=UTF-8''Quarterly%20report.pdf");
   const bad = await fetch(`${url}?disposition=embedded`);
   t.is(bad.status, 422);
-  t.is((await bad.json()).code, 'VALIDATION_ERROR');
+  t.is(((await bad.json()) as { code: string }).code, 'VALIDATION_ERROR');
 
   // Anything else (HTML here) is never served inline on the service's origin.
   const html = Buffer.from('<script>alert(1)</script>');
@@ -162,7 +162,7 @@ test('a PDF can be served inline under its name (for the browser viewer\'s title
   const pageUrl = (await f.call('GET', `/nodes/${page.node_id}/download`)).body.data.download_url as string;
   const refused = await fetch(`${pageUrl}?disposition=inline`);
   t.is(refused.status, 422);
-  t.regex((await refused.json()).message, /Only PDFs/);
+  t.regex(((await refused.json()) as { message: string }).message, /Only PDFs/);
 });
 
 test('expired, tampered and reused addresses are refused and write nothing', async (t) => {

@@ -86,7 +86,8 @@ export function QuickOpen({ index, onOpen, onCommand, onClose }: Props) {
               ? `No file matches among ${size.toLocaleString('en')}`
               : `${size.toLocaleString('en')} files`}
       </p>
-      <ul id="qo-list" role="listbox" aria-label="Results">
+      {/* data-query: the text these results answer (what a benchmark waits for). */}
+      <ul id="qo-list" role="listbox" aria-label="Results" data-query={text}>
         {items.map((item, i) => (
           <li
             id={`qo-${i}`}
