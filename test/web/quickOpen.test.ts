@@ -118,6 +118,7 @@ test('Escape closes the palette and focus goes back where it was; a file made el
   const requests: string[] = [];
   page.on('request', (r) => void (/\/paths\?/.test(r.url()) && requests.push(r.url())));
   await page.keyboard.press('Control+k');
+  await input(page).waitFor();
   await page.keyboard.type('qrtrep');
   await options(page).first().filter({ hasText: 'quarterly-report.md' }).waitFor();
   await input(page).fill('');
@@ -135,6 +136,7 @@ test('commands run from the palette by keyboard; ? lists the shortcuts outside t
   const { page } = t.context;
   await openProject(page);
   await page.keyboard.press('Control+k');
+  await input(page).waitFor();
   await page.keyboard.type('settings');
   await options(page).filter({ hasText: 'Settings' }).first().waitFor();
   // Files named like the command come first; the command is further down: arrows reach it.
@@ -146,6 +148,7 @@ test('commands run from the palette by keyboard; ? lists the shortcuts outside t
   t.is(at(page), `/projects/${projectId}/settings`);
 
   await page.keyboard.press('Control+k');
+  await input(page).waitFor();
   await page.keyboard.type('project history');
   await options(page).first().filter({ hasText: 'Project history' }).waitFor();
   await page.keyboard.press('Enter');
@@ -153,6 +156,7 @@ test('commands run from the palette by keyboard; ? lists the shortcuts outside t
   t.is(at(page), `/projects/${projectId}/history`);
 
   await page.keyboard.press('Control+k');
+  await input(page).waitFor();
   await page.keyboard.type('new file');
   await options(page).first().filter({ hasText: 'New file' }).waitFor();
   await page.keyboard.press('Enter');
@@ -164,6 +168,7 @@ test('commands run from the palette by keyboard; ? lists the shortcuts outside t
   t.is(await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).count(), 0);
 
   await page.keyboard.press('Control+k');
+  await input(page).waitFor();
   await page.keyboard.type('search');
   await options(page).filter({ hasText: 'Search the project' }).first().waitFor();
   const searchAt = (await options(page).allTextContents()).findIndex((l) => l.includes('Search the project'));

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 
 interface Props {
   label: string;
@@ -14,7 +14,8 @@ interface Props {
  */
 export function ModalDialog({ label, class: cls, onClose, children }: Props) {
   const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
+  // At commit, not after paint: the dialog is never on screen without the focus inside it.
+  useLayoutEffect(() => {
     const before = document.activeElement as HTMLElement | null;
     const dialog = ref.current!;
     dialog.showModal();
