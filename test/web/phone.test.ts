@@ -136,6 +136,13 @@ test('on a phone the header is one row and its other actions are in a menu, reac
   await page.getByRole('button', { name: 'Menu', exact: true }).focus();
   await page.keyboard.press('Enter');
   await menu.getByRole('button', { name: '← Projects', exact: true }).waitFor();
+  // Escape closes it and gives the focus back to its button.
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Escape');
+  await menu.waitFor({ state: 'hidden' });
+  t.is(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } } }).document.activeElement.textContent), 'Menu');
+  await page.keyboard.press('Enter');
+  await menu.getByRole('button', { name: '← Projects', exact: true }).waitFor();
   await page.keyboard.press('Tab');
   await page.keyboard.press('Tab');
   await page.keyboard.press('Tab');

@@ -36,7 +36,7 @@ export function QuickOpen({ index, onOpen, onCommand, onClose }: Props) {
     const commands = matchCommands(text).map((command) => ({ kind: 'command' as const, command }));
     // Nothing typed: the commands; something typed: files first, then the commands it names.
     return [...files, ...commands];
-  }, [text, size, index.state]);
+  }, [text, index.revision, index.state]);
   useEffect(() => setActive(0), [text]);
   const current = Math.min(active, items.length - 1);
 

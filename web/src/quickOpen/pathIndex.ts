@@ -28,6 +28,8 @@ export class PathIndex {
   /** The last search's query and the indexes that passed it: a longer query searches only those. */
   private last: { q: string; passed: number[] } | null = null;
   state: 'idle' | 'loading' | 'ready' | 'error' = 'idle';
+  /** Bumped on every change: what a view's memo depends on. */
+  revision = 0;
   error: string | null = null;
   private pending: ChangeEvent[] = [];
   private generation = 0;
@@ -136,6 +138,7 @@ export class PathIndex {
   }
 
   private changed(): void {
+    this.revision++;
     this.dirty = true;
     for (const l of this.listeners) l();
   }

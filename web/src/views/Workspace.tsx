@@ -48,6 +48,7 @@ export function Workspace({ project, route, onRoute, onLeave }: Props) {
   /** Phones: the tree is a drawer (open at first when no node is open) and the header's actions are a menu. */
   const [drawer, setDrawer] = useState(route.path === null);
   const [menu, setMenu] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
   /** The quick open palette or the shortcuts list, when open. */
   const [overlay, setOverlay] = useState<'quick' | 'keys' | null>(null);
   const paths = useMemo(() => new PathIndex(project.id), [project.id]);
@@ -166,7 +167,10 @@ export function Workspace({ project, route, onRoute, onLeave }: Props) {
       (err: Error) => setMoveNote({ text: `Cannot open /${path}: ${err.message}`, failed: true }),
     );
   const runCommand = (id: CommandId) => {
-    const show = (p: Panel) => onRoute({ ...routeRef.current, panel: p, chat: null, q: null });
+    const show = (p: Panel) => {
+      setDrawer(false);
+      onRoute({ ...routeRef.current, panel: p, chat: null, q: null });
+    };
     const focusLater = (selector: string) => (focusAfterClose.current = selector);
     if (id === 'new-file') {
       setDrawer(true);
@@ -206,17 +210,30 @@ export function Workspace({ project, route, onRoute, onLeave }: Props) {
   return (
     <div class="workspace">
       <header class="bar top">
-        <button type="button" class="phone-only" aria-expanded={drawer} aria-controls="files-drawer" onClick={() => setDrawer(!drawer)}>
+        <button type="button" class="phone-only" aria-expanded={drawer} aria-controls="files-drawer" onClick={() => {
+          setDrawer(!drawer);
+          setMenu(false);
+        }}>
           {drawer ? 'Close files' : 'Files'}
         </button>
         <h1 title={project.name}>{project.name}</h1>
         <span class={`live ${live ? 'on' : ''}`} role="status" aria-label={live ? 'Live updates on' : 'Connecting to live updates'}>
           {live ? '● Live' : '○ Connecting'}
         </span>
-        <button type="button" class="phone-only" aria-expanded={menu} aria-controls="workspace-menu" onClick={() => setMenu(!menu)}>
+        <button type="button" class="phone-only" ref={menuButton} aria-expanded={menu} aria-controls="workspace-menu" onClick={() => setMenu(!menu)}>
           Menu
         </button>
-        <div id="workspace-menu" class={`top-actions${menu ? ' open' : ''}`} onClick={(e) => (e.target as HTMLElement).closest('button') && setMenu(false)}>
+        <div id="workspace-menu" class={`top-actions${menu ? ' open' : ''}`} onClick={(e) => {
+            // A choice closes the menu, and on a phone the drawer too: the view chosen takes the screen.
+            if (!(e.target as HTMLElement).closest('button')) return;
+            setMenu(false);
+            setDrawer(false);
+          }}
+          onKeyDown={(e) => {
+            if (e.key !== 'Escape' || !menu) return;
+            setMenu(false);
+            menuButton.current?.focus();
+          }}>
           <button type="button" class="back" onClick={onLeave}>← Projects</button>
           <button type="button" aria-keyshortcuts="Control+K Meta+K" title="Ctrl+K" onClick={() => setOverlay('quick')}>Quick open</button>
           <button type="button" aria-pressed={showHistory} onClick={() => togglePanel('history')}>Project history</button>
