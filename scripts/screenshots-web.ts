@@ -1,6 +1,7 @@
 /**
  * Screenshots of the dashboard's main views for the README (docs/screenshots/), taken in
- * headless chromium against a throwaway server with a little sample content:
+ * headless chromium at 1280 × 800 (a phone's 390 × 844 for phone-*.png) against a throwaway
+ * server with a little sample content:
  * `node --import=tsx scripts/screenshots-web.ts`.
  */
 import { mkdirSync } from 'node:fs';
@@ -26,8 +27,13 @@ try {
   await write({ path: 'guides/intro.md', node_type: 'markdown', content: '# Intro\n\nWelcome to the **team handbook**.\n\n- read\n- write\n- ask\n', message: 'clarify the welcome' }, agent.key);
   await write({ path: 'guides/setup.md', node_type: 'markdown', content: '# Setup\n' });
   await write({ path: 'config/site.json', node_type: 'json', content: { title: 'Handbook', languages: ['en', 'fr'] } });
+  await write({
+    path: 'guides/policy.md',
+    node_type: 'markdown',
+    content: '---\ntitle: Travel policy\nowner: finance\nreviewed: 2026-09-01\ntags: [travel, expenses]\n---\n# Travel policy\n\nBook through the portal; keep receipts.\n',
+  });
 
-  const page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await signIn(page);
   await page.screenshot({ path: new URL('projects.png', OUT).pathname });
   await page.getByRole('button', { name: 'First project' }).click();
@@ -36,6 +42,28 @@ try {
   await page.getByRole('button', { name: 'intro.md (markdown)' }).click();
   await page.getByRole('article', { name: 'Rendered Markdown' }).getByRole('heading', { name: 'Intro' }).waitFor();
   await page.screenshot({ path: new URL('editor.png', OUT).pathname });
+  // Who wrote each line: a person's lines and the agent's, apart.
+  await page.getByRole('tab', { name: 'Blame' }).click();
+  await page.getByRole('region', { name: 'Blame' }).locator('tr[data-line]').first().waitFor();
+  await page.screenshot({ path: new URL('blame.png', OUT).pathname });
+  await page.getByRole('tab', { name: 'Content' }).click();
+  // Quick open: Ctrl+K, a few letters of a name.
+  await page.keyboard.press('Control+k');
+  await page.getByRole('dialog', { name: 'Quick open' }).getByRole('combobox').waitFor();
+  await page.keyboard.type('polcy');
+  await page.getByRole('dialog', { name: 'Quick open' }).getByRole('option').first().filter({ hasText: 'policy.md' }).waitFor();
+  await page.screenshot({ path: new URL('quick-open.png', OUT).pathname });
+  await page.keyboard.press('Enter');
+  // Front matter as a table of properties above the text.
+  await page.getByRole('article', { name: 'Rendered Markdown' }).getByRole('table').first().waitFor();
+  await page.screenshot({ path: new URL('front-matter.png', OUT).pathname });
+  await page.locator('body').click({ position: { x: 900, y: 780 } });
+  await page.keyboard.press('?');
+  await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
+  await page.screenshot({ path: new URL('shortcuts.png', OUT).pathname });
+  await page.keyboard.press('Escape');
+  await treeItemOf(page, 'intro.md (markdown)').click();
+  await page.getByRole('article', { name: 'Rendered Markdown' }).getByRole('heading', { name: 'Intro' }).waitFor();
   await page.getByRole('tab', { name: 'History' }).click();
   await page.getByRole('button', { name: 'Show diff' }).click();
   await page.getByRole('figure').waitFor();
@@ -101,17 +129,37 @@ try {
     { text: ['Done: the introduction now points newcomers to **Setup**.'] },
   );
   await side.getByRole('button', { name: 'Chat', exact: true }).click();
-  await side.getByLabel('Message', { exact: true }).fill('Tell newcomers in the intro to start with Setup');
+  await side.locator('.chat-form').getByLabel('Message', { exact: true }).fill('Tell newcomers in the intro to start with Setup');
   await side.getByRole('button', { name: 'Send' }).click();
   await side.getByRole('list', { name: 'Versions written' }).getByRole('button').first().click();
   await side.getByRole('figure').waitFor();
   await side.getByRole('log', { name: 'Conversation' }).evaluate((log) => log.scrollTo(0, log.scrollHeight));
   await side.screenshot({ path: new URL('chat.png', OUT).pathname });
+
+  // A phone: the tree is a drawer, a tapped document takes the screen, the header's other actions are a menu.
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  await signIn(phone);
+  await phone.getByRole('button', { name: 'First project' }).click();
+  await phone.getByRole('status', { name: 'Live updates on' }).waitFor();
+  await phone.getByRole('button', { name: 'guides (folder)' }).click();
+  await phone.getByRole('button', { name: 'intro.md (markdown)' }).waitFor();
+  await phone.screenshot({ path: new URL('phone-tree.png', OUT).pathname });
+  await phone.getByRole('button', { name: 'intro.md (markdown)' }).click();
+  await phone.getByRole('article', { name: 'Rendered Markdown' }).waitFor();
+  await phone.getByRole('navigation', { name: 'Files' }).waitFor({ state: 'hidden' });
+  await phone.screenshot({ path: new URL('phone-document.png', OUT).pathname });
+  await phone.getByRole('button', { name: 'Menu', exact: true }).click();
+  await phone.getByRole('button', { name: 'Sign out' }).waitFor();
+  await phone.screenshot({ path: new URL('phone-menu.png', OUT).pathname });
   console.log(`screenshots in ${OUT.pathname}`);
 } finally {
   await browser.close();
   await server.stop();
   await fake.close();
+}
+
+function treeItemOf(page: Page, name: string) {
+  return page.getByRole('button', { name, exact: true });
 }
 
 async function signIn(page: Page): Promise<void> {

@@ -191,6 +191,7 @@ test('path-surface answers match their documented schemas', async (t) => {
   check(t, 'get', '/content/{projectId}/stat', await server.api('GET', c('/stat?path=samples/b.json'), { token }));
   check(t, 'get', '/content/{projectId}/stat', await server.api('GET', c('/stat'), { token }));
   check(t, 'get', '/content/{projectId}/tree', await server.api('GET', c('/tree?path=samples'), { token }));
+  check(t, 'get', '/content/{projectId}/paths', await server.api('GET', c('/paths?path=samples'), { token }));
   check(t, 'get', '/content/{projectId}/versions', await server.api('GET', c('/versions?path=samples/a.md'), { token }));
   check(t, 'get', '/content/{projectId}/versions', await server.api('GET', c('/versions?path=samples/a.md&version=1'), { token }));
   const commits = await server.api('GET', c('/versions'), { token });

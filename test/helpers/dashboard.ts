@@ -52,3 +52,13 @@ export async function openNewProject(server: TestServer, page: Page, adminToken:
 
 /** A row of the file tree, by the name a screen reader reads: `name (type)`. */
 export const treeItem = (page: Page, name: string, type: string) => page.getByRole('button', { name: `${name} (${type})`, exact: true });
+
+/**
+ * Clicks one of the workspace header's actions (Project history, Chat, Trash, Settings, …) by
+ * name: on a phone-wide screen they are in the header's menu, which is opened first.
+ */
+export async function clickHeaderAction(page: Page, name: string): Promise<void> {
+  const menu = page.getByRole('button', { name: 'Menu', exact: true });
+  if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) !== 'true') await menu.click();
+  await page.locator('#workspace-menu').getByRole('button', { name, exact: true }).click();
+}

@@ -139,6 +139,32 @@ test('download addresses: headers, whole body, ETag, past versions, no credentia
   t.is((await f.call('GET', `/nodes/${folder.id}/download`)).status, 422);
 });
 
+test('a PDF can be served inline under its name (for the browser viewer\'s title); other files only as attachments', async (t) => {
+  const pdf = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
+  const up = await announce('Quarterly report.pdf', pdf.length);
+  t.is((await put(up.upload_url, [pdf], pdf.length)).status, 201);
+  const url = (await f.call('GET', `/nodes/${up.node_id}/download`)).body.data.download_url as string;
+  const inline = await fetch(`${url}?disposition=inline`);
+  t.is(inline.status, 200);
+  t.is(inline.headers.get('content-type'), 'application/pdf');
+  t.is(inline.headers.get('content-disposition'), "inline; filename*=UTF-8''Quarterly%20report.pdf");
+  t.deepEqual(Buffer.from(await inline.arrayBuffer()), pdf);
+  t.is((await fetch(url)).headers.get('content-disposition'), "attachment; filename*=UTF-8''Quarterly%20report.pdf", 'attachment unless asked');
+  t.is((await fetch(`${url}?disposition=attachment`)).headers.get('content-disposition'), "attachment; filename*=UTF-8''Quarterly%20report.pdf");
+  const bad = await fetch(`${url}?disposition=embedded`);
+  t.is(bad.status, 422);
+  t.is(((await bad.json()) as { code: string }).code, 'VALIDATION_ERROR');
+
+  // Anything else (HTML here) is never served inline on the service's origin.
+  const html = Buffer.from('<script>alert(1)</script>');
+  const page = await announce('page.html', html.length);
+  t.is((await put(page.upload_url, [html], html.length)).status, 201);
+  const pageUrl = (await f.call('GET', `/nodes/${page.node_id}/download`)).body.data.download_url as string;
+  const refused = await fetch(`${pageUrl}?disposition=inline`);
+  t.is(refused.status, 422);
+  t.regex(((await refused.json()) as { message: string }).message, /Only PDFs/);
+});
+
 test('expired, tampered and reused addresses are refused and write nothing', async (t) => {
   const body = Buffer.from('hello');
   const up = await announce('once.txt', body.length);

@@ -2,7 +2,7 @@ import anyTest, { type TestFn } from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { startFakeOpenAi, type FakeProvider } from '../agents/fakeProviders.ts';
 import { freshPageEachTest, launchBrowser, type PageContext } from '../helpers/browser.ts';
-import { openNewProject } from '../helpers/dashboard.ts';
+import { clickHeaderAction, openNewProject } from '../helpers/dashboard.ts';
 import { defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -67,7 +67,7 @@ const unnamedControls = (page: Page) =>
 
 /** Opens the chat panel and waits for the agent list (the project's default agent is made on first use). */
 async function openChat(page: Page) {
-  await page.getByRole('button', { name: 'Chat', exact: true }).click();
+  await clickHeaderAction(page, 'Chat');
   const chat = page.getByRole('region', { name: 'Chat' });
   await chat.getByRole('combobox').waitFor();
   return chat;

@@ -1,7 +1,7 @@
 import anyTest, { type TestFn } from 'ava';
 import type { Page } from 'playwright-core';
 import type { PageContext } from '../helpers/browser.ts';
-import { dashboardSuite, openNewProject, treeItem } from '../helpers/dashboard.ts';
+import { clickHeaderAction, dashboardSuite, openNewProject, treeItem } from '../helpers/dashboard.ts';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GitClient, remoteUrl } from '../git/gitFixture.ts';
@@ -317,7 +317,7 @@ test('the dialog, the side-by-side diff and the project history fit a 390 px wid
   await page.getByRole('region', { name: 'Side by side diff' }).waitFor();
   t.true(await page.evaluate('document.documentElement.scrollWidth <= 390'), 'side by side: no horizontal scrolling');
 
-  await page.getByRole('button', { name: 'Project history' }).click();
+  await clickHeaderAction(page, 'Project history');
   await page.getByRole('region', { name: 'Project history' }).getByText('a change with a message').waitFor();
   t.true(await page.evaluate('document.documentElement.scrollWidth <= 390'), 'project history: no horizontal scrolling');
 

@@ -80,6 +80,18 @@ test("a PDF is shown in the browser's viewer, a text file as text, other files n
   await page.waitForFunction(`document.querySelector('iframe[title="Preview of report.pdf"]')?.contentDocument?.contentType === 'application/pdf'`);
   const head = await page.evaluate(`fetch(document.querySelector('iframe[title="Preview of report.pdf"]').src).then((r) => r.text()).then((s) => s.slice(0, 8))`);
   t.is(head, '%PDF-1.4');
+  // The viewer is titled with the file's name (it reads the inline Content-Disposition), not a blob's random id.
+  const viewerTitle = async () => {
+    for (const f of page.frames()) if (f.url().startsWith('chrome-extension://')) return f.title().catch(() => '');
+    return '';
+  };
+  const deadline = Date.now() + 15_000;
+  let title = await viewerTitle();
+  while (title !== 'report.pdf' && Date.now() < deadline) {
+    await page.waitForTimeout(100);
+    title = await viewerTitle();
+  }
+  t.is(title, 'report.pdf');
 
   await treeItem(page, 'notes.txt', 'file').click();
   const text = page.getByLabel('Preview of notes.txt');

@@ -1,7 +1,7 @@
 import anyTest, { type TestFn } from 'ava';
 import type { Page } from 'playwright-core';
 import type { PageContext } from '../helpers/browser.ts';
-import { dashboardSuite, openNewProject, signIn, treeItem } from '../helpers/dashboard.ts';
+import { clickHeaderAction, dashboardSuite, openNewProject, signIn, treeItem } from '../helpers/dashboard.ts';
 import { createKey, createProject } from '../helpers/project.ts';
 import type { TestServer } from '../helpers/server.ts';
 
@@ -25,8 +25,9 @@ async function openSettings(page: Page, name: string): Promise<string> {
 }
 
 async function toggleSettings(page: Page, open: boolean): Promise<void> {
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  await page.getByRole('button', { name: 'Settings', exact: true, pressed: open }).waitFor();
+  await clickHeaderAction(page, 'Settings');
+  // (On a phone-wide screen the button is in the header's menu, closed again after the choice.)
+  await page.getByRole('button', { name: 'Settings', exact: true, pressed: open, includeHidden: true }).waitFor({ state: 'attached' });
   const heading = page.getByRole('heading', { name: 'Project settings', level: 2 });
   await heading.waitFor({ state: open ? 'visible' : 'detached' });
 }

@@ -17,6 +17,7 @@ import { rollbackProject } from '../../commands/rollbackProject.ts';
 import { writeNode } from '../../commands/writeNode.ts';
 import type { Settings } from '../../config/settings.ts';
 import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
+import type { TreeNode } from '../../content/types.ts';
 import type { Changelog } from '../../events/changelog.ts';
 import { sendBytes } from '../../http/byteRange.ts';
 import { ok } from '../../http/envelope.ts';
@@ -31,6 +32,19 @@ import { nodePresenter } from '../../presenters/idPaths.ts';
 import type { PresentedNode, PresentedTree } from '../../presenters/node.ts';
 import { contentForStore } from '../shared/fileContent.ts';
 import * as schema from './schemas.ts';
+
+/** The files (not folders) of a tree page, depth first, as path and type. */
+function filesOf(root: TreeNode): { path: string; type: 'json' | 'markdown' | 'file' }[] {
+  const out: { path: string; type: 'json' | 'markdown' | 'file' }[] = [];
+  const walk = (n: TreeNode) => {
+    for (const c of n.children ?? []) {
+      if (c.type === 'folder') walk(c);
+      else out.push({ path: c.path, type: c.type });
+    }
+  };
+  walk(root);
+  return out;
+}
 
 /** The nodes of a tree page below its root, depth first, without their `children` (PuppyOne's flat `entries`). */
 function flatEntries(root: PresentedTree): PresentedNode[] {
@@ -194,6 +208,25 @@ export function contentRoutes(s: ContentRouteDeps): RouteGroup {
           const page = await store.treePage(projectId, query.path, { maxDepth: query.max_depth, limit: query.limit, cursor: query.cursor, visibility });
           const tree = present().tree(page.root);
           ok(ctx, { ...tree, node_count: page.count, next_cursor: page.nextCursor, ...puppyOneOnly(() => ({ entries: flatEntries(tree) })) });
+        },
+      }),
+      route({
+        method: 'get',
+        path: '/paths',
+        summary: 'Every file path under a folder, in large pages of paths and types only',
+        description:
+          'For a client that needs the whole project by name (the dashboard\'s quick open): the tree\'s walk and cursors (depth first, a cursor stays correct when the tree changes in between), without the per-node metadata. ' +
+          'A key scoped below the folder sees the files inside its scope.',
+        permission: 'content:read',
+        authorize: { content: project },
+        params,
+        query: schema.pathsQuery,
+        response: schema.pathsAnswer,
+        async handle(ctx, { params: { projectId }, query, access: g }) {
+          s.access.listing(g, query.path);
+          const visibility = (p: string) => (s.access.mayPath(g, p) ? 'in' : s.access.onTheWay(g, p) ? 'way' : 'out') as 'in' | 'way' | 'out';
+          const page = await store.treePage(projectId, query.path, { maxDepth: -1, limit: query.limit, cursor: query.cursor, visibility });
+          ok(ctx, { files: filesOf(page.root), node_count: page.count, next_cursor: page.nextCursor });
         },
       }),
       route({

@@ -36,6 +36,13 @@ export const treeQuery = z.object({
   cursor: z.string().min(1).max(8192).optional(),
 });
 
+/** Every file's path, in pages larger than the tree's (a path and a type are a few dozen bytes). */
+export const pathsQuery = z.object({
+  path: path.default(''),
+  limit: intFromQuery(1).max(50_000).default(10_000),
+  cursor: z.string().min(1).max(8192).optional(),
+});
+
 /** Without `path`: the project's commits (`before` pages back); with it: that node's versions. */
 export const versionsQuery = z
   .object({
@@ -155,6 +162,12 @@ export const treeAnswer = entrySchema.extend({
   node_count: int,
   next_cursor: z.string().nullable().describe('pass as cursor for the next page'),
   entries: z.array(entrySchema).optional().describe("with CNS_PUPPYONE_COMPAT: this page's nodes below the root as one flat list, depth first (PuppyOne's shape)"),
+});
+
+export const pathsAnswer = z.object({
+  files: z.array(z.object({ path: z.string(), type: nodeType })).describe('the files (json, markdown, file) of this page, depth first; folders are not listed'),
+  node_count: int.describe('nodes this page walked, folders included (what `limit` counts)'),
+  next_cursor: z.string().nullable().describe('pass as cursor for the next page'),
 });
 
 export const trashAnswer = z.object({

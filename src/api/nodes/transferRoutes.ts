@@ -210,18 +210,26 @@ export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
     method: 'get',
     path: '/download/:token',
     summary: 'The bytes of the node version a download address names',
-    description: 'No credential: the address is the grant. Not an envelope: the bytes with their media type, an ETag and Range support.',
+    description:
+      'No credential: the address is the grant. Not an envelope: the bytes with their media type, an ETag and Range support. ' +
+      '`Content-Disposition` is `attachment` with the file name; `disposition=inline` asks for `inline` (with the same name, which a browser\'s PDF viewer shows as its title), offered for PDFs only (422 otherwise).',
     authorize: { public: 'the address is the grant: a signed token pinning one version of one node' },
     params: tokenParams,
+    query: downloadBytesQuery,
     streams: 'application/octet-stream',
-    async handle(ctx, { params }) {
+    async handle(ctx, { params, query: q }) {
     const grant = await tokens.verifyDownload(params.token);
     const node = store.getById(grant.projectId, grant.nodeId);
     const version = store.getVersion(grant.projectId, { id: node.id }, grant.version);
     if (!version.blobId) throw notFound('Content');
+    const contentType = node.mimeType ?? 'application/octet-stream';
+    // Shown in place only where the browser's own viewer renders it apart from the page (never HTML, SVG or scripts on our origin).
+    if (q.disposition === 'inline' && contentType !== 'application/pdf') {
+      throw validationError('Only PDFs are served inline.', [{ field: 'disposition', message: `not offered for ${contentType}` }]);
+    }
     const blob = await store.openBlob(grant.projectId, version.blobId);
     const name = version.path.slice(version.path.lastIndexOf('/') + 1);
-    sendSource(ctx, { size: blob.size, slice: blob.stream }, { etag: version.blobId, contentType: node.mimeType ?? 'application/octet-stream', filename: name });
+    sendSource(ctx, { size: blob.size, slice: blob.stream }, { etag: version.blobId, contentType, filename: name, disposition: q.disposition });
     },
   });
 
@@ -277,3 +285,4 @@ export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
 }
 
 const tokenParams = z.object({ token: z.string().min(1) });
+const downloadBytesQuery = z.object({ disposition: z.enum(['attachment', 'inline']).default('attachment') });

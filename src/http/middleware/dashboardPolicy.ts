@@ -3,8 +3,8 @@
  * (clickjacking: `frame-ancestors 'none'`, and X-Frame-Options for older browsers); scripts,
  * styles and API calls come from the service only, none inline (the built index.html has
  * none). Images may also come from the web, as Markdown links them (`https:`), or be blobs and
- * data URLs; a PDF preview is a blob shown in a frame (`frame-src blob:`), and blobs the page
- * made may be read back (`connect-src blob:`).
+ * data URLs; a PDF preview is the service's own download address in a frame (`frame-src 'self'`:
+ * it answers PDFs inline and nothing else), and blobs the page made may be read back (`connect-src blob:`).
  */
 export const DASHBOARD_CSP = [
   "default-src 'self'",
@@ -12,7 +12,7 @@ export const DASHBOARD_CSP = [
   "style-src 'self'",
   "img-src 'self' data: blob: https:",
   "media-src 'self' blob:",
-  'frame-src blob:',
+  "frame-src 'self'",
   "object-src 'none'",
   "connect-src 'self' blob:",
   "base-uri 'none'",

@@ -19,6 +19,8 @@ export interface TreeNode extends Entry {
 export interface TreePage extends TreeNode {
   node_count: number;
   next_cursor: string | null;
+  /** Every node of the page, flat (the tree's `children` nested). */
+  entries?: Entry[];
 }
 
 export interface Organization {

@@ -15,5 +15,3 @@ export function previewKind(mimeType: string | null | undefined): PreviewKind | 
 
 /** Text shown in full up to this size; beyond it, the first part only (a Range request). */
 export const TEXT_PREVIEW_BYTES = 256 * 1024;
-/** PDFs are read whole into a blob for the browser's viewer: larger ones are downloaded instead. */
-export const PDF_PREVIEW_BYTES = 50 * 1024 * 1024;

@@ -15,6 +15,11 @@ import { UploadProgress } from '../upload/UploadProgress.tsx';
 import { LazyChat } from '../chat/LazyChat.tsx';
 import { SearchBox } from '../search/SearchBox.tsx';
 import type { DashRoute, Panel } from '../route.ts';
+import { PathIndex } from '../quickOpen/pathIndex.ts';
+import { QuickOpen } from '../quickOpen/QuickOpen.tsx';
+import { Shortcuts } from '../quickOpen/Shortcuts.tsx';
+import { useShortcuts } from '../quickOpen/useShortcuts.ts';
+import type { CommandId } from '../quickOpen/commands.ts';
 import { CreateForm } from './CreateForm.tsx';
 import { NotFound } from './NotFound.tsx';
 import { NodeView } from './NodeView.tsx';
@@ -40,6 +45,22 @@ export function Workspace({ project, route, onRoute, onLeave }: Props) {
   const [liveTick, setLiveTick] = useState(0);
   const [live, setLive] = useState(false);
   const [revision, setRevision] = useState(0);
+  /** Phones: the tree is a drawer (open at first when no node is open) and the header's actions are a menu. */
+  const [drawer, setDrawer] = useState(route.path === null);
+  const [menu, setMenu] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  /** The quick open palette or the shortcuts list, when open. */
+  const [overlay, setOverlay] = useState<'quick' | 'keys' | null>(null);
+  const paths = useMemo(() => new PathIndex(project.id), [project.id]);
+  /** What a command wants focused once the palette has closed (and given focus back where it was). */
+  const focusAfterClose = useRef<string | null>(null);
+  useEffect(() => {
+    const selector = focusAfterClose.current;
+    if (overlay || !selector) return;
+    focusAfterClose.current = null;
+    document.querySelector<HTMLElement>(selector)?.focus();
+  }, [overlay]);
+  useShortcuts({ quickOpen: () => setOverlay('quick'), shortcuts: () => setOverlay('keys') });
   const routeRef = useRef(route);
   routeRef.current = route;
   const panel = route.panel;
@@ -105,6 +126,7 @@ export function Workspace({ project, route, onRoute, onLeave }: Props) {
       followChanges(
         project.id,
         (event) => {
+          paths.apply(event);
           if (event.truncated) store.refreshAll();
           else store.refreshAround(event.changes.flatMap((c) => [c.path, c.old_path]));
           setRevision((r) => r + 1);
@@ -131,6 +153,33 @@ export function Workspace({ project, route, onRoute, onLeave }: Props) {
   const openPath = async (path: string) => {
     const entry = await api<Entry>('GET', `/content/${project.id}/stat${query({ path })}`);
     created(entry);
+    if (entry.type !== 'folder') setDrawer(false);
+  };
+
+  /** A file chosen in quick open: shown as a tree click would (the address follows), revealed in the tree. */
+  const openFound = (path: string) =>
+    void api<Entry>('GET', `/content/${project.id}/stat${query({ path })}`).then(
+      (entry) => {
+        store.reveal(entry.path);
+        setSelected(entry);
+        setDrawer(false);
+      },
+      (err: Error) => setMoveNote({ text: `Cannot open /${path}: ${err.message}`, failed: true }),
+    );
+  const runCommand = (id: CommandId) => {
+    const show = (p: Panel) => {
+      setDrawer(false);
+      onRoute({ ...routeRef.current, panel: p, chat: null, q: null });
+    };
+    const focusLater = (selector: string) => (focusAfterClose.current = selector);
+    if (id === 'new-file') {
+      setDrawer(true);
+      focusLater('form.create input');
+    } else if (id === 'search') {
+      setDrawer(true);
+      focusLater('.search input, .search button');
+    } else if (id === 'shortcuts') setOverlay('keys');
+    else show(id);
   };
 
   /** A folder's id for the upload route: its loaded row, else asked of the API (null is the root). */
@@ -161,19 +210,42 @@ export function Workspace({ project, route, onRoute, onLeave }: Props) {
   return (
     <div class="workspace">
       <header class="bar top">
-        <button type="button" onClick={onLeave}>← Projects</button>
-        <h1>{project.name}</h1>
+        <button type="button" class="phone-only" aria-expanded={drawer} aria-controls="files-drawer" onClick={() => {
+          setDrawer(!drawer);
+          setMenu(false);
+        }}>
+          {drawer ? 'Close files' : 'Files'}
+        </button>
+        <h1 title={project.name}>{project.name}</h1>
         <span class={`live ${live ? 'on' : ''}`} role="status" aria-label={live ? 'Live updates on' : 'Connecting to live updates'}>
           {live ? '● Live' : '○ Connecting'}
         </span>
-        <button type="button" aria-pressed={showHistory} onClick={() => togglePanel('history')}>Project history</button>
-        <button type="button" aria-pressed={showChat} onClick={() => togglePanel('chat')}>Chat</button>
-        <button type="button" aria-pressed={showTrash} onClick={() => togglePanel('trash')}>Trash</button>
-        <button type="button" aria-pressed={showSettings} onClick={() => togglePanel('settings')}>Settings</button>
-        <span class="who">{sessionUser()?.email}</span>
-        <button type="button" onClick={() => void signOut()}>Sign out</button>
+        <button type="button" class="phone-only" ref={menuButton} aria-expanded={menu} aria-controls="workspace-menu" onClick={() => setMenu(!menu)}>
+          Menu
+        </button>
+        <div id="workspace-menu" class={`top-actions${menu ? ' open' : ''}`} onClick={(e) => {
+            // A choice closes the menu, and on a phone the drawer too: the view chosen takes the screen.
+            if (!(e.target as HTMLElement).closest('button')) return;
+            setMenu(false);
+            setDrawer(false);
+          }}
+          onKeyDown={(e) => {
+            if (e.key !== 'Escape' || !menu) return;
+            setMenu(false);
+            menuButton.current?.focus();
+          }}>
+          <button type="button" class="back" onClick={onLeave}>← Projects</button>
+          <button type="button" aria-keyshortcuts="Control+K Meta+K" title="Ctrl+K" onClick={() => setOverlay('quick')}>Quick open</button>
+          <button type="button" aria-pressed={showHistory} onClick={() => togglePanel('history')}>Project history</button>
+          <button type="button" aria-pressed={showChat} onClick={() => togglePanel('chat')}>Chat</button>
+          <button type="button" aria-pressed={showTrash} onClick={() => togglePanel('trash')}>Trash</button>
+          <button type="button" aria-pressed={showSettings} onClick={() => togglePanel('settings')}>Settings</button>
+          <span class="who">{sessionUser()?.email}</span>
+          <button type="button" onClick={() => void signOut()}>Sign out</button>
+        </div>
       </header>
-      <nav class="side" aria-label="Files">
+      {drawer && <button type="button" class="drawer-backdrop phone-only" aria-label="Close files" tabIndex={-1} onClick={() => setDrawer(false)} />}
+      <nav id="files-drawer" class={`side${drawer ? ' open' : ''}`} aria-label="Files">
         <SearchBox
           projectId={project.id}
           onOpen={openPath}
@@ -191,7 +263,11 @@ export function Workspace({ project, route, onRoute, onLeave }: Props) {
         <FileTree
           store={store}
           selected={selected?.path ?? null}
-          onSelect={(entry) => setSelected(entry)}
+          onSelect={(entry) => {
+            setSelected(entry);
+            // On a phone the tree is a drawer: an opened file takes the screen.
+            if (entry.type !== 'folder') setDrawer(false);
+          }}
           drag={{ currentFolder: folder, onFiles: upload, onMove: (path, target) => void moveByDrag(path, target) }}
         />
       </nav>
@@ -227,6 +303,8 @@ export function Workspace({ project, route, onRoute, onLeave }: Props) {
           <p class="muted">Choose a file or folder in the tree.</p>
         )}
       </main>
+      {overlay === 'quick' && <QuickOpen index={paths} onOpen={openFound} onCommand={runCommand} onClose={() => setOverlay(null)} />}
+      {overlay === 'keys' && <Shortcuts onClose={() => setOverlay(null)} />}
     </div>
   );
 }
