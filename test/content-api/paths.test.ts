@@ -22,8 +22,10 @@ test('paths lists every file (no folder) once, in the tree order, across pages; 
   t.is((await server.api('POST', `/content/${p.projectId}/mkdir`, { token: p.token, body: { path: 'empty' } })).status, 201);
 
   // The same files, in the same order, as the tree's walk.
-  const tree = (await c('/tree?limit=5000')).body.data as { entries: { path: string; type: string }[] };
-  const expected = tree.entries.filter((e) => e.type !== 'folder').map((e) => ({ path: e.path, type: e.type }));
+  type TreeNode = { path: string; type: string; children?: TreeNode[] | null };
+  const walk = (n: TreeNode): TreeNode[] => (n.children ?? []).flatMap((k) => [k, ...walk(k)]);
+  const tree = (await c('/tree?limit=5000')).body.data as TreeNode;
+  const expected = walk(tree).filter((e) => e.type !== 'folder').map((e) => ({ path: e.path, type: e.type }));
   const whole = (await c('/paths')).body.data as PathsPage;
   t.is(whole.next_cursor, null);
   t.deepEqual(whole.files, expected);
