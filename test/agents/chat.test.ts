@@ -85,7 +85,7 @@ for (const f of flavors) {
     const [first, second] = mine();
     t.is(systemOf(f, first!), 'You keep the docs.');
     const tools = toolsOf(f, first!);
-    t.deepEqual(tools.map((x) => x.name).sort(), ['cat', 'ls', 'query_json', 'tree', 'write'], 'no search tool without a search index');
+    t.deepEqual(tools.map((x) => x.name).sort(), ['blame', 'cat', 'grep', 'ls', 'query_json', 'tree', 'write'], 'no search tool without a search index');
     t.is(tools.find((x) => x.name === 'cat')!.schema.type, 'object');
     t.regex(tools.find((x) => x.name === 'cat')!.schema.properties.path.description, /"docs"/);
     const [fed] = toolResultsOf(f, second!);
@@ -100,6 +100,18 @@ for (const f of flavors) {
     const [execution] = executions.body.data.executions;
     t.like(execution, { id: done.execution_id, session_id: done.session_id, status: 'succeeded', model: modelOf(f), input_tokens: 22, output_tokens: 14 });
     t.like(execution.tool_calls[0], { name: 'cat', arguments: { path: 'docs/a.md' }, ok: true });
+  });
+
+  test.serial(`${f}: blame tells the agent which version, by whom, last changed each line`, async (t) => {
+    const agent = await docsAgent(f);
+    fakes[f].script({ text: ['Checking. '], toolCalls: [{ name: 'blame', arguments: { path: 'docs/a.md' } }] }, { text: ['A person wrote it.'] });
+    const answer = await chat(server, token, { agent_id: agent.id, message: 'Who wrote docs/a.md?' });
+    t.is(answer.status, 200);
+    const result = answer.events.find((e) => e.type === 'tool_result')!;
+    t.like(result, { name: 'blame', is_error: false, content: { path: 'docs/a.md', version: 1 } });
+    const content = (result as unknown as { content: { ranges: unknown[]; commits: { actor_type: string; version: number }[] } }).content;
+    t.true(content.ranges.length > 0);
+    t.like(content.commits[0], { actor_type: 'user', version: 1 });
   });
 
   test.serial(`${f}: a write becomes a version by the agent; the next turn of the session carries the history`, async (t) => {

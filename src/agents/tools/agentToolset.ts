@@ -57,7 +57,7 @@ export interface AgentToolset {
 }
 
 /** The library's types an access may offer, with the argument that names a path. */
-const PATH_ARG: Record<string, string> = { ls: 'path', cat: 'path', tree: 'path', write: 'path', query_json: 'path', search: 'path_prefix', grep: 'path_prefix' };
+const PATH_ARG: Record<string, string> = { ls: 'path', cat: 'path', tree: 'path', write: 'path', query_json: 'path', search: 'path_prefix', grep: 'path_prefix', blame: 'path' };
 const WRITES = new Set(['write']);
 
 const DESCRIPTIONS: Record<string, string> = {
@@ -67,6 +67,8 @@ const DESCRIPTIONS: Record<string, string> = {
     'For a large node pass `lines` ("START-END", 1-based) or `bytes` to get just that slice with total_lines and total_bytes.',
   grep: 'Finds the lines matching a regular expression (RE2, or a plain string with fixed_strings) in the text nodes beneath path_prefix: path, line number, text and context_lines around each.',
   tree: 'The nested tree beneath a folder (names, paths, types) to a depth (default 3).',
+  blame:
+    'Who last changed each line of a Markdown, text or JSON node: runs of lines with the version, actor_type (user or agent), author, time and message; for JSON each key path too. Pass `version` for an earlier version.',
   query_json: 'Reads a JSON node at a JSON Pointer (RFC 6901), optionally shaped by a JMESPath expression.',
   search:
     'Full-text search (BM25, plus vectors when configured) over the content this agent may read. Answers the best chunks with path, snippet, heading path and score; read a hit with cat.',
@@ -76,7 +78,7 @@ const DESCRIPTIONS: Record<string, string> = {
 
 /**
  * The tools an agent is offered in a turn, and what a call does. The library's types (ls, cat,
- * tree, query_json, search, write) take project paths; each call goes through the access that
+ * tree, query_json, search, grep, blame, write) take project paths; each call goes through the access that
  * covers its path (`accessFor`) and runs in the tools library as the agent narrowed to that
  * access, so the library keeps it inside the node and the policy decides the rest. Bash tools run
  * the library's shell type over their node. Writes are offered only when the chatter may write.
