@@ -166,3 +166,16 @@ test('without CNS_PUPPYONE_COMPAT the duplicates are not sent: lists, trees, the
   t.true(orgs.organizations.length > 0);
   t.false('items' in orgs);
 });
+
+test("what PuppyOne's command line prints beside a list: an organization's member count, a member's created_at, a new agent's id", async (t) => {
+  const orgs = await call('GET', '/organizations/');
+  assertDocumented(t, server.services, 'get', '/organizations', orgs);
+  const mine = orgs.body.data.organizations.find((o: { id: string }) => o.id === orgId);
+  t.is(mine.member_count, 1);
+  const members = await call('GET', `/organizations/${orgId}/members`);
+  t.is(members.body.data.members[0].created_at, members.body.data.members[0].joined_at);
+  const agent = await call('POST', '/agent-config/', { project_id: pid, name: 'printed', system_prompt: 'x', type: 'chat' });
+  t.is(agent.status, 201, JSON.stringify(agent.body));
+  assertDocumented(t, server.services, 'post', '/agent-config', agent);
+  t.is(agent.body.data.id, agent.body.data.agent.id);
+});

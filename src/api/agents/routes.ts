@@ -97,7 +97,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
             maxToolRounds: body.max_tool_rounds,
             maxToolCallsPerRound: body.max_tool_calls_per_round,
           });
-          created(ctx, { agent: full(agent), key }, 'Agent created; its key is shown only this once');
+          created(ctx, { id: agent.connection.id, agent: full(agent), key }, 'Agent created; its key is shown only this once');
         },
       }),
       route({

@@ -139,7 +139,11 @@ export const agentSchema = z.object({
   bash_tools: z.array(bashSchema),
 });
 
-export const agentWithKey = z.object({ agent: agentSchema, key: z.string().describe("the agent's access key, shown only in this answer") });
+export const agentWithKey = z.object({
+  id: z.string().describe("agent.id, where PuppyOne's command line reads it"),
+  agent: agentSchema,
+  key: z.string().describe("the agent's access key, shown only in this answer"),
+});
 export const agentList = z.object({ agents: z.array(agentSchema), items: itemsSchema(agentSchema, 'agents'), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 export const accessList = z.object({ accesses: z.array(accessSchema) });
 export const bashList = z.object({ bash_tools: z.array(bashSchema) });

@@ -30,7 +30,7 @@ export function organizationRoutes(s: OrganizationRouteDeps): RouteGroup {
         response: schema.organizationList,
         handle(ctx, { query, access: user }) {
           const { items, total } = s.organizations.listForUser(user.id, query);
-          ok(ctx, { ...withItems('organizations', items.map((o) => presentOrganization(o, o.role))), ...pageInfo(total, query) });
+          ok(ctx, { ...withItems('organizations', items.map((o) => ({ ...presentOrganization(o, o.role), member_count: o.member_count }))), ...pageInfo(total, query) });
         },
       }),
       route({

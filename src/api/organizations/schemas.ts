@@ -26,7 +26,8 @@ export const orgParams = z.object({ org_id: z.string() });
 export const memberParams = z.object({ org_id: z.string(), user_id: z.string() });
 export const invitationTokenParams = z.object({ token: z.string() });
 
-export const organizationList = z.object({ organizations: z.array(organizationSchema), items: itemsSchema(organizationSchema, 'organizations'), ...pageFields });
+const listedOrganization = organizationSchema.extend({ member_count: z.number().int().describe('members of the organization') });
+export const organizationList = z.object({ organizations: z.array(listedOrganization), items: itemsSchema(listedOrganization, 'organizations'), ...pageFields });
 export const orgMemberList = z.object({ members: z.array(orgMemberSchema), items: itemsSchema(orgMemberSchema, 'members'), ...pageFields });
 export const invitationList = z.object({ invitations: z.array(invitationSchema), ...pageFields });
 export const createdInvitation = invitationSchema.extend({

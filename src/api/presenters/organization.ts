@@ -31,10 +31,18 @@ export const organizationSchema = z.object({
 });
 
 export function presentOrgMember(m: OrgMemberView) {
-  return { user_id: m.user_id, email: m.email, display_name: m.display_name, role: m.role, joined_at: m.created_at };
+  // created_at: the same time, by the name PuppyOne's clients read (a scalar: it costs nothing).
+  return { user_id: m.user_id, email: m.email, display_name: m.display_name, role: m.role, joined_at: m.created_at, created_at: m.created_at };
 }
 
-export const orgMemberSchema = z.object({ user_id: z.string(), email: z.string(), display_name: z.string(), role: orgRole, joined_at: z.string() });
+export const orgMemberSchema = z.object({
+  user_id: z.string(),
+  email: z.string(),
+  display_name: z.string(),
+  role: orgRole,
+  joined_at: z.string(),
+  created_at: z.string().describe("joined_at, by PuppyOne's name"),
+});
 
 /** Never the token hash: the token itself is shown once, by the invite route. */
 export function presentInvitation(inv: InvitationRecord) {

@@ -14,6 +14,7 @@ export interface OrganizationRecord {
 /** An organization as one of its members sees it. */
 export interface MemberOrganization extends OrganizationRecord {
   role: OrgRole;
+  member_count: number;
 }
 
 export interface OrgMemberView {

@@ -58,7 +58,8 @@ export class OrganizationStore {
   listForUser(userId: string, page: Page): Paged<MemberOrganization> {
     const items = this.db
       .prepare(
-        `SELECT o.*, m.role FROM organizations o JOIN org_members m ON m.org_id = o.id AND m.user_id = ?
+        `SELECT o.*, m.role, (SELECT COUNT(*) FROM org_members c WHERE c.org_id = o.id) AS member_count
+         FROM organizations o JOIN org_members m ON m.org_id = o.id AND m.user_id = ?
          ORDER BY o.created_at, o.id LIMIT ? OFFSET ?`,
       )
       .all(userId, page.limit, page.offset) as MemberOrganization[];
