@@ -23,31 +23,45 @@ export interface WebhookQueueDeps {
   logger: Logger;
 }
 
+/** Lets other requests run between two batches of a long backlog. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * Turns commits (from the change bus) and finished runs into queued deliveries. The bus calls
- * `notify` on the write path, so nothing is done there: the project is marked and queued on the
- * next turn of the event loop. Each hook's `cursor` moves in the same transaction as its new
- * deliveries, so a crash queues a commit either once or, at the next start, then.
+ * `notify` on the write path, so nothing is done there: the work starts on a later turn of the
+ * event loop. A project's work runs in order, one piece at a time (commits, then an event that
+ * came after them), and a long backlog (a start-up after many commits, a push of thousands) is
+ * queued BATCH commits at a time with the event loop free between batches. Each hook's `cursor`
+ * moves in the same transaction as its new deliveries, so a crash queues a commit either once
+ * or, at the next start, then.
  */
 export class WebhookQueue {
-  private readonly dirty = new Set<string>();
-  private scheduled = false;
+  /** Per project, the last piece of work queued: the next one runs after it. */
+  private readonly chains = new Map<string, Promise<void>>();
+  /** Projects with a commit notice waiting to run (more notices before it starts add nothing). */
+  private readonly noticed = new Set<string>();
 
   constructor(private readonly d: WebhookQueueDeps) {}
 
   /** A project's `main` moved (a change bus subscriber). */
   notify(projectId: string): void {
-    this.dirty.add(projectId);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.flush());
+    if (this.noticed.has(projectId)) return;
+    this.noticed.add(projectId);
+    void this.inOrder(projectId, 'webhook deliveries could not be queued', async () => {
+      this.noticed.delete(projectId);
+      await this.queueProject(projectId);
+    });
   }
 
   /** Queues what is owed to every hook that is on (start-up: commits a stop left unqueued). */
-  catchUp(): void {
+  catchUp(): Promise<void> {
     const projects = new Set(this.d.hooks.live().map((h) => h.project_id));
-    for (const p of projects) this.queueProject(p);
-    this.d.queued();
+    return Promise.all([...projects].map((p) => this.inOrder(p, 'webhook deliveries could not be queued', () => this.queueProject(p)))).then(() => undefined);
+  }
+
+  /** Resolves once every piece of work queued so far is done (a stop waits for it). */
+  idle(): Promise<void> {
+    return Promise.all([...this.chains.values()]).then(() => undefined);
   }
 
   /**
@@ -56,8 +70,8 @@ export class WebhookQueue {
    * not yet queued (so a hook gets them in the order they happened).
    */
   emit(projectId: string, event: string, path: string, data: Record<string, unknown>): void {
-    try {
-      this.queueProject(projectId);
+    void this.inOrder(projectId, 'webhook event could not be queued', async () => {
+      await this.queueProject(projectId);
       for (const hook of this.d.hooks.live(projectId)) {
         if (!hook.events.includes(event)) continue;
         const scope = this.d.scopeOf(hook);
@@ -69,29 +83,25 @@ export class WebhookQueue {
         const id = newId('dlv');
         this.d.deliveries.insert({ id, hookId: hook.id, event, projectVersion: null, body: eventBody(event, projectId, id, data) });
       }
-      this.d.queued();
-    } catch (err) {
-      this.d.logger.error({ err, project: projectId, event }, 'webhook event could not be queued');
-    }
+    });
   }
 
-  private flush(): void {
-    this.scheduled = false;
-    const projects = [...this.dirty];
-    this.dirty.clear();
-    for (const p of projects) {
-      try {
-        this.queueProject(p);
-      } catch (err) {
-        // The cursor did not move: the next commit (or the next start) queues these again.
-        this.d.logger.error({ err, project: p }, 'webhook deliveries could not be queued');
-      }
-    }
-    this.d.queued();
+  /** Runs `work` after the project's earlier work, on a later turn of the event loop; a failure is logged (the cursor did not move: it is queued again later). */
+  private inOrder(projectId: string, failure: string, work: () => Promise<void>): Promise<void> {
+    const next = (this.chains.get(projectId) ?? Promise.resolve())
+      .then(yieldToEventLoop)
+      .then(work)
+      .catch((err: unknown) => this.d.logger.error({ err, project: projectId }, failure))
+      .then(() => this.d.queued());
+    this.chains.set(projectId, next);
+    void next.then(() => {
+      if (this.chains.get(projectId) === next) this.chains.delete(projectId);
+    });
+    return next;
   }
 
-  /** Queues every commit after each live hook's cursor. Hooks at the same cursor share the reads. */
-  private queueProject(projectId: string): void {
+  /** Queues every commit after each live hook's cursor, BATCH commits at a time. Hooks at the same cursor share the reads. */
+  private async queueProject(projectId: string): Promise<void> {
     const latest = this.d.changelog.latest(projectId);
     const behind = this.d.hooks.live(projectId).filter((h) => h.cursor < latest);
     if (behind.length === 0) return;
@@ -125,6 +135,9 @@ export class WebhookQueue {
         })();
         cursor = upTo;
         if (commits.length < BATCH) break;
+        // A long backlog: what is queued can be sent meanwhile, and other requests go on.
+        this.d.queued();
+        await yieldToEventLoop();
       }
     }
   }

@@ -109,11 +109,12 @@ export function createWebhooks(d: WebhooksDeps): WebhooksService {
           }),
         ),
       );
-      queue.catchUp();
+      void queue.catchUp();
       dispatcher.start();
     },
     async stop() {
       for (const s of stops.splice(0)) s();
+      await queue.idle();
       await dispatcher.stop();
     },
   };

@@ -116,6 +116,29 @@ test('commits no delivery was queued for (a crash between commit and queue) are 
   t.deepEqual(r.received.map((x) => x.body.paths.at(-1).path), ['lost-1.md', 'lost-2.md']);
 });
 
+test('a backlog longer than one batch (a start-up after many commits) is queued in full and in commit order, in slices', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cns-webhooks-backlog-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const settings = { dataDir, urlFetchAllowPrivate: true, webhooks: short };
+  let server = await startTestServer(settings);
+  const { token, projectId } = await setup(server);
+  const r = await new Receiver().start();
+  t.teardown(() => r.stop());
+  await server.api('POST', `/projects/${projectId}/webhooks`, { token, body: { url: r.url, events } });
+  await server.services.webhooks.stop();
+  const call = contentApi(server, token, projectId);
+  const count = 450; // more than two batches of 200 commits
+  for (let i = 0; i < count; i++) await call('POST', '/write', md(`backlog-${i}.md`));
+  await server.stop();
+  server = await startTestServer(settings);
+  t.teardown(() => server.stop());
+  await r.waitFor(() => r.received.length >= count, 60_000);
+  t.deepEqual(
+    r.received.map((x) => x.body.paths.at(-1).path),
+    Array.from({ length: count }, (_, i) => `backlog-${i}.md`),
+  );
+});
+
 test('the outbound guard refuses loopback and private urls unless the operator allows them, at creation and at each attempt', async (t) => {
   const strict = await startTestServer();
   t.teardown(() => strict.stop());
