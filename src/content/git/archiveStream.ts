@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { TRASH_DIR } from '../paths.ts';
+import { storeGitEnv } from './gitCli.ts';
 import { keepEntry } from './exportTree.ts';
 import { TarFilter } from './tarFilter.ts';
 
@@ -28,8 +29,7 @@ export function archiveZipStream(gitdir: string, gitBinary: string, treeOid: str
 function archiveStream(gitdir: string, gitBinary: string, treeOid: string, atRoot: boolean, format: 'tar' | 'zip'): Readable {
   // zlib's state is allocated and freed per entry; without a top pad glibc gives the heap back each
   // time (two brk calls per file): half of a 10,000-file zip's time went there (docs/benchmarks.md).
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_NO_REPLACE_OBJECTS: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', MALLOC_TOP_PAD_: String(16 << 20) };
-  for (const k of ['GIT_DIR', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_INDEX_FILE', 'GIT_WORK_TREE']) delete env[k];
+  const env: NodeJS.ProcessEnv = { ...storeGitEnv(), MALLOC_TOP_PAD_: String(16 << 20) };
   const args = format === 'tar' ? ['--format=tar', treeOid] : ['--format=zip', '-1', treeOid, ...(atRoot ? ['--', '.', `:(exclude)${TRASH_DIR}`] : [])];
   const git = spawn(gitBinary, [`--git-dir=${gitdir}`, '-c', 'tar.umask=022', 'archive', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { NotFoundError } from '../../errors/contentErrors.ts';
 import { PLACEHOLDER, TRASH_DIR } from '../paths.ts';
+import { storeGitEnv } from './gitCli.ts';
 import type { Repo } from './repo.ts';
 import { TarFilter, type ExportedEntry, type TarEntry } from './tarFilter.ts';
 
@@ -43,8 +44,7 @@ class ProgramMissing extends Error {}
 
 async function archiveInto(gitdir: string, gitBinary: string, commitId: string, path: string, destDir: string, owner: Owner): Promise<ExportedEntry[]> {
   const treeish = path === '' ? `${commitId}^{tree}` : `${commitId}:${path}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_NO_REPLACE_OBJECTS: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' };
-  for (const k of ['GIT_DIR', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_INDEX_FILE', 'GIT_WORK_TREE']) delete env[k];
+  const env = storeGitEnv();
   // tar.umask 022: files 0644/0755 as stored, not git's default group-writable 0664.
   const git = spawn(gitBinary, [`--git-dir=${gitdir}`, '-c', 'tar.umask=022', 'archive', '--format=tar', treeish], {
     env,

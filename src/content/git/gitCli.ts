@@ -40,11 +40,18 @@ export function spawnGit(binary: string, gitdir: string, args: string[], o: Spaw
   });
 }
 
-/** The store's reads: a clean environment, so hooks' variables cannot point git elsewhere. */
+/**
+ * The environment of the store's git reads: variables that would point git at other objects
+ * (a hook's) removed, and replace refs and grafts off (they would show another history than the
+ * one the store reads).
+ */
+export function storeGitEnv(): NodeJS.ProcessEnv {
+  return { ...cleanEnv(), GIT_NO_REPLACE_OBJECTS: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' };
+}
+
+/** The store's reads, in storeGitEnv(). */
 export async function runGitCli(binary: string, gitdir: string, args: string[], input?: string | Buffer): Promise<Buffer> {
-  // Replace refs and grafts would show another history than the one the store reads.
-  const env = { ...cleanEnv(), GIT_NO_REPLACE_OBJECTS: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' };
-  return (await spawnGit(binary, gitdir, args, { env, input })).stdout;
+  return (await spawnGit(binary, gitdir, args, { env: storeGitEnv(), input })).stdout;
 }
 
 /** The environment without variables that would point git at other objects (e.g. when run from a hook). */

@@ -23,28 +23,49 @@ const TEXT_TYPES = new Set(['markdown', 'json', 'file']);
  */
 export class BlameWarmer {
   private readonly seen = new Map<string, number>();
+  /** Projects whose new commits wait to be looked at (on a later turn: not on the write path). */
+  private readonly reached = new Map<string, number>();
+  private scanScheduled = false;
   private readonly queue: { projectId: string; nodeId: string; version: number }[] = [];
   private running = false;
 
   constructor(private readonly d: BlameWarmerDeps) {}
 
-  /** The project's `main` reached project version `seq`. */
+  /** The project's `main` reached project version `seq` (called on the write path: only noted here). */
   committed(projectId: string, seq: number): void {
     if (this.d.every <= 0) return;
-    const after = this.seen.get(projectId) ?? seq - 1;
-    this.seen.set(projectId, seq);
-    if (seq <= after) return;
-    for (const e of this.d.changesBetween(projectId, after, seq)) {
-      if (e.version % this.d.every !== 0 || !TEXT_TYPES.has(e.nodeType) || /delete|trash|purge/.test(e.action)) continue;
-      if (this.queue.length >= MAX_QUEUED) break;
-      this.queue.push({ projectId, nodeId: e.nodeId, version: e.version });
-    }
-    void this.pump();
+    this.reached.set(projectId, Math.max(seq, this.reached.get(projectId) ?? 0));
+    if (this.scanScheduled) return;
+    this.scanScheduled = true;
+    setImmediate(() => this.scan());
   }
 
   /** Jobs not yet done (tests wait for none). */
   get pending(): number {
-    return this.queue.length + (this.running ? 1 : 0);
+    return this.reached.size + this.queue.length + (this.running ? 1 : 0);
+  }
+
+  /** The versions the noted commits made that are checkpoints: queued. */
+  private scan(): void {
+    this.scanScheduled = false;
+    const reached = [...this.reached];
+    this.reached.clear();
+    for (const [projectId, seq] of reached) {
+      const after = this.seen.get(projectId) ?? seq - 1;
+      this.seen.set(projectId, seq);
+      if (seq <= after) continue;
+      try {
+        for (const e of this.d.changesBetween(projectId, after, seq)) {
+          if (e.version % this.d.every !== 0 || !TEXT_TYPES.has(e.nodeType) || /delete|trash|purge/.test(e.action)) continue;
+          if (this.queue.length >= MAX_QUEUED) break;
+          this.queue.push({ projectId, nodeId: e.nodeId, version: e.version });
+        }
+      } catch (e) {
+        // A project deleted meanwhile: nothing to keep.
+        this.d.logger?.debug({ err: e, projectId }, 'no blame checkpoints looked for');
+      }
+    }
+    void this.pump();
   }
 
   private async pump(): Promise<void> {

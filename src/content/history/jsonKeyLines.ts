@@ -1,4 +1,5 @@
 import { visit } from 'jsonc-parser';
+import { formatPointer } from '../../util/jsonPointer.ts';
 
 /** One value of a JSON document and the line (1-based) where it starts. */
 export interface KeyLine {
@@ -57,6 +58,4 @@ export function jsonKeyLines(text: string, max: number): { keys: KeyLine[]; trun
   return broken ? null : { keys, truncated };
 }
 
-function toPointer(path: (string | number)[]): string {
-  return path.map((t) => '/' + String(t).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
-}
+const toPointer = (path: (string | number)[]): string => formatPointer(path.map(String));
