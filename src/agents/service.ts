@@ -58,6 +58,11 @@ export function createAgents(d: {
   indexer: SearchIndexer;
   sandbox: SandboxExecutor;
   llm: LlmSettings;
+  /**
+   * Whether start-up marks executions left running as failed: only when no other process can be
+   * running turns (several workers: the box's first). Default true.
+   */
+  recover?: boolean;
 }): AgentsService {
   const ref = parseModelRef(d.llm.defaultModel);
   if (typeof ref === 'string') throw new Error(`CNS_DEFAULT_MODEL: ${ref}`);
@@ -68,7 +73,7 @@ export function createAgents(d: {
   const sessionStore = new SessionStore(d.db);
   const messages = new MessageStore(d.db, sessionStore);
   const executions = new ExecutionStore(d.db);
-  executions.failInterrupted();
+  if (d.recover !== false) executions.failInterrupted();
   const accesses = new AgentAccesses({ ...reach, store: accessStore });
   const bashTools = new AgentBashTools({ ...reach, store: new BashToolStore(d.db) });
   const sessions = new ChatSessions({ agents, store: sessionStore, messages, authorizer: d.authorizer });

@@ -57,7 +57,7 @@ const minuteOf = (ms: number) => Math.floor(ms / 60_000);
 
 /**
  * Usage counting with a per-request cost of a Map increment: hits are summed in memory per
- * minute, publish, connection and node, and written in one SQLite transaction every `flushMs`
+ * minute, publish, connection and node, and written in one transaction of the metadata store every `flushMs`
  * (and on close) by a timer, never by a request. Nodes named by path are looked up at flush time.
  */
 export class AccessCounter {
@@ -69,12 +69,16 @@ export class AccessCounter {
   private readonly now: () => number;
   private flushSoon = false;
   private closed = false;
+  /** The visitor hashes being made (a view's visitor is added when its hash is ready). */
+  private readonly hashing = new Set<Promise<void>>();
+  /** The batches being written, in order. */
+  private writing: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: AccessCounterOptions) {
     this.enabled = o.enabled;
     this.maxPending = o.maxPending ?? 50_000;
     this.now = o.now ?? Date.now;
-    this.timer = o.enabled ? setInterval(() => this.flush(), o.flushMs) : null;
+    this.timer = o.enabled ? setInterval(() => void this.flush(), o.flushMs) : null;
     this.timer?.unref();
   }
 
@@ -83,12 +87,18 @@ export class AccessCounter {
     const at = this.now();
     const minute = minuteOf(at);
     this.bump(hit.projectId, minute, hit.publishId, '', hit.nodeId, null, 1, 0);
-    const visitor = this.o.hasher.hash(hit.address, hit.userAgent, at);
-    const key = `${hit.projectId}\0${minute}\0${hit.publishId}\0${hit.nodeId}\0${visitor}`;
-    if (!this.visitors.has(key)) {
-      this.visitors.set(key, { projectId: hit.projectId, minute, publishId: hit.publishId, nodeId: hit.nodeId, visitor });
-      this.bounded();
-    }
+    // Hashed with the day's salt (read from the store once a day); the address is not kept.
+    const hashing = this.o.hasher.hash(hit.address, hit.userAgent, at).then(
+      (visitor) => {
+        const key = `${hit.projectId}\0${minute}\0${hit.publishId}\0${hit.nodeId}\0${visitor}`;
+        if (this.visitors.has(key)) return;
+        this.visitors.set(key, { projectId: hit.projectId, minute, publishId: hit.publishId, nodeId: hit.nodeId, visitor });
+        this.bounded();
+      },
+      (err) => this.o.logger.warn({ err }, 'analytics: a visitor could not be counted'),
+    );
+    this.hashing.add(hashing);
+    void hashing.finally(() => this.hashing.delete(hashing));
   }
 
   apiCall(hit: ApiHit, at = this.now()): void {
@@ -99,27 +109,33 @@ export class AccessCounter {
     this.bump(hit.projectId, minuteOf(at), '', hit.connectionId, byId, byPath, 0, 1);
   }
 
-  /** Writes what is pending in one transaction. Safe to call at any time; a failure is logged and the batch dropped. */
-  flush(): void {
+  /**
+   * Writes what is pending in one transaction, the visitors of views made so far included. Safe to
+   * call at any time: batches are written one after the other, and a failure is logged and its
+   * batch dropped. Resolves once this batch and those before it are written.
+   */
+  flush(): Promise<void> {
     this.flushSoon = false;
-    if (this.counts.size === 0 && this.visitors.size === 0) return;
-    const counts = this.counts;
-    const visitors = this.visitors;
-    this.counts = new Map();
-    this.visitors = new Map();
-    try {
-      this.o.store.add(this.resolve(counts.values()), visitors.values());
-    } catch (err) {
-      this.o.logger.warn({ err, rows: counts.size + visitors.size }, 'analytics: a batch of counts could not be written');
-    }
+    this.writing = this.writing.then(async () => {
+      await Promise.all(this.hashing);
+      if (this.counts.size === 0 && this.visitors.size === 0) return;
+      const counts = this.counts;
+      const visitors = this.visitors;
+      this.counts = new Map();
+      this.visitors = new Map();
+      // The nodes named by path are looked up now, in the index as it stands.
+      const rows = [...this.resolve(counts.values())];
+      await this.o.store.add(rows, visitors.values()).catch((err) => this.o.logger.warn({ err, rows: counts.size + visitors.size }, 'analytics: a batch of counts could not be written'));
+    });
+    return this.writing;
   }
 
-  /** Stops the timer and writes what is pending (shutdown). */
-  close(): void {
-    if (this.closed) return;
-    if (this.timer) clearInterval(this.timer);
-    this.flush();
+  /** Stops counting and the timer, and writes what is pending (shutdown, before the metadata store closes). */
+  close(): Promise<void> {
+    if (this.closed) return this.writing;
     this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    return this.flush();
   }
 
   private bump(projectId: string | null, minute: number, publishId: string, connectionId: string, nodeId: string | null, nodePath: string | null, views: number, apiCalls: number): void {
@@ -138,7 +154,7 @@ export class AccessCounter {
   private bounded(): void {
     if (this.counts.size + this.visitors.size > this.maxPending && !this.flushSoon) {
       this.flushSoon = true;
-      setImmediate(() => this.flush());
+      setImmediate(() => void this.flush());
     }
   }
 

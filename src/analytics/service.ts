@@ -1,5 +1,5 @@
 import type { ContentStore } from '../content/contentStore.ts';
-import type { Db } from '../db/database.ts';
+import type { MetadataStore } from '../db/metadata/metadataStore.ts';
 import type { AccessConnectionStore } from '../domain/connections/accessConnectionStore.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Authorizer } from '../policies/authorize.ts';
@@ -13,12 +13,12 @@ import { VisitorHasher } from './visitorHash.ts';
 export interface AnalyticsService {
   counter: AccessCounter;
   reports: UsageReports;
-  /** Writes what is pending and stops counting (shutdown, before the database closes). */
-  close(): void;
+  /** Writes what is pending and stops counting (shutdown, before the metadata store closes). */
+  close(): Promise<void>;
 }
 
 export interface AnalyticsDeps {
-  db: Db;
+  metadata: MetadataStore;
   logger: Logger;
   enabled: boolean;
   flushMs: number;
@@ -30,8 +30,8 @@ export interface AnalyticsDeps {
 }
 
 export function createAnalytics(d: AnalyticsDeps): AnalyticsService {
-  const store = new AnalyticsStore(d.db);
-  const counter = new AccessCounter({ store, hasher: new VisitorHasher(d.db), nodes: d.content, logger: d.logger, enabled: d.enabled, flushMs: d.flushMs });
+  const store = new AnalyticsStore(d.metadata);
+  const counter = new AccessCounter({ store, hasher: new VisitorHasher(d.metadata), nodes: d.content, logger: d.logger, enabled: d.enabled, flushMs: d.flushMs });
   const reports = new UsageReports({ store, access: d.access, authorizer: d.authorizer, nodes: d.content, publishes: d.publishes, connections: d.connections });
   return { counter, reports, close: () => counter.close() };
 }

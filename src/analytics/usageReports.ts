@@ -38,12 +38,18 @@ export interface SummaryQuery {
   limit: number;
 }
 
+/** What the reports read of a publish. */
+type PublishedNode = { id: string; project_id: string; node_id: string; slug: string | null };
+
 export interface ReportDeps {
   store: AnalyticsStore;
   access: ContentAccess;
   authorizer: Pick<Authorizer, 'requireProject'>;
   nodes: { findById(id: string): NodeInfo | null };
-  publishes: { find(id: string): { id: string; project_id: string; node_id: string; slug: string | null } | null };
+  publishes: {
+    find(id: string): Promise<PublishedNode | null>;
+    findMany(ids: readonly string[]): Promise<PublishedNode[]>;
+  };
   connections: { find(id: string): ConnectionRecord | undefined };
 }
 
@@ -66,14 +72,14 @@ const minuteCeil = (ms: number) => Math.ceil(ms / 60_000);
 export class UsageReports {
   constructor(private readonly d: ReportDeps) {}
 
-  timeseries(principal: Principal, q: TimeseriesQuery): { interval: Interval; from: string; to: string; points: Point[] } {
+  async timeseries(principal: Principal, q: TimeseriesQuery): Promise<{ interval: Interval; from: string; to: string; points: Point[] }> {
     const size = intervalMinutes[q.interval];
     const { first, end } = this.buckets(q.from, q.to, size);
     const viewer = this.viewer(principal, q.projectId);
     if (q.nodeId !== undefined) this.requireNodeFilter(viewer, q.projectId, q.nodeId);
-    if (q.publishId !== undefined) this.requirePublishFilter(viewer, q.projectId, q.publishId);
-    const filter = this.scoped(viewer, { projectId: q.projectId, fromMinute: first, toMinute: end, publishId: q.publishId, connectionId: q.connectionId, nodeId: q.nodeId });
-    const found = new Map(this.d.store.buckets(filter, size).map((b) => [b.bucket, b]));
+    if (q.publishId !== undefined) await this.requirePublishFilter(viewer, q.projectId, q.publishId);
+    const filter = await this.scoped(viewer, { projectId: q.projectId, fromMinute: first, toMinute: end, publishId: q.publishId, connectionId: q.connectionId, nodeId: q.nodeId });
+    const found = new Map((await this.d.store.buckets(filter, size)).map((b) => [b.bucket, b]));
     const points: Point[] = [];
     for (let b = first; b < end; b += size) {
       const c = found.get(b);
@@ -82,15 +88,14 @@ export class UsageReports {
     return { interval: q.interval, from: new Date(first * 60_000).toISOString(), to: new Date(end * 60_000).toISOString(), points };
   }
 
-  summary(principal: Principal, q: SummaryQuery) {
+  async summary(principal: Principal, q: SummaryQuery) {
     const { first, end } = this.buckets(q.from, q.to, 1, false);
     const viewer = this.viewer(principal, q.projectId);
-    const f = this.scoped(viewer, { projectId: q.projectId, fromMinute: first, toMinute: end });
+    const f = await this.scoped(viewer, { projectId: q.projectId, fromMinute: first, toMinute: end });
     // Ranked wider than the limit, so that what a scoped caller may not see leaves room for what it may.
     const wide = Math.max(q.limit * 5, 100);
-    const totals = this.d.store.totals(f);
-    const topNodes = this.d.store
-      .top(f, 'node_id', wide)
+    const totals = await this.d.store.totals(f);
+    const topNodes = (await this.d.store.top(f, 'node_id', wide))
       .flatMap((r) => {
         const node = this.d.nodes.findById(r.id);
         const n = node && node.projectId === q.projectId ? node : null;
@@ -98,17 +103,18 @@ export class UsageReports {
         return [{ node_id: r.id, path: n ? pathOf(n) : null, type: n?.type ?? null, views: r.views, api_calls: r.apiCalls, unique_visitors: r.visitors }];
       })
       .slice(0, q.limit);
-    const topPublishes = this.d.store
-      .top(f, 'publish_id', wide)
+    const rankedPublishes = await this.d.store.top(f, 'publish_id', wide);
+    const publishes = new Map((await this.d.publishes.findMany(rankedPublishes.map((r) => r.id))).map((p) => [p.id, p]));
+    const topPublishes = rankedPublishes
       .flatMap((r) => {
-        const p = this.d.publishes.find(r.id);
+        const p = publishes.get(r.id);
         const node = p ? this.d.nodes.findById(p.node_id) : null;
         const n = node && node.projectId === q.projectId ? node : null;
         if (!this.sees(viewer, n)) return [];
         return [{ publish_id: r.id, node_id: p?.node_id ?? null, path: n ? pathOf(n) : null, slug: p?.slug ?? null, views: r.views, unique_visitors: r.visitors }];
       })
       .slice(0, q.limit);
-    const topConnections = this.d.store.top(f, 'connection_id', q.limit).map((r) => {
+    const topConnections = (await this.d.store.top(f, 'connection_id', q.limit)).map((r) => {
       const c = this.d.connections.find(r.id);
       const known = c && c.project_id === q.projectId ? c : null;
       return { connection_id: r.id, kind: known?.kind ?? null, name: known && viewer.seesConnections ? known.name : null, api_calls: r.apiCalls };
@@ -157,9 +163,9 @@ export class UsageReports {
    * accesses of nodes the content-access policy lets it see, so totals, series and rankings
    * say nothing of the rest of the project.
    */
-  private scoped(v: Viewer, f: CountFilter): CountFilter {
+  private async scoped(v: Viewer, f: CountFilter): Promise<CountFilter> {
     if (v.grant?.scope === '') return f;
-    const nodeIds = this.d.store.nodes(f).filter((id) => {
+    const nodeIds = (await this.d.store.nodes(f)).filter((id) => {
       const node = this.d.nodes.findById(id);
       return node !== null && node.projectId === f.projectId && this.sees(v, node);
     });
@@ -180,8 +186,8 @@ export class UsageReports {
     throw new DomainError('NOT_FOUND', 'Node not found.');
   }
 
-  private requirePublishFilter(v: Viewer, projectId: string, publishId: string): void {
-    const p = this.d.publishes.find(publishId);
+  private async requirePublishFilter(v: Viewer, projectId: string, publishId: string): Promise<void> {
+    const p = await this.d.publishes.find(publishId);
     if (!p || p.project_id !== projectId) {
       if (v.grant?.scope === '') return; // a deleted publish's past counts
       throw new DomainError('NOT_FOUND', 'Publish not found.');

@@ -41,6 +41,8 @@ export function createApp(s: Services): Koa {
     .use(requestLogger(s.logger))
     .use(errorHandler(s.logger))
     .use(notFoundFallback())
+    // Several workers: a change of a project runs on the worker that owns it (src/cluster/).
+    .use(s.cluster?.middleware ?? ((_ctx, next) => next()))
     .use(health.routes())
     .use(reference.routes())
     // The web dashboard's static files (web/dist): public, and never for the service's own paths.

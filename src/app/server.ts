@@ -5,6 +5,10 @@ import { createLogger, type Logger } from '../logging/logger.ts';
 import { bootstrap, type BootstrapResult } from './bootstrap.ts';
 import { createApp } from './createApp.ts';
 import { closeServices, createServices, startWebhooks, type Services } from './services.ts';
+import { ListenError } from './listenError.ts';
+import { keepAlive } from './keepAlive.ts';
+
+export { ListenError };
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -29,7 +33,7 @@ export async function startServer(settings: Settings, logger: Logger = createLog
   let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   const early: [IncomingMessage, ServerResponse][] = [];
   const server: Server = createServer((req, res) => (handle ? handle(req, res) : early.push([req, res])));
-  server.keepAliveTimeout = 5_000;
+  keepAlive(server);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -92,25 +96,4 @@ export async function startServer(settings: Settings, logger: Logger = createLog
     })());
 
   return { url: `http://${bracket(host)}:${port}`, listenUrl: `http://${bracket(settings.host)}:${port}`, port, services, bootstrap: boot, close };
-}
-
-/** The server could not listen (port in use, no permission, unknown address): one clear sentence. */
-export class ListenError extends Error {
-  constructor(
-    readonly host: string,
-    readonly port: number,
-    readonly cause: NodeJS.ErrnoException,
-  ) {
-    const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-    const why =
-      cause.code === 'EADDRINUSE'
-        ? `port ${port} is already in use on ${host}: stop the other process or choose another port (PORT or --port)`
-        : cause.code === 'EACCES'
-          ? `no permission to listen on ${where} (ports below 1024 need privileges): choose another port (PORT or --port)`
-          : cause.code === 'EADDRNOTAVAIL' || cause.code === 'ENOTFOUND'
-            ? `cannot listen on ${where}: ${host} is not an address of this machine (HOST or --host)`
-            : `cannot listen on ${where}: ${cause.message}`;
-    super(why);
-    this.name = 'ListenError';
-  }
 }

@@ -9,6 +9,7 @@ import type { Settings } from '../config/settings.ts';
 import { ContentStore } from '../content/contentStore.ts';
 import { Checkpointer } from '../db/checkpointer.ts';
 import { openDatabase, type Db } from '../db/database.ts';
+import { openSqliteMetadata, type MetadataStore } from '../db/metadata/metadataStore.ts';
 import { AccessConnectionStore } from '../domain/connections/accessConnectionStore.ts';
 import { InvitationStore } from '../domain/invitations/invitationStore.ts';
 import { OrganizationStore } from '../domain/organizations/organizationStore.ts';
@@ -51,12 +52,21 @@ import { platformConnectors } from '../platform/connectors/index.ts';
 import { SecretBox } from '../auth/secretBox.ts';
 import { serviceVersion } from '../config/version.ts';
 import { createWebhooks, type WebhooksService } from '../webhooks/service.ts';
+import { aloneOwnership, type Ownership } from '../cluster/ownership.ts';
+import type { ClusterHooks } from '../http/workers/ownerRouting.ts';
 
 /** Everything a request handler may need, built once per process and passed down explicitly. */
 export interface Services {
   settings: Settings;
   logger: Logger;
+  /** Which projects this process writes and which background duties it runs (src/cluster/). */
+  ownership: Ownership;
+  /** Several workers: the routing middleware and the owner gate a worker adds to the app (src/cluster/). */
+  cluster?: ClusterHooks;
+  /** The service database's connection: the content index, and the stores not yet on `metadata`. */
   db: Db;
+  /** The metadata store: records git cannot rebuild, async, on SQLite (PostgreSQL: issue 30). */
+  metadata: MetadataStore;
   /** Runs SQLite's WAL checkpoints on a worker thread, never inside a request's commit. */
   checkpointer: Checkpointer;
   signingSecret: Uint8Array;
@@ -122,10 +132,15 @@ export interface Services {
   webhooks: WebhooksService;
 }
 
-export function createServices(settings: Settings, logger: Logger): Services {
+/** `owner`: one process owns everything (the default); a worker passes how to build its ownership over the opened database. */
+export function createServices(settings: Settings, logger: Logger, owner: Ownership | ((db: Db) => Ownership) = aloneOwnership): Services {
   const dbFile = join(settings.dataDir, 'cns.db');
   const db = openDatabase(dbFile, { fsync: settings.fsync });
-  const checkpointer = new Checkpointer(db, dbFile, { fsync: settings.fsync, logger });
+  // The records git cannot rebuild, through the async data-access layer (moving store by store: docs/design/postgres.md).
+  const metadata = openSqliteMetadata(dbFile, { fsync: settings.fsync });
+  const ownership = typeof owner === 'function' ? owner(db) : owner;
+  // One checkpointer per box (several workers: on the worker with the box's duties).
+  const checkpointer = new Checkpointer(db, dbFile, { fsync: settings.fsync, logger, thread: ownership.boxDuties });
   const signingSecret = loadOrCreateSigningSecret(settings.dataDir);
   const users = new UserStore(db);
   const accessTokens = new AccessTokens(signingSecret, settings.accessTokenTtlSeconds);
@@ -134,6 +149,7 @@ export function createServices(settings: Settings, logger: Logger): Services {
     dataDir: settings.dataDir,
     db,
     logger,
+    fence: ownership.fence ? (projectId) => ownership.fence!(projectId) : undefined,
     fsync: settings.fsync,
     maxContentBytes: settings.maxContentBytes,
     repackEvery: settings.repackEvery,
@@ -153,19 +169,26 @@ export function createServices(settings: Settings, logger: Logger): Services {
   content.onCommitted((tip) => bus.publish(commitEventOf(tip)));
   const feed = new ChangeFeed(changelog, { maxStreamsPerHolder: settings.maxEventStreams });
   bus.subscribe('live-feed', (e) => feed.notify(e.project));
-  bus.subscribe('blame-checkpoints', (e) => content.warmBlame(e.project, e.seq));
+  bus.subscribe('blame-checkpoints', (e) => content.warmBlame(e.project, e.seq), { local: true });
+  // Deleted, reindexed or purged here: every worker drops what it holds of the project (this one did already).
+  content.onProjectChanged((change) => bus.signal(change));
+  bus.onSignal('content-caches', (s) => content.dropCached(s));
+  // Access taken away in any worker (or the project deleted): open streams check theirs at once.
+  bus.onSignal('live-feed', (s) => {
+    if (s.kind === 'access-changed' || s.kind === 'project-deleted') feed.revalidate();
+  });
   const access = new ContentAccess(authorizer);
   const refreshTokens = new RefreshTokens(db, settings.refreshTokenTtlSeconds);
   const authenticator = new Authenticator(db, users, accessTokens, anonKeyOf(signingSecret), refreshTokens);
   const writeTimeGrants = new WriteTimeGrants({ authenticator, access });
   // A command's write-back asks the policy again; an agent's, through its reach as it stands then.
-  const sandbox = createSandbox({ settings, logger, content, bus, connections, access, authorizer, writeTimeGrants, narrowAtWrite: narrowAtWrite(reachesNow({ db, content })) });
-  const tools = createTools({ settings, logger, db, content, bus, changelog, access, authorizer, sandbox: sandbox.executor });
-  const agents = createAgents({ db, logger, connections, content, access, authorizer, tools: tools.tools, indexer: tools.indexer, sandbox: sandbox.executor, llm: settings.llm });
+  const sandbox = createSandbox({ settings, logger, content, bus, connections, access, authorizer, writeTimeGrants, narrowAtWrite: narrowAtWrite(reachesNow({ db, content })), worker: ownership });
+  const tools = createTools({ settings, logger, metadata, content, bus, changelog, access, authorizer, sandbox: sandbox.executor, ownership });
+  const agents = createAgents({ db, logger, connections, content, access, authorizer, tools: tools.tools, indexer: tools.indexer, sandbox: sandbox.executor, llm: settings.llm, recover: ownership.boxStart });
   const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog, agents: agents.agents, agentTools: agents.bindings });
-  const publishing = createPublishing({ db, content, access, bus });
-  const oauth = createOAuth({ db, signingSecret, settings: () => settings, authorizer, users, logger });
-  const ingest = createIngest({ settings, logger, db, content, access, writeTimeGrants, providers: agents.providers, syncConnector: connectorFor });
+  const publishing = createPublishing({ metadata, content, access, bus });
+  const oauth = createOAuth({ metadata, signingSecret, settings: () => settings, authorizer, users, logger });
+  const ingest = createIngest({ settings, logger, db, content, access, writeTimeGrants, providers: agents.providers, syncConnector: connectorFor, ownership });
   const syncRuntime = new SyncRuntime({
     convert: ingest.convert,
     db,
@@ -178,16 +201,20 @@ export function createServices(settings: Settings, logger: Logger): Services {
     logger,
     connectors: platformConnectors,
     settings: () => settings,
+    // Several workers: scheduled runs on the project's owner only; leftovers marked at the box's start only.
+    ...(!ownership.alone && { adopt: (projectId: string) => ownership.adopt(projectId), recover: ownership.boxStart }),
   });
   // A connection that is gone or refused pauses the syncs that use it, with the reason.
   oauth.service.onDisconnect((projectId, provider) => void syncRuntime.pauseProvider(projectId, provider, 'disconnected'));
   oauth.service.onNeedsReauth((projectId, provider) => void syncRuntime.pauseProvider(projectId, provider, 'needs_reauth'));
-  const webhooks = createWebhooks({ db, settings, logger, signingSecret, changelog, bus, authenticator, access, connections, syncStore, ingestQueue: ingest.queue });
-  const analytics = createAnalytics({ db, logger, enabled: settings.analytics, flushMs: settings.analyticsFlushMs, content, access, authorizer, connections, publishes: publishing.publishes });
+  const webhooks = createWebhooks({ metadata, settings, logger, signingSecret, changelog, bus, authenticator, access, connections, syncStore, ingestQueue: ingest.queue, ownership });
+  const analytics = createAnalytics({ metadata, logger, enabled: settings.analytics, flushMs: settings.analyticsFlushMs, content, access, authorizer, connections, publishes: publishing.publishes });
   return {
     settings,
     logger,
+    ownership,
     db,
+    metadata,
     checkpointer,
     signingSecret,
     users,
@@ -228,11 +255,11 @@ export function createServices(settings: Settings, logger: Logger): Services {
     tools,
     sandbox,
     mcp,
-    mcpProxy: createMcpProxy({ db, signingSecret, logger, allowPrivate: () => settings.urlFetchAllowPrivate }),
+    mcpProxy: createMcpProxy({ metadata, signingSecret, logger, allowPrivate: () => settings.urlFetchAllowPrivate }),
     agents,
     ingest,
     tables: new Tables({ store: new TableStore(db), content, access, authorizer, projects }),
-    dbConnectors: createDbConnectors({ db, signingSecret, access, content, settings: () => settings.dbConnectors }),
+    dbConnectors: createDbConnectors({ metadata, signingSecret, access, content, settings: () => settings.dbConnectors }),
     publishing,
     analytics,
     oauth,
@@ -241,8 +268,8 @@ export function createServices(settings: Settings, logger: Logger): Services {
 }
 
 /**
- * Starts the webhook dispatcher: queuing from the change bus and sending. Once per box (or per
- * project owner under several workers, issue 29): only the process that calls this sends.
+ * Starts the webhook dispatcher: queuing from the change bus and sending. Under several workers
+ * (issue 29) every worker calls it: each queues its own commits and sends its projects' deliveries.
  */
 export function startWebhooks(services: Services): void {
   services.webhooks.start();
@@ -250,7 +277,7 @@ export function startWebhooks(services: Services): void {
 
 export async function closeServices(services: Services): Promise<void> {
   // Pending usage counts are written while the database is still open.
-  services.analytics.close();
+  await services.analytics.close();
   // Runs going on stop and record themselves (interrupted) while the stores are open.
   await services.syncRuntime.stop();
   // Attempts in flight are recorded; pending deliveries wait in SQLite for the next start.
@@ -263,5 +290,6 @@ export async function closeServices(services: Services): Promise<void> {
   await services.bus.close();
   await services.checkpointer.stop();
   await services.content.close();
+  await services.metadata.close();
   services.db.close();
 }

@@ -5,6 +5,7 @@ import { hashAccessKey, looksLikeAccessKey } from './accessKeys.ts';
 import type { AccessTokens } from './accessTokens.ts';
 import type { Principal } from './principal.ts';
 import { statementCache } from '../db/statements.ts';
+import { FreshCache } from '../db/freshCache.ts';
 
 /** last_used_at is informative; refreshing it at most once a minute keeps reads free of writes. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -24,6 +25,8 @@ export interface SessionLiveness {
 /** Turns a bearer credential (user JWT or access key) into a principal, or null when it is not valid. */
 export class Authenticator {
   private readonly sql: ReturnType<typeof statementCache>;
+  /** Active connections by key hash: a key's look-up runs on every request it makes. */
+  private readonly keys: FreshCache<string, ConnectionRecord>;
 
   constructor(
     db: Db,
@@ -33,6 +36,7 @@ export class Authenticator {
     private readonly sessions: SessionLiveness | null = null,
   ) {
     this.sql = statementCache(db);
+    this.keys = new FreshCache(db, 10_000);
   }
 
   /** The deployment's public anonymous key: an identifier, never a credential. */
@@ -72,8 +76,8 @@ export class Authenticator {
   }
 
   private byAccessKey(key: string): Principal | null {
-    const connection = this.sql("SELECT * FROM connections WHERE key_hash = ? AND status = 'active'")
-      .get(hashAccessKey(key)) as ConnectionRecord | undefined;
+    const hash = hashAccessKey(key);
+    const connection = this.keys.get(hash, () => this.sql("SELECT * FROM connections WHERE key_hash = ? AND status = 'active'").get(hash) as ConnectionRecord | undefined);
     if (!connection) return null;
     this.keyUsed(connection);
     return { kind: 'key', id: connection.id, connection };

@@ -1,8 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import { statementCache } from '../db/statements.ts';
+import { FreshCache } from '../db/freshCache.ts';
 import { newId, nowIso } from '../util/ids.ts';
 
+const LIVE = { live: true } as const;
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export type RotateResult = { ok: true; userId: string; token: string; familyId: string } | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' };
@@ -15,12 +17,15 @@ export type RotateResult = { ok: true; userId: string; token: string; familyId: 
 export class RefreshTokens {
   /** isLive runs on every cookie-authenticated request: its statement is prepared once. */
   private readonly sql: ReturnType<typeof statementCache>;
+  /** Live sign-ins by family, kept while the database stays unchanged. */
+  private readonly live: FreshCache<string, { live: true }>;
 
   constructor(
     private readonly db: Db,
     readonly ttlSeconds: number,
   ) {
     this.sql = statementCache(db);
+    this.live = new FreshCache(db, 10_000, (v) => v);
   }
 
   issue(userId: string, familyId = newId('rtf')): string {
@@ -62,7 +67,8 @@ export class RefreshTokens {
 
   /** False once a sign-in was revoked (logout, or a rotated token presented again): its cookie session ends with it. */
   isLive(familyId: string): boolean {
-    return this.sql('SELECT 1 FROM refresh_tokens WHERE family_id = ? AND revoked_at IS NULL LIMIT 1').get(familyId) !== undefined;
+    const read = () => (this.sql('SELECT 1 FROM refresh_tokens WHERE family_id = ? AND revoked_at IS NULL LIMIT 1').get(familyId) === undefined ? undefined : LIVE);
+    return this.live.get(familyId, read) !== undefined;
   }
 
   /** Logout: the presented token's whole family stops working. Returns false for an unknown token. */

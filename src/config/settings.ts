@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -39,6 +39,8 @@ export interface Settings {
   puppyOneCompat: boolean;
   /** Keep the blame of every this many versions of a text node, so a blame walks at most that many (0: never). */
   blameCheckpointEvery: number;
+  /** Worker processes of `cns serve` (CNS_WORKERS / --workers): 'auto' is the available cores, at most 8; 1 is one process. */
+  workers: number;
   /** Worker threads answering search queries (unset: one per core, at most 4). */
   searchThreads: number | undefined;
   /** An OpenAI-compatible /v1/embeddings provider for hybrid search (unset: search is lexical). */
@@ -127,6 +129,8 @@ export interface Settings {
     concurrency: number;
     /** Finished deliveries kept per hook in its log (CNS_WEBHOOK_KEEP_DELIVERIES); pending ones always stay. */
     keepDeliveries: number;
+    /** Commits read per changelog query while queuing a backlog (no variable: tests make it small to cross batches cheaply). */
+    queueBatch?: number;
   };
 }
 
@@ -173,6 +177,9 @@ const envSchema = z.object({
   CNS_URL_FETCH_ALLOW_PRIVATE: bool.default(false),
   CNS_PUPPYONE_COMPAT: bool.default(false),
   CNS_BLAME_CHECKPOINT_EVERY: int(0).default(100),
+  CNS_WORKERS: z
+    .union([z.literal('auto'), z.string().regex(/^[1-9][0-9]*$/, 'must be auto or a whole number from 1 to 64').transform(Number).refine((n) => n <= 64, 'must be at most 64')])
+    .default('auto'),
   CNS_EMBEDDINGS_BASE_URL: url().optional(),
   CNS_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   CNS_EMBEDDINGS_API_KEY: z.string().optional(),
@@ -296,6 +303,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     urlFetchAllowPrivate: e.CNS_URL_FETCH_ALLOW_PRIVATE,
     puppyOneCompat: e.CNS_PUPPYONE_COMPAT,
     blameCheckpointEvery: e.CNS_BLAME_CHECKPOINT_EVERY,
+    workers: e.CNS_WORKERS === 'auto' ? Math.min(availableParallelism(), 8) : e.CNS_WORKERS,
     searchThreads: e.CNS_SEARCH_THREADS,
     embeddings: e.CNS_EMBEDDINGS_BASE_URL
       ? { baseUrl: e.CNS_EMBEDDINGS_BASE_URL.replace(/\/+$/, ''), model: e.CNS_EMBEDDINGS_MODEL, apiKey: e.CNS_EMBEDDINGS_API_KEY, dimensions: e.CNS_EMBEDDINGS_DIMENSIONS }

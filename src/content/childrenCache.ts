@@ -23,6 +23,12 @@ export class ChildrenCache {
     this.lru.set(key(projectId, parentId), { head, nodes }, nodes.length + 1);
   }
 
+  /** Drops the project's listings (its index was rebuilt or deleted, possibly at the same head). */
+  forgetProject(projectId: string): void {
+    const prefix = key(projectId, null);
+    for (const k of [...this.lru.keys()]) if (k.startsWith(prefix)) this.lru.delete(k);
+  }
+
   clear(): void {
     this.lru.clear();
   }

@@ -36,6 +36,12 @@ export interface ContentStoreOptions {
   dataDir: string;
   /** Opened with openDatabase(); migration 002 must have run. */
   db: Db;
+  /**
+   * Several workers (src/cluster/): throws unless this process holds the project's lease; run
+   * inside every write transaction, so an owner that lost its lease cannot write. Absent: one
+   * process owns everything.
+   */
+  fence?: (projectId: string) => void;
   logger?: Logger;
   /** Also fsync objects, the ref and its folders before acknowledging (power-loss durability). Default false. */
   fsync?: boolean;

@@ -72,6 +72,16 @@ export interface PurgeReport {
 }
 
 /**
+ * What happened to a project besides its commits: deleted, or its index rebuilt or history
+ * rewritten (reindex, purge) possibly at the same head. Processes sharing the data folder drop
+ * what they hold of it (dropCached); the composition root carries it box-wide on the change bus.
+ */
+export interface ProjectChange {
+  kind: 'project-deleted' | 'project-reset';
+  project: string;
+}
+
+/**
  * The git-backed content store. Each project is a bare repository `<dataDir>/<projectId>.git`
  * on branch `main`; a SQLite index (nodes, node_versions, project_commits, content_audit_log,
  * content_index_state) makes reads, version lists and rollbacks independent of history length.
@@ -86,6 +96,7 @@ export class ContentStore extends ContentReads {
   private readonly writers: ProjectWriters;
   private readonly pushes: PushExpectations;
   private readonly commitListeners = new Set<(tip: CommittedTip) => void>();
+  private readonly projectListeners = new Set<(change: ProjectChange) => void>();
   /** The largest content a node may hold (surfaces that read files from elsewhere check it first). */
   readonly maxContentBytes: number;
   private readonly fsync: boolean;
@@ -109,6 +120,7 @@ export class ContentStore extends ContentReads {
       maxCached: options.maxCachedProjects ?? 64,
       gitBinary: options.gitBinary === undefined ? 'git' : options.gitBinary,
       pushes: this.pushes,
+      fence: options.fence,
       onCommitted: (tip) => {
         for (const listener of this.commitListeners) listener(tip);
       },
@@ -124,6 +136,51 @@ export class ContentStore extends ContentReads {
   onCommitted(listener: (tip: CommittedTip) => void): () => void {
     this.commitListeners.add(listener);
     return () => this.commitListeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener(change)` after a project was deleted, reindexed or purged here, once what
+   * this process holds of it is already dropped. Returns the unsubscribe function.
+   */
+  onProjectChanged(listener: (change: ProjectChange) => void): () => void {
+    this.projectListeners.add(listener);
+    return () => this.projectListeners.delete(listener);
+  }
+
+  /**
+   * Drops what this process holds of a project another process (or this one: doing it twice is
+   * harmless) deleted, reindexed or purged. A project never seen here costs a look-up; other
+   * kinds are ignored. Deleted: its writer is refused from now on (a process that is not the
+   * owner must never recreate the repository) and reads no longer trust a repository that is
+   * gone. Reset: folder listings read at the same head, pack caches and blobs (purged ones must
+   * not be served) go.
+   */
+  dropCached(change: { kind: string; project: string }): void {
+    const { kind, project } = change;
+    if (kind !== 'project-deleted' && kind !== 'project-reset') return;
+    assertProjectId(project);
+    this.children.forgetProject(project);
+    if (kind === 'project-deleted') {
+      this.writers.markGone(project);
+      this.repos.cached(project)?.forgetDisk();
+      this.repos.forget(project);
+    } else {
+      this.repos.cached(project)?.dropCache();
+      // Keyed by blob id alone: which blobs a purge removed is not known here.
+      this.blobs.clear();
+    }
+  }
+
+  private projectChanged(change: ProjectChange): void {
+    this.dropCached(change);
+    for (const listener of this.projectListeners) {
+      try {
+        listener(change);
+      } catch (err) {
+        // The change is done; telling others about it must not fail it.
+        this.logger?.warn({ err, project: change.project, kind: change.kind }, 'a project change listener failed');
+      }
+    }
   }
 
   // ---------------------------------------------------------------- writes
@@ -149,7 +206,7 @@ export class ContentStore extends ContentReads {
         prepared.push(this.prepare(projectId, mutations[i], i));
       }
     }
-    const result = await this.writers.get(projectId).submit({ actor, message: options.message, mutations: prepared, guard: options.guard });
+    const result = await this.writers.get(projectId).submit({ actor, message: options.message, mutations: prepared, guard: options.guard, recorded: options.recorded });
     // Write-through: what was just written is what is most likely read next, and it is in hand.
     if (prepared.length <= 64) for (const m of prepared) if (m.op === 'write' && m.bytes) this.blobs.set(m.blobId, m.bytes);
     return result;
@@ -477,7 +534,7 @@ export class ContentStore extends ContentReads {
     assertProjectId(projectId);
     const report = await this.writers.get(projectId).reindex();
     // A rebuilt index may differ at the same head commit.
-    this.children.clear();
+    this.projectChanged({ kind: 'project-reset', project: projectId });
     return report;
   }
 
@@ -530,8 +587,7 @@ export class ContentStore extends ContentReads {
       }).immediate();
       return r;
     });
-    this.blobs.clear();
-    this.children.clear();
+    this.projectChanged({ kind: 'project-reset', project: projectId });
     return { path: target, before: result.before, after: result.after, commitsRewritten: result.rewritten, nodes: result.nodes };
   }
 
@@ -562,8 +618,8 @@ export class ContentStore extends ContentReads {
       throw e;
     }
     await writer.destroy();
-    this.children.clear();
     this.pushes.forgetProject(projectId);
+    this.projectChanged({ kind: 'project-deleted', project: projectId });
     await sweepDeleted(this.dataDir);
   }
 

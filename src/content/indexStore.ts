@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/database.ts';
+import { FreshCache } from '../db/freshCache.ts';
 import { NotFoundError, ValidationError } from '../errors/contentErrors.ts';
 import { TRASH_DIR } from './paths.ts';
 import type {
@@ -72,8 +73,11 @@ const CHILDREN = `CASE WHEN n.type = 'folder' THEN (SELECT COUNT(*) FROM nodes c
 /** All SQL of the content index: prepared once, shared by every project. */
 export class IndexStore {
   private readonly s: Record<string, Statement>;
+  /** nodeByPath (a read of every path-addressed request), kept while the database stays unchanged. */
+  private readonly byPath: FreshCache<string, NodeInfo>;
 
   constructor(readonly db: Db) {
+    this.byPath = new FreshCache(db, 20_000);
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       byPath: p(`SELECT n.*, ${CHILDREN} FROM nodes n WHERE n.project_id = ? AND n.path = ? LIMIT 1`),
@@ -146,8 +150,11 @@ export class IndexStore {
   // ------------------------------------------------------------ reads
 
   nodeByPath(projectId: string, path: string): NodeInfo | null {
-    const r = this.s.byPath.get(projectId, path) as NodeRow | undefined;
-    return r ? toNode(r) : null;
+    const read = () => {
+      const r = this.s.byPath.get(projectId, path) as NodeRow | undefined;
+      return r ? toNode(r) : undefined;
+    };
+    return this.byPath.get(`${projectId}\0${path}`, read) ?? null;
   }
 
   /** The raw row (no children count: the write path looks folders up often). */

@@ -49,6 +49,10 @@ export class Lru<K, V> {
     this.total = 0;
   }
 
+  *keys(): IterableIterator<K> {
+    for (const k of this.map.keys()) yield k;
+  }
+
   *values(): IterableIterator<V> {
     for (const e of this.map.values()) yield e.value;
   }

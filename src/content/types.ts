@@ -111,6 +111,12 @@ export interface CommitOptions {
    * alone with that error; its own SQLite writes commit or roll back with the call.
    */
   guard?: () => void;
+  /**
+   * Runs in the same savepoint right after the commit is built (or found to change nothing), with
+   * its result: records that must become visible together with the commit (an ingestion task's
+   * status and result). It must not fail: a throw fails the whole batch.
+   */
+  recorded?: (result: CommitResult) => void;
 }
 
 export interface CommitResult {

@@ -18,7 +18,8 @@ export interface CheckpointStats {
  * own connection runs PASSIVE checkpoints (they never block readers or the writer) once no
  * commit was seen for `idleMs`, and every `busyEveryMs` while commits keep coming;
  * `journal_size_limit` cuts a WAL file that grew back down. If the worker cannot
- * start, automatic checkpoints are switched back on.
+ * start, automatic checkpoints are switched back on. `thread: false` (a worker that does not run
+ * the box's duties, issue 29) starts none: `running` is false, `now` and `stop` do nothing.
  */
 export class Checkpointer {
   private worker: Worker | null;
@@ -28,9 +29,15 @@ export class Checkpointer {
   constructor(
     private readonly db: Db,
     file: string,
-    options: { fsync?: boolean; pollMs?: number; idleMs?: number; busyEveryMs?: number; logger?: Logger } = {},
+    options: { fsync?: boolean; pollMs?: number; idleMs?: number; busyEveryMs?: number; logger?: Logger; thread?: boolean } = {},
   ) {
     let worker: Worker | null = null;
+    // No thread (another worker of the box runs it): SQLite keeps checkpointing on its own, so the
+    // WAL stays bounded whatever happens to that worker.
+    if (options.thread === false) {
+      this.worker = null;
+      return;
+    }
     try {
       worker = new Worker(new URL('./checkpointWorker.mjs', import.meta.url), {
         workerData: {

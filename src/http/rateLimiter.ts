@@ -24,9 +24,22 @@ export class RateLimiter {
     this.buckets.set(key, bucket);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
+      this.onTake?.(key);
       return 0;
     }
     return Math.max(1, Math.ceil((1 - bucket.tokens) / this.refillPerMs / 1000));
+  }
+
+  /** Several workers: told of each token taken here, to tell the other workers (cluster/rateShare.ts). */
+  onTake: ((key: string) => void) | null = null;
+
+  /** Tokens the same caller took on another worker: this bucket pays for them too (never below -max). */
+  debit(key: string, count: number, now = Date.now()): void {
+    if (this.max <= 0) return;
+    const bucket = this.buckets.get(key) ?? { tokens: this.max, updated: now };
+    bucket.tokens = Math.max(-this.max, Math.min(this.max, bucket.tokens + (now - bucket.updated) * this.refillPerMs) - count);
+    bucket.updated = now;
+    this.buckets.set(key, bucket);
   }
 
   /** Full buckets carry no information; dropping them bounds memory to active callers. */

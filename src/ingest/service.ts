@@ -17,6 +17,18 @@ import { RuleStore } from './rules/ruleStore.ts';
 import { ConversionPool } from './worker/conversionPool.ts';
 import type { ConvertInput, ConvertOutput } from './converters/converter.ts';
 
+/** What ingestion asks of the process's ownership of projects (src/cluster/ownership.ts). */
+export interface IngestOwnership {
+  alone: boolean;
+  workerName: string;
+  boxStart: boolean;
+  adopt(projectId: string): boolean;
+  onAcquired(listener: (projectId: string) => void): () => void;
+}
+
+/** How often a worker among several looks for tasks queued by another (a submit is served anywhere). */
+const QUEUED_ELSEWHERE_POLL_MS = 1000;
+
 export interface IngestService {
   ingest: Ingest;
   rules: IngestRules;
@@ -45,10 +57,13 @@ export function createIngest(d: {
   providers: ChatProviders;
   /** A source type that names a sync connector (folder, url), to say so when it is submitted. */
   syncConnector: SyncConnectorLookup;
+  /** Several workers (issue 29): which projects' tasks run here, and whether start-up recovers. Absent: the one process. */
+  ownership?: IngestOwnership;
 }): IngestService {
   const s = d.settings;
+  const o = d.ownership;
   const store = new TaskStore(d.db);
-  const temp = new IngestTemp(s.dataDir);
+  const temp = new IngestTemp(s.dataDir, o && !o.alone ? o.workerName : '');
   const pool = new ConversionPool({ size: s.ingest.workers, timeoutMs: s.ingest.conversionTimeoutMs });
   const guards = { maxDecompressedBytes: s.ingest.maxDecompressedBytes, maxPdfPages: s.ingest.maxPdfPages };
   const rules = new IngestRules({ store: new RuleStore(d.db), access: d.access, providers: d.providers, model: s.llm.defaultModel });
@@ -66,7 +81,17 @@ export function createIngest(d: {
     temp,
     url: { maxBytes: s.ingest.maxFileBytes, timeoutMs: s.ingest.urlTimeoutMs, allowPrivate: s.urlFetchAllowPrivate },
   });
-  const queue = new IngestQueue({ store, temp, workers: s.ingest.workers, execute: (task, run) => runner.execute(task, run), logger: d.logger });
+  const several = o !== undefined && !o.alone;
+  const queue = new IngestQueue({
+    store,
+    temp,
+    workers: s.ingest.workers,
+    execute: (task, run) => runner.execute(task, run),
+    logger: d.logger,
+    ...(several && { adopt: (projectId: string) => o.adopt(projectId), recover: o.boxStart, pollMs: QUEUED_ELSEWHERE_POLL_MS }),
+  });
+  // A project taken over (its owner stopped) runs the tasks queued for it at once.
+  const stopHearing = several ? o.onAcquired(() => queue.pump()) : () => {};
   const ingest = new Ingest({ store, queue, rules, access: d.access, syncConnector: d.syncConnector, content: d.content, temp, pool, maxPages: s.ingest.maxPages, allowPrivate: () => s.urlFetchAllowPrivate });
   queue.start();
   return {
@@ -87,6 +112,7 @@ export function createIngest(d: {
         { signal },
       ),
     async close() {
+      stopHearing();
       await queue.close();
       await pool.close();
     },

@@ -41,3 +41,8 @@ export function redactUrl(address: string): string {
 export function redactUrlsIn(text: string): string {
   return text.replace(/\bhttps?:\/\/[^\s"'<>]+/gi, (u) => redactUrl(u));
 }
+
+/** Replaces a password wherever it appears in a driver's message (drivers do not echo it, but nothing relies on that). */
+export function scrub(message: string, password: string | null): string {
+  return password && password.length >= 3 ? message.split(password).join(REDACTED) : message;
+}

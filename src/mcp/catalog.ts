@@ -21,12 +21,13 @@ export function mayWrite(c: CallContext): boolean {
 }
 
 /** Every tool this caller is offered on this endpoint now (the list follows the endpoint's mode and bound tools). */
-export function toolsOf(c: CallContext): McpTool[] {
+export async function toolsOf(c: CallContext): Promise<McpTool[]> {
   const write = mayWrite(c);
-  const hasSearch = searchToolOf(c) !== null;
+  const bound = await c.env.endpoints.boundTools(c.endpoint);
+  const hasSearch = (await searchToolOf(c, bound)) !== null;
   const list = builtins.filter((t) => (write || !t.writes) && (t !== searchTool || hasSearch));
   const taken = new Set(builtins.map((t) => t.name));
-  for (const record of c.env.endpoints.boundTools(c.endpoint)) {
+  for (const record of bound) {
     const name = mcpName(record.name, record.type, taken);
     taken.add(name);
     const tool = boundTool(c, record, name);
@@ -39,7 +40,7 @@ export function toolsOf(c: CallContext): McpTool[] {
  * The tool a call names. Built-in tools are found without building the whole list (a `cat`
  * costs no look-up of bound tools); a write tool this caller is not offered is refused saying why.
  */
-export function findTool(c: CallContext, name: string): Lookup {
+export async function findTool(c: CallContext, name: string): Promise<Lookup> {
   const builtin = builtinByName.get(name);
   if (builtin) {
     if (builtin.writes && !mayWrite(c)) {
@@ -50,10 +51,10 @@ export function findTool(c: CallContext, name: string): Lookup {
             : `Your role on this project does not allow changes: "${name}" is not available to you.`,
       };
     }
-    if (builtin === searchTool && searchToolOf(c) === null) return null;
+    if (builtin === searchTool && (await searchToolOf(c)) === null) return null;
     return { tool: builtin };
   }
-  const tool = toolsOf(c).find((t) => t.name === name);
+  const tool = (await toolsOf(c)).find((t) => t.name === name);
   if (tool) return { tool };
   return null;
 }

@@ -52,7 +52,7 @@ export class McpEndpoints {
   private readonly bound: NodeBoundConnections;
   onAccessEnded: (event: AccessEnded) => void = () => {};
 
-  constructor(private readonly d: NodeBoundDeps & { tools: Pick<Tools, 'find'> }) {
+  constructor(private readonly d: NodeBoundDeps & { tools: Pick<Tools, 'findMany'> }) {
     this.bound = new NodeBoundConnections(d, 'mcp', ['an', 'MCP endpoint']);
   }
 
@@ -62,9 +62,11 @@ export class McpEndpoints {
   }
 
   /** Creates an endpoint on a folder the caller reaches, with tools of its project; read-only unless `mode` says read_write. */
-  create(principal: Principal, input: NewMcpEndpoint): { endpoint: McpEndpoint; key: string } {
-    // The surface has checked keys:manage on the project before: tools are looked up for a caller who manages it, after the folder.
-    const config = () => ({ tool_ids: this.checkTools(input.projectId, input.toolIds ?? []) });
+  async create(principal: Principal, input: NewMcpEndpoint): Promise<{ endpoint: McpEndpoint; key: string }> {
+    // The surface has checked keys:manage on the project before: tools are looked up for a caller who manages it, and checked after the folder.
+    const toolIds = input.toolIds ?? [];
+    const found = await this.d.tools.findMany(toolIds);
+    const config = () => ({ tool_ids: checkTools(input.projectId, toolIds, found) });
     return issued(this.bound.create(principal, { ...input, mode: input.mode ?? 'read', config }));
   }
 
@@ -74,9 +76,9 @@ export class McpEndpoints {
   }
 
   /** Changes an endpoint; a new folder must be one the caller reaches. */
-  update(principal: Principal, endpoint: McpEndpoint, changes: McpEndpointChanges): McpEndpoint {
+  async update(principal: Principal, endpoint: McpEndpoint, changes: McpEndpointChanges): Promise<McpEndpoint> {
     const current = endpoint.connection;
-    const toolIds = changes.toolIds === undefined ? undefined : this.checkTools(current.project_id, changes.toolIds);
+    const toolIds = changes.toolIds === undefined ? undefined : checkTools(current.project_id, changes.toolIds, await this.d.tools.findMany(changes.toolIds));
     const updated = this.bound.update(principal, current, changes, toolIds === undefined ? undefined : (config) => ({ ...config, tool_ids: toolIds }));
     if (updated.status !== 'active') this.onAccessEnded({ serverId: current.id, holders: 'all' });
     return toEndpoint(updated);
@@ -106,16 +108,20 @@ export class McpEndpoints {
   }
 
   /** The bound tools that still exist in the endpoint's project, in the order they were bound. */
-  boundTools(endpoint: McpEndpoint): ToolRecord[] {
-    return endpoint.toolIds.map((id) => this.d.tools.find(id)).filter((t): t is ToolRecord => t !== null && t.project_id === endpoint.connection.project_id);
-  }
-
-  /** Bound tools must be tools of the endpoint's project (422 naming the entry otherwise); duplicates count once. */
-  private checkTools(projectId: string, ids: string[]): string[] {
-    ids.forEach((id, i) => {
-      const tool = this.d.tools.find(id);
-      if (!tool || tool.project_id !== projectId) throw invalidField(`tool_ids.${i}`, `no tool ${id} in this project`);
+  async boundTools(endpoint: McpEndpoint): Promise<ToolRecord[]> {
+    const found = await this.d.tools.findMany(endpoint.toolIds);
+    return endpoint.toolIds.flatMap((id) => {
+      const tool = found.get(id);
+      return tool && tool.project_id === endpoint.connection.project_id ? [tool] : [];
     });
-    return [...new Set(ids)];
   }
+}
+
+/** Bound tools must be tools of the endpoint's project (422 naming the entry otherwise); duplicates count once. `found`: the tools of `ids` that exist. */
+function checkTools(projectId: string, ids: string[], found: Map<string, ToolRecord>): string[] {
+  ids.forEach((id, i) => {
+    const tool = found.get(id);
+    if (!tool || tool.project_id !== projectId) throw invalidField(`tool_ids.${i}`, `no tool ${id} in this project`);
+  });
+  return [...new Set(ids)];
 }

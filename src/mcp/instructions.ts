@@ -5,9 +5,9 @@ import { projectOf, type CallContext } from './context.ts';
  * The server's `instructions` (given to the model at initialization): what the content is, how
  * paths work, which tools to reach for, and that every change is a version.
  */
-export function instructionsFor(c: CallContext): string {
+export async function instructionsFor(c: CallContext): Promise<string> {
   const project = c.env.authorizer.requireProject(c.principal, projectOf(c), 'project:read').project;
-  const names = toolsOf(c).map((t) => t.name);
+  const names = (await toolsOf(c)).map((t) => t.name);
   const write = mayWrite(c);
   const lines = [
     `This server gives access to the folder "${c.root}" of the project "${project.name}" in a Content Node Service: ` +

@@ -38,8 +38,8 @@ let validator: AjvJsonSchemaValidator | undefined;
 
 /** What a server's tools are for a request's context. */
 export interface ToolCatalog<C> {
-  toolsOf(c: C): McpTool<C>[];
-  findTool(c: C, name: string): Lookup<C>;
+  toolsOf(c: C): Promise<McpTool<C>[]>;
+  findTool(c: C, name: string): Promise<Lookup<C>>;
 }
 
 export interface ServerOptions {
@@ -62,16 +62,16 @@ export function toolServer<C>(catalog: ToolCatalog<C>, options: ServerOptions & 
       jsonSchemaValidator: validator,
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
     const c = contextOf<C>(extra);
     return {
-      tools: catalog.toolsOf(c).map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema(c), annotations: { title: t.title, ...t.annotations } })),
+      tools: (await catalog.toolsOf(c)).map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema(c), annotations: { title: t.title, ...t.annotations } })),
     };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const c = contextOf<C>(extra);
     const { name } = request.params;
-    const found = catalog.findTool(c, name);
+    const found = await catalog.findTool(c, name);
     if (!found) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found on this server; tools/list names the available ones.`);
     if ('refused' in found) return refusal('FORBIDDEN', found.refused);
     try {
@@ -88,8 +88,8 @@ export function toolServer<C>(catalog: ToolCatalog<C>, options: ServerOptions & 
  * caller's role and the bound tools; its resources are the nodes beneath its folder. A change of
  * the endpoint shows at the next request.
  */
-export function endpointServer(first: CallContext, options: ServerOptions): Server {
-  const server = toolServer({ toolsOf, findTool }, { ...options, instructions: instructionsFor(first), resources: true });
+export async function endpointServer(first: CallContext, options: ServerOptions): Promise<Server> {
+  const server = toolServer({ toolsOf, findTool }, { ...options, instructions: await instructionsFor(first), resources: true });
   server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => listResources(contextOf(extra), request.params?.cursor));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, (_request, extra) => ({ resourceTemplates: resourceTemplates(contextOf(extra)) }));
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(contextOf(extra), request.params.uri));

@@ -58,7 +58,7 @@ export class McpSessions<C> {
   private limits!: SessionLimits;
 
   constructor(
-    private readonly build: (first: C) => Server,
+    private readonly build: (first: C) => Server | Promise<Server>,
     private readonly keyOf: SessionKeyOf<C>,
     private readonly logger: Logger,
     limits: SessionLimits = defaultSessionLimits,
@@ -149,9 +149,13 @@ export class McpSessions<C> {
   }
 
   private async open(req: IncomingMessage, res: ServerResponse, body: unknown, c: C): Promise<void> {
-    if (this.closed) return rpcError(res, 503, -32000, 'The server is shutting down.');
+    // Also when the sessions closed while the server was built (its instructions read the store).
+    const server = this.closed ? null : await this.build(c);
+    if (!server || this.closed) {
+      await server?.close();
+      return rpcError(res, 503, -32000, 'The server is shutting down.');
+    }
     while (this.sessions.size >= this.limits.maxSessions) this.evict();
-    const server = this.build(c);
     const { serverId, principal } = this.keyOf(c);
     const session: Session = {
       id: '',

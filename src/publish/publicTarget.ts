@@ -60,9 +60,9 @@ interface Cached {
 /** Addresses whose publish and node are kept in memory. */
 const CACHED_ADDRESSES = 4096;
 /**
- * The longest a looked-up publish is trusted without looking again. Writes of publishes and
- * commits of the project make it stale at once; this bounds what nothing announces (a project
- * deleted with its publishes).
+ * The longest a looked-up publish is trusted without looking again. Writes of publishes, commits,
+ * deletion, reindex or purge of the project (here or in another worker, over the change bus)
+ * make it stale at once; this bounds what nothing announces (a row changed outside the service).
  */
 const TRUST_MS = 2000;
 
@@ -75,20 +75,32 @@ const TRUST_MS = 2000;
  */
 export class PublicResolver {
   private readonly cache = new Lru<string, Cached>(CACHED_ADDRESSES);
-  /** Bumped by every commit of a project: a node it cached may have changed, moved or gone. */
+  /** Bumped by every commit of a project, a change of its publishes, its deletion, reindex or purge (in any process). */
   private readonly generations = new Map<string, number>();
+  /** Bumped with every generation: a look-up that saw it move while it awaited the store does not trust what it read. */
+  private stales = 0;
 
   constructor(
     private readonly store: Pick<PublishStore, 'findByAddress' | 'revision'>,
     private readonly content: Content,
-    bus: Pick<ChangeBus, 'subscribe'>,
+    bus: Pick<ChangeBus, 'subscribe' | 'onSignal'>,
   ) {
-    bus.subscribe('publish-cache', (e) => this.generations.set(e.project, (this.generations.get(e.project) ?? 0) + 1));
+    bus.subscribe('publish-cache', (e) => this.stale(e.project));
+    // Publishes changed by any process (this one's store counts its own writes too), and projects deleted, reindexed or purged.
+    bus.onSignal('publish-cache', (s) => {
+      if (s.kind !== 'access-changed') this.stale(s.project);
+    });
   }
 
-  resolve(address: string, segments: string[] | null, now = Date.now()): PublicTarget {
+  /** What is cached of the project's publishes is looked up again on the next request. */
+  private stale(projectId: string): void {
+    this.generations.set(projectId, (this.generations.get(projectId) ?? 0) + 1);
+    this.stales++;
+  }
+
+  async resolve(address: string, segments: string[] | null, now = Date.now()): Promise<PublicTarget> {
     if (segments === null) throw publicNotFound();
-    const { publish, root, pinned, expiresAt } = this.lookUp(address, now);
+    const { publish, root, pinned, expiresAt } = await this.lookUp(address, now);
     if (!publish.enabled || expiresAt <= now || !root) throw publicNotFound();
     if (segments.length === 0) return { publish, root, node: root, relPath: '', pinned };
     if (root.type !== 'folder') throw publicNotFound();
@@ -103,16 +115,18 @@ export class PublicResolver {
     return { publish, root, node, relPath, pinned: null };
   }
 
-  private lookUp(address: string, now: number): Cached {
+  private async lookUp(address: string, now: number): Promise<Cached> {
     const hit = this.cache.get(address);
     if (hit && hit.revision === this.store.revision && hit.generation === (this.generations.get(hit.publish.project_id) ?? 0) && now - hit.at < TRUST_MS) return hit;
     const revision = this.store.revision;
-    const publish = this.store.findByAddress(address);
+    const stales = this.stales;
+    const publish = await this.store.findByAddress(address);
     if (!publish) {
       this.cache.delete(address);
       throw publicNotFound();
     }
-    const generation = this.generations.get(publish.project_id) ?? 0;
+    // A change signalled while the store answered may not be in what it answered: kept, but looked up again next time (-1 matches no generation).
+    const generation = this.stales === stales ? (this.generations.get(publish.project_id) ?? 0) : -1;
     const found = this.content.findById(publish.node_id);
     const root = found && found.projectId === publish.project_id && found.state === 'active' ? found : null;
     let pinned: VersionInfo | null = null;

@@ -1,24 +1,15 @@
-import type { Statement } from 'better-sqlite3';
-import type { Db } from '../db/database.ts';
+import { sql } from 'kysely';
+import { isUniqueViolation } from '../db/metadata/uniqueViolation.ts';
+import type { MetadataStore } from '../db/metadata/metadataStore.ts';
+import { oneOf } from '../db/metadata/oneOf.ts';
+import type { PublishesTable } from '../db/metadata/tables/publishing.ts';
 import { DomainError } from '../errors/domainError.ts';
 import { newId, nowIso } from '../util/ids.ts';
 
 /** A published node (migration 018). `version` null: always the latest version. */
-export interface PublishRecord {
-  id: string;
-  project_id: string;
-  node_id: string;
-  publish_key: string;
-  slug: string | null;
-  version: number | null;
-  enabled: boolean;
-  expires_at: string | null;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type PublishRecord = Omit<PublishesTable, 'enabled'> & { enabled: boolean };
 
-type Row = Omit<PublishRecord, 'enabled'> & { enabled: number };
+type Row = PublishesTable;
 
 const fromRow = (r: Row): PublishRecord => ({ ...r, enabled: r.enabled === 1 });
 const toRow = (p: PublishRecord): Row => ({ ...p, enabled: p.enabled ? 1 : 0 });
@@ -27,73 +18,88 @@ export type PublishChanges = Partial<Pick<PublishRecord, 'enabled' | 'expires_at
 
 const slugTaken = (slug: string) => new DomainError('CONFLICT', `The slug "${slug}" is already in use; choose another.`, { field: 'slug', slug });
 
-/** The `publishes` records. Authorization is the caller's business (Publishes). */
+/** The `publishes` records, on the metadata store. Authorization is the caller's business (Publishes). */
 export class PublishStore {
-  private readonly s: Record<string, Statement>;
   /** Counts this store's writes, so that what is cached from it (PublicResolver) can tell it is stale. */
   revision = 0;
+  private readonly listeners = new Set<(projectId: string) => void>();
 
-  constructor(db: Db) {
-    const p = (sql: string) => db.prepare(sql);
-    this.s = {
-      find: p('SELECT * FROM publishes WHERE id = ?'),
-      byKey: p('SELECT * FROM publishes WHERE publish_key = ?'),
-      bySlug: p('SELECT * FROM publishes WHERE slug = ?'),
-      byProject: p('SELECT * FROM publishes WHERE project_id = ? ORDER BY created_at, id'),
-      insert: p(`INSERT INTO publishes (id, project_id, node_id, publish_key, slug, version, enabled, expires_at, created_by, created_at, updated_at)
-        VALUES (@id, @project_id, @node_id, @publish_key, @slug, @version, @enabled, @expires_at, @created_by, @created_at, @updated_at)`),
-      update: p('UPDATE publishes SET slug = @slug, version = @version, enabled = @enabled, expires_at = @expires_at, updated_at = @updated_at WHERE id = @id'),
-      remove: p('DELETE FROM publishes WHERE id = ?'),
-    };
+  constructor(private readonly metadata: MetadataStore) {}
+
+  /**
+   * Calls `listener(projectId)` after each publish of the project is created, changed or
+   * deleted here (publish/service.ts signals it to the other processes, whose caches of this table
+   * know nothing of it). Returns the unsubscribe function.
+   */
+  onChanged(listener: (projectId: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
-  find(id: string): PublishRecord | null {
-    const r = this.s.find.get(id) as Row | undefined;
-    return r ? fromRow(r) : null;
+  async find(id: string): Promise<PublishRecord | null> {
+    return this.findBy('id', id);
+  }
+
+  /** The records of these ids that exist, in no particular order. */
+  async findMany(ids: readonly string[]): Promise<PublishRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.metadata.db.selectFrom('publishes').selectAll().where(oneOf(this.metadata.engine, sql.ref('id'), ids)).execute();
+    return rows.map(fromRow);
   }
 
   /** The publish a public address names: its key, or else its slug. */
-  findByAddress(keyOrSlug: string): PublishRecord | null {
-    const r = (this.s.byKey.get(keyOrSlug) ?? this.s.bySlug.get(keyOrSlug)) as Row | undefined;
-    return r ? fromRow(r) : null;
+  async findByAddress(keyOrSlug: string): Promise<PublishRecord | null> {
+    return (await this.findBy('publish_key', keyOrSlug)) ?? (await this.findBy('slug', keyOrSlug));
   }
 
-  listByProject(projectId: string): PublishRecord[] {
-    return (this.s.byProject.all(projectId) as Row[]).map(fromRow);
+  async listByProject(projectId: string): Promise<PublishRecord[]> {
+    const rows = await this.metadata.db.selectFrom('publishes').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('id').execute();
+    return rows.map(fromRow);
   }
 
   /** 409 when the slug is taken (checked first, and by the unique index for a race). */
-  create(input: Omit<PublishRecord, 'id' | 'created_at' | 'updated_at'>): PublishRecord {
-    if (input.slug !== null && this.s.bySlug.get(input.slug)) throw slugTaken(input.slug);
+  async create(input: Omit<PublishRecord, 'id' | 'created_at' | 'updated_at'>): Promise<PublishRecord> {
+    if (input.slug !== null && (await this.findBy('slug', input.slug))) throw slugTaken(input.slug);
     const now = nowIso();
     const record: PublishRecord = { id: newId('pub'), ...input, created_at: now, updated_at: now };
-    this.unique(record.slug, () => this.s.insert.run(toRow(record)));
-    this.revision++;
+    await this.unique(record.slug, this.metadata.db.insertInto('publishes').values(toRow(record)).execute());
+    this.changed(record.project_id);
     return record;
   }
 
   /** Undefined fields stay; `expires_at`, `version` and `slug` null clear them. */
-  update(current: PublishRecord, changes: PublishChanges): PublishRecord {
+  async update(current: PublishRecord, changes: PublishChanges): Promise<PublishRecord> {
     const next: PublishRecord = { ...current, ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)), updated_at: nowIso() };
     if (next.slug !== null && next.slug !== current.slug) {
-      const other = this.s.bySlug.get(next.slug) as Row | undefined;
+      const other = await this.findBy('slug', next.slug);
       if (other && other.id !== current.id) throw slugTaken(next.slug);
     }
-    this.unique(next.slug, () => this.s.update.run(toRow(next)));
-    this.revision++;
+    const { slug, version, enabled, expires_at, updated_at } = toRow(next);
+    await this.unique(next.slug, this.metadata.db.updateTable('publishes').set({ slug, version, enabled, expires_at, updated_at }).where('id', '=', next.id).execute());
+    this.changed(next.project_id);
     return next;
   }
 
-  delete(id: string): void {
-    this.s.remove.run(id);
-    this.revision++;
+  async delete(record: PublishRecord): Promise<void> {
+    await this.metadata.db.deleteFrom('publishes').where('id', '=', record.id).execute();
+    this.changed(record.project_id);
   }
 
-  private unique(slug: string | null, write: () => void): void {
+  private async findBy(column: 'id' | 'publish_key' | 'slug', value: string): Promise<PublishRecord | null> {
+    const r = await this.metadata.db.selectFrom('publishes').selectAll().where(column, '=', value).executeTakeFirst();
+    return r ? fromRow(r) : null;
+  }
+
+  private changed(projectId: string): void {
+    this.revision++;
+    for (const listener of this.listeners) listener(projectId);
+  }
+
+  private async unique(slug: string | null, write: Promise<unknown>): Promise<void> {
     try {
-      write();
+      await write;
     } catch (err) {
-      if (slug !== null && (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && String((err as Error).message).includes('slug')) throw slugTaken(slug);
+      if (slug !== null && isUniqueViolation(err, 'slug')) throw slugTaken(slug);
       throw err;
     }
   }

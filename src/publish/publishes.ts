@@ -44,10 +44,10 @@ export class Publishes {
   constructor(private readonly d: PublishesDeps) {}
 
   /** Publishes `node`, reached with `g` (content:write): the route found both. */
-  create(g: ContentGrant, node: NodeInfo, input: NewPublish): PublishView {
+  async create(g: ContentGrant, node: NodeInfo, input: NewPublish): Promise<PublishView> {
     if (node.state !== 'active') throw new DomainError('CONFLICT', 'The node is in the trash; restore it before publishing it.', { node_id: node.id });
     if (input.version !== undefined) this.checkPin(node, input.version);
-    const record = this.d.store.create({
+    const record = await this.d.store.create({
       project_id: g.projectId,
       node_id: node.id,
       publish_key: newPublishKey(),
@@ -61,8 +61,8 @@ export class Publishes {
   }
 
   /** The project's publishes whose nodes `g` (content:read on the project) reaches. */
-  list(g: ContentGrant): PublishView[] {
-    return this.d.store.listByProject(g.projectId).flatMap((record) => {
+  async list(g: ContentGrant): Promise<PublishView[]> {
+    return (await this.d.store.listByProject(g.projectId)).flatMap((record) => {
       const node = this.nodeOf(record);
       return this.visible(g, node) ? [{ record, node }] : [];
     });
@@ -72,7 +72,7 @@ export class Publishes {
     return this.reach(g, record);
   }
 
-  update(g: ContentGrant, record: PublishRecord, changes: PublishUpdate): PublishView {
+  async update(g: ContentGrant, record: PublishRecord, changes: PublishUpdate): Promise<PublishView> {
     const { node } = this.reach(g, record);
     if (changes.version !== undefined && changes.version !== null) {
       if (!node) throw new DomainError('CONFLICT', 'The published node was permanently deleted; no version can be pinned.', { node_id: record.node_id });
@@ -84,18 +84,23 @@ export class Publishes {
       slug: changes.slug,
       expires_at: changes.expiresAt === undefined || changes.expiresAt === null ? changes.expiresAt : futureTime(changes.expiresAt),
     };
-    return { record: this.d.store.update(record, next), node };
+    return { record: await this.d.store.update(record, next), node };
   }
 
-  delete(g: ContentGrant, record: PublishRecord): PublishView {
+  async delete(g: ContentGrant, record: PublishRecord): Promise<PublishView> {
     const view = this.reach(g, record);
-    this.d.store.delete(record.id);
+    await this.d.store.delete(record);
     return view;
   }
 
   /** The record by id, whoever asks (the routes' check is made on its project; reports name publishes they have counted). */
-  find(id: string): PublishRecord | null {
+  find(id: string): Promise<PublishRecord | null> {
     return this.d.store.find(id);
+  }
+
+  /** The records of these ids that exist, whoever asks (reports name the publishes they have counted). */
+  findMany(ids: readonly string[]): Promise<PublishRecord[]> {
+    return this.d.store.findMany(ids);
   }
 
   /**

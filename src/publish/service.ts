@@ -1,5 +1,5 @@
 import type { ContentStore } from '../content/contentStore.ts';
-import type { Db } from '../db/database.ts';
+import type { MetadataStore } from '../db/metadata/metadataStore.ts';
 import type { ChangeBus } from '../events/changeBus.ts';
 import type { ContentAccess } from '../policies/contentAccess.ts';
 import { PublicReader } from './publicReader.ts';
@@ -16,8 +16,10 @@ export interface PublishingService {
   reader: PublicReader;
 }
 
-export function createPublishing(d: { db: Db; content: ContentStore; access: ContentAccess; bus: Pick<ChangeBus, 'subscribe'> }): PublishingService {
-  const store = new PublishStore(d.db);
+export function createPublishing(d: { metadata: MetadataStore; content: ContentStore; access: ContentAccess; bus: Pick<ChangeBus, 'subscribe' | 'signal' | 'onSignal'> }): PublishingService {
+  const store = new PublishStore(d.metadata);
+  // Every process caches what public addresses serve: a publish disabled here stops being served everywhere at once.
+  store.onChanged((project) => d.bus.signal({ kind: 'publish-changed', project }));
   return {
     store,
     publishes: new Publishes({ store, content: d.content, access: d.access }),

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Settings } from '../config/settings.ts';
 import type { ContentStore } from '../content/contentStore.ts';
 import type { ChangeBus } from '../events/changeBus.ts';
@@ -33,9 +34,21 @@ export function createSandbox(d: {
   authorizer: Authorizer;
   writeTimeGrants: ExecutorDeps['writeTimeGrants'];
   narrowAtWrite?: ExecutorDeps['narrowAtWrite'];
+  /**
+   * Several workers (issue 29): each has its pool in `<sandboxDir>/<worker>` (a start clears its
+   * own leftovers, never another worker's live folders); the box's first also clears what other
+   * pools left. Absent: the one process, in `sandboxDir`.
+   */
+  worker?: { alone: boolean; workerName: string; boxStart: boolean };
 }): SandboxService {
-  const root = d.settings.sandboxDir;
-  const pool = new WorkspacePool({ root, content: d.content, logger: d.logger });
+  const several = d.worker !== undefined && !d.worker.alone;
+  const root = several ? join(d.settings.sandboxDir, d.worker!.workerName) : d.settings.sandboxDir;
+  const pool = new WorkspacePool({
+    root,
+    content: d.content,
+    logger: d.logger,
+    ...(several && d.worker!.boxStart && { clearPoolsUnder: d.settings.sandboxDir }),
+  });
   const executor = new SandboxExecutor({
     content: d.content,
     bus: d.bus,

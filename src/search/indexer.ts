@@ -25,8 +25,8 @@ export interface IndexerOptions {
   quietMs?: number;
   /** ...but never more than this after the first notification (freshness). */
   maxDelayMs?: number;
-  /** False once a project has no search tool any more (deleted meanwhile): its runner stops. */
-  isWanted?: (projectId: string) => boolean;
+  /** False once a project has no search tool any more (deleted meanwhile): its runner stops. A failure to tell counts as wanted. */
+  isWanted?: (projectId: string) => boolean | Promise<boolean>;
   onUnwanted?: (projectId: string) => void;
   /** First wait before retrying a failing embedding provider; doubles up to maxRetryMs. */
   retryMs?: number;
@@ -201,12 +201,14 @@ class ProjectRunner {
     this.firstPendingAt = null;
     if (this.running || this.stopped) return;
     this.running = this.loop()
-      .catch((err) => {
+      .catch(async (err) => {
         if (this.stopped) return;
-        if (this.o.isWanted && !this.o.isWanted(this.projectId)) {
+        const { isWanted } = this.o;
+        if (isWanted && !(await Promise.resolve(this.projectId).then(isWanted).catch(() => true))) {
           this.o.onUnwanted?.(this.projectId);
           return;
         }
+        if (this.stopped) return;
         this.o.logger?.error({ err, projectId: this.projectId }, 'search indexing failed; retrying');
         this.indexError = `indexing failed: ${(err as Error).message}`;
         // Try again later (the cause may be passing: a busy disk, a repository being repacked).

@@ -1,6 +1,6 @@
 import type { Settings } from '../config/settings.ts';
 import type { ContentStore } from '../content/contentStore.ts';
-import type { Db } from '../db/database.ts';
+import type { MetadataStore } from '../db/metadata/metadataStore.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Authorizer } from '../policies/authorize.ts';
 import type { ContentAccess } from '../policies/contentAccess.ts';
@@ -24,7 +24,7 @@ export interface ToolsService {
 export function createTools(d: {
   settings: Settings;
   logger: Logger;
-  db: Db;
+  metadata: MetadataStore;
   content: ContentStore;
   bus: Pick<ChangeBus, 'subscribe'>;
   changelog: Changelog;
@@ -32,9 +32,14 @@ export function createTools(d: {
   authorizer: Authorizer;
   sandbox: SandboxExecutor;
   indexer?: Partial<IndexerOptions>;
+  /**
+   * Several workers (issue 29): the search indexer runs on a project's owner only, started for
+   * the projects held at start and for each one taken over later. Absent: every project's.
+   */
+  ownership?: { holds(projectId: string): boolean; onAcquired(listener: (projectId: string) => void): () => void };
 }): ToolsService {
   const embeddings = d.settings.embeddings ? new EmbeddingsClient(d.settings.embeddings, { logger: d.logger }) : null;
-  const store = new ToolStore(d.db);
+  const store = new ToolStore(d.metadata);
   const indexer: SearchIndexer = new SearchIndexer({
     content: d.content,
     changelog: d.changelog,
@@ -43,17 +48,21 @@ export function createTools(d: {
     logger: d.logger,
     queryThreads: d.settings.searchThreads,
     // A deleted project takes its tools with it (foreign key): its index goes too.
-    isWanted: (projectId) => store.searchToolCount(projectId) > 0,
+    isWanted: async (projectId) => (await store.searchToolCount(projectId)) > 0,
     onUnwanted: (projectId) => void indexer.disable(projectId),
     ...d.indexer,
   });
-  const unsubscribe = d.bus.subscribe('search-indexer', (e) => indexer.notify(e.project));
+  const unsubscribe = d.bus.subscribe('search-indexer', (e) => indexer.notify(e.project), { local: true });
   const tools = new Tools({ store, authorizer: d.authorizer, content: d.content, access: d.access, indexer, sandbox: d.sandbox });
-  tools.start();
+  const o = d.ownership;
+  const failed = (what: string, projectId?: string) => (err: unknown) => d.logger.error({ err, projectId }, what);
+  void tools.start(o ? (projectId) => o.holds(projectId) : undefined).catch(failed('search indexes could not be started'));
+  const stopHearing = o ? o.onAcquired((projectId) => void tools.adopted(projectId).catch(failed('search index of an adopted project could not be started', projectId))) : () => {};
   return {
     tools,
     indexer,
     async close() {
+      stopHearing();
       unsubscribe();
       await indexer.close();
     },

@@ -1,86 +1,120 @@
-import type { Statement } from 'better-sqlite3';
-import { newId, nowIso } from '../util/ids.ts';
+import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import type { MetadataStore } from '../db/metadata/metadataStore.ts';
+import { oneOf } from '../db/metadata/oneOf.ts';
+import type { ToolsTable } from '../db/metadata/tables/tools.ts';
+import { DomainError } from '../errors/domainError.ts';
+import { newId, nowIso } from '../util/ids.ts';
 
 /** A tool as stored (spec 4.9); `node_id` null means the project's root. */
-export interface ToolRecord {
-  id: string;
-  project_id: string;
-  node_id: string | null;
-  name: string;
-  description: string;
-  type: string;
+export interface ToolRecord extends Omit<ToolsTable, 'config'> {
   config: Record<string, unknown>;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
 }
 
-type Row = Omit<ToolRecord, 'config'> & { config: string };
+const fromRow = (r: ToolsTable): ToolRecord => ({ ...r, config: JSON.parse(r.config) as Record<string, unknown> });
+const toRow = (r: ToolRecord): ToolsTable => ({ ...r, config: JSON.stringify(r.config) });
 
-const fromRow = (r: Row): ToolRecord => ({ ...r, config: JSON.parse(r.config) as Record<string, unknown> });
-
-/** The `tools` table. Authorization is the caller's business (routes, callTool). */
+/** The `tools` table, on the metadata store. Authorization is the caller's business (routes, callTool). */
 export class ToolStore {
-  private readonly s: Record<string, Statement>;
+  constructor(private readonly metadata: MetadataStore) {}
 
-  constructor(private readonly db: Db) {
-    const p = (sql: string) => db.prepare(sql);
-    this.s = {
-      find: p('SELECT * FROM tools WHERE id = ?'),
-      byProject: p('SELECT * FROM tools WHERE project_id = ? ORDER BY created_at, id'),
-      byNode: p('SELECT * FROM tools WHERE node_id = ? ORDER BY created_at, id'),
-      byOrg: p('SELECT t.* FROM tools t JOIN projects p ON p.id = t.project_id WHERE p.org_id = ? ORDER BY t.created_at, t.id'),
-      insert: p(`INSERT INTO tools (id, project_id, node_id, name, description, type, config, created_by, created_at, updated_at)
-        VALUES (@id, @project_id, @node_id, @name, @description, @type, @config, @created_by, @created_at, @updated_at)`),
-      update: p('UPDATE tools SET name = @name, description = @description, config = @config, updated_at = @updated_at WHERE id = @id'),
-      remove: p('DELETE FROM tools WHERE id = ?'),
-      searchProjects: p(`SELECT DISTINCT t.project_id FROM tools t JOIN projects p ON p.id = t.project_id WHERE t.type = 'search'`),
-      searchCount: p(`SELECT COUNT(*) AS n FROM tools WHERE project_id = ? AND type = 'search'`),
-    };
-  }
-
-  find(id: string): ToolRecord | null {
-    const r = this.s.find.get(id) as Row | undefined;
+  async find(id: string): Promise<ToolRecord | null> {
+    const r = await this.metadata.db.selectFrom('tools').selectAll().where('id', '=', id).executeTakeFirst();
     return r ? fromRow(r) : null;
   }
 
-  listByProject(projectId: string): ToolRecord[] {
-    return (this.s.byProject.all(projectId) as Row[]).map(fromRow);
+  /** The tools of these ids that exist, by id (one query however many). */
+  async findMany(ids: readonly string[]): Promise<Map<string, ToolRecord>> {
+    if (ids.length === 0) return new Map();
+    const { db, engine } = this.metadata;
+    const rows = await db.selectFrom('tools').selectAll().where((eb) => oneOf(engine, eb.ref('id'), [...new Set(ids)])).execute();
+    return new Map(rows.map((r) => [r.id, fromRow(r)]));
   }
 
-  listByNode(nodeId: string): ToolRecord[] {
-    return (this.s.byNode.all(nodeId) as Row[]).map(fromRow);
+  async listByProject(projectId: string): Promise<ToolRecord[]> {
+    const rows = await this.metadata.db.selectFrom('tools').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('id').execute();
+    return rows.map(fromRow);
   }
 
-  listByOrg(orgId: string): ToolRecord[] {
-    return (this.s.byOrg.all(orgId) as Row[]).map(fromRow);
+  async listByNode(nodeId: string): Promise<ToolRecord[]> {
+    const rows = await this.metadata.db.selectFrom('tools').selectAll().where('node_id', '=', nodeId).orderBy('created_at').orderBy('id').execute();
+    return rows.map(fromRow);
   }
 
-  create(input: Pick<ToolRecord, 'project_id' | 'node_id' | 'name' | 'description' | 'type' | 'config' | 'created_by'>): ToolRecord {
+  async listByOrg(orgId: string): Promise<ToolRecord[]> {
+    const rows = await this.metadata.db
+      .selectFrom('tools as t')
+      .innerJoin('projects as p', 'p.id', 't.project_id')
+      .selectAll('t')
+      // projects.org_id is not in the metadata schema's types until the projects' store moves.
+      .where(sql.ref('p.org_id'), '=', orgId)
+      .orderBy('t.created_at')
+      .orderBy('t.id')
+      .execute();
+    return rows.map(fromRow);
+  }
+
+  async create(input: Pick<ToolRecord, 'project_id' | 'node_id' | 'name' | 'description' | 'type' | 'config' | 'created_by'>): Promise<ToolRecord> {
     const now = nowIso();
     const record: ToolRecord = { id: newId('tool'), ...input, created_at: now, updated_at: now };
-    this.s.insert.run({ ...record, config: JSON.stringify(record.config) });
+    await this.metadata.db.insertInto('tools').values(toRow(record)).execute();
     return record;
   }
 
-  update(id: string, changes: Partial<Pick<ToolRecord, 'name' | 'description' | 'config'>>): ToolRecord {
-    const current = this.find(id)!;
-    const next: ToolRecord = { ...current, ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)), updated_at: nowIso() };
-    this.s.update.run({ ...next, config: JSON.stringify(next.config) });
-    return next;
+  /**
+   * Writes only the fields `changes` gives (a concurrent change of another field stays) and
+   * answers the row as stored (404 when it was deleted meanwhile); `current` is the record the caller checked.
+   */
+  async update(current: ToolRecord, changes: Partial<Pick<ToolRecord, 'name' | 'description' | 'config'>>): Promise<ToolRecord> {
+    const { config, ...rest } = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as typeof changes;
+    const row = await this.metadata.db
+      .updateTable('tools')
+      .set({ ...rest, ...(config === undefined ? {} : { config: JSON.stringify(config) }), updated_at: nowIso() })
+      .where('id', '=', current.id)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw new DomainError('NOT_FOUND', 'Tool not found.');
+    return fromRow(row);
   }
 
-  delete(id: string): void {
-    this.s.remove.run(id);
+  async delete(id: string): Promise<void> {
+    await this.metadata.db.deleteFrom('tools').where('id', '=', id).execute();
   }
 
   /** Projects the search indexer follows. */
-  projectsWithSearch(): string[] {
-    return (this.s.searchProjects.all() as { project_id: string }[]).map((r) => r.project_id);
+  async projectsWithSearch(): Promise<string[]> {
+    const rows = await this.metadata.db
+      .selectFrom('tools as t')
+      .innerJoin('projects as p', 'p.id', 't.project_id')
+      .select('t.project_id')
+      .distinct()
+      .where('t.type', '=', 'search')
+      .execute();
+    return rows.map((r) => r.project_id);
   }
 
-  searchToolCount(projectId: string): number {
-    return (this.s.searchCount.get(projectId) as { n: number }).n;
+  async searchToolCount(projectId: string): Promise<number> {
+    const { n } = await this.metadata.db
+      .selectFrom('tools')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('project_id', '=', projectId)
+      .where('type', '=', 'search')
+      .executeTakeFirstOrThrow();
+    return Number(n);
   }
+}
+
+/**
+ * A tool by id read synchronously on the content core's connection, for the one reader that
+ * cannot wait: an agent's reach as it stands at write time (agents/tools/reachNow.ts), which
+ * the write-time grant asks from inside a commit's guard (policies/writeTimeGrant.ts). It reads
+ * the same `tools` table while the metadata store is SQLite in the same file; step 3 of
+ * docs/design/postgres.md moves that grant before the transaction, and this reader goes then.
+ */
+export function toolReaderNow(db: Db): (id: string) => ToolRecord | null {
+  const find = db.prepare('SELECT * FROM tools WHERE id = ?');
+  return (id) => {
+    const r = find.get(id) as ToolsTable | undefined;
+    return r ? fromRow(r) : null;
+  };
 }

@@ -33,18 +33,31 @@ export interface NewTool {
 export class Tools {
   constructor(private readonly d: ToolsDeps) {}
 
-  /** Starts the indexer on every project that has a search tool (after a restart it catches up). */
-  start(): void {
-    for (const projectId of this.d.store.projectsWithSearch()) this.d.indexer.enable(projectId);
+  /**
+   * Starts the indexer on every project that has a search tool (after a restart it catches up);
+   * `here`: only projects whose index this process keeps (several workers: those it owns).
+   */
+  async start(here: (projectId: string) => boolean = () => true): Promise<void> {
+    for (const projectId of await this.d.store.projectsWithSearch()) if (here(projectId)) this.d.indexer.enable(projectId);
   }
 
-  find(id: string): ToolRecord | null {
+  /** This process now keeps the project's index (it took the project over): it catches up if it has a search tool. */
+  async adopted(projectId: string): Promise<void> {
+    if ((await this.d.store.searchToolCount(projectId)) > 0) this.d.indexer.enable(projectId);
+  }
+
+  find(id: string): Promise<ToolRecord | null> {
     return this.d.store.find(id);
   }
 
+  /** The tools of these ids that exist, by id, without any check. */
+  findMany(ids: readonly string[]): Promise<Map<string, ToolRecord>> {
+    return this.d.store.findMany(ids);
+  }
+
   /** A tool the principal may see (its project readable): otherwise "not found" (a tool named in a request, as when binding one to an agent). */
-  visible(principal: Principal, id: string): ToolRecord {
-    const tool = this.d.store.find(id);
+  async visible(principal: Principal, id: string): Promise<ToolRecord> {
+    const tool = await this.d.store.find(id);
     if (!tool) throw new DomainError('NOT_FOUND', 'Tool not found.');
     try {
       this.d.authorizer.requireProject(principal, tool.project_id, 'project:read');
@@ -56,21 +69,21 @@ export class Tools {
   }
 
   /** A project's tools for a principal who may read the project (the MCP endpoint's tools ask; REST routes check first and call `listByProject`). */
-  listForProject(principal: Principal, projectId: string): ToolRecord[] {
+  async listForProject(principal: Principal, projectId: string): Promise<ToolRecord[]> {
     this.d.authorizer.requireProject(principal, projectId, 'project:read');
     return this.listByProject(projectId);
   }
 
   /** A project's tools, without any check. */
-  listByProject(projectId: string): ToolRecord[] {
+  listByProject(projectId: string): Promise<ToolRecord[]> {
     return this.d.store.listByProject(projectId);
   }
 
-  listForOrg(principal: Principal, orgId: string): ToolRecord[] {
-    if (principal.kind === 'key') return this.d.store.listByOrg(orgId).filter((t) => t.project_id === principal.connection.project_id);
+  async listForOrg(principal: Principal, orgId: string): Promise<ToolRecord[]> {
+    if (principal.kind === 'key') return (await this.d.store.listByOrg(orgId)).filter((t) => t.project_id === principal.connection.project_id);
     this.d.authorizer.requireOrg(principal, orgId, 'org:read');
     const readable = new Map<string, boolean>();
-    return this.d.store.listByOrg(orgId).filter((t) => {
+    return (await this.d.store.listByOrg(orgId)).filter((t) => {
       if (!readable.has(t.project_id)) {
         try {
           this.d.authorizer.requireProject(principal, t.project_id, 'project:read');
@@ -84,12 +97,12 @@ export class Tools {
   }
 
   /** The tools bound to a node, without any check. */
-  listByNode(nodeId: string): ToolRecord[] {
+  listByNode(nodeId: string): Promise<ToolRecord[]> {
     return this.d.store.listByNode(nodeId);
   }
 
   /** Creates a tool on a node the caller may write beneath (or on a project root); a search tool starts its index. */
-  create(principal: Principal, input: NewTool): ToolRecord {
+  async create(principal: Principal, input: NewTool): Promise<ToolRecord> {
     const type = toolTypes.get(input.type);
     if (!type) throw invalidField('type', `unknown tool type "${input.type}"; one of ${[...toolTypes.keys()].join(', ')}`);
     const config = parseConfig(input.type, input.config ?? {});
@@ -109,7 +122,7 @@ export class Tools {
       this.d.access.requireWholeProject(g, 'A tool on the whole project');
     } else throw invalidField('node_id', 'node_id (or project_id for the whole project) is required');
     this.d.authorizer.requireProject(principal, projectId, 'content:write');
-    const tool = this.d.store.create({
+    const tool = await this.d.store.create({
       project_id: projectId,
       node_id: node?.id ?? null,
       name: input.name,
@@ -123,15 +136,15 @@ export class Tools {
   }
 
   /** Changes a tool (the surface checked content:write on its project). */
-  update(tool: ToolRecord, changes: { name?: string; description?: string; config?: unknown }): ToolRecord {
+  async update(tool: ToolRecord, changes: { name?: string; description?: string; config?: unknown }): Promise<ToolRecord> {
     const config = changes.config === undefined ? undefined : (parseConfig(tool.type, changes.config) as Record<string, unknown>);
-    return this.d.store.update(tool.id, { name: changes.name, description: changes.description, config });
+    return this.d.store.update(tool, { name: changes.name, description: changes.description, config });
   }
 
   /** Deletes a tool (the surface checked content:write on its project). */
   async delete(tool: ToolRecord): Promise<void> {
-    this.d.store.delete(tool.id);
-    if (tool.type === 'search' && this.d.store.searchToolCount(tool.project_id) === 0) await this.d.indexer.disable(tool.project_id);
+    await this.d.store.delete(tool.id);
+    if (tool.type === 'search' && (await this.d.store.searchToolCount(tool.project_id)) === 0) await this.d.indexer.disable(tool.project_id);
   }
 
   /** The index state of a search tool, counted within its subtree. */

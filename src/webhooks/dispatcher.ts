@@ -25,22 +25,35 @@ export interface DispatcherDeps {
   logger: Logger;
   /** One attempt (sendOnce; a test may count them). */
   send?: (a: Attempt) => Promise<AttemptOutcome>;
+  /**
+   * Several workers (issue 29): whether this process sends the project's deliveries (it owns the
+   * project, or takes it now). Absent: every project's, as the one process.
+   */
+  adopt?: (projectId: string) => boolean;
+  /** Looks at the queue at least this often (several workers: deliveries queued or left by another process); absent: only when told or due. */
+  pollMs?: number;
 }
+
+/** How long an attempt's claim lasts beyond its time limit (a process that died mid-attempt is retried after it). */
+const CLAIM_MARGIN_MS = 60_000;
 
 /**
  * Sends queued deliveries: each hook's oldest pending one, one at a time per hook (so a hook
  * receives its deliveries in commit order), up to `concurrency` hooks at once. A failure or a
  * timeout is retried with exponential backoff until `retryForMs` after the first attempt, then
  * the delivery is failed and the next one goes; a hook failing `disableAfterMs` in a row is
- * disabled. Everything it knows is in SQLite: after a restart `start` picks up where it was.
- * Network waits are asynchronous and each step is a few small statements, so it never holds
- * the event loop.
+ * disabled. Everything it knows is in the metadata store: after a restart `start` picks up
+ * where it was. Network waits and statements are asynchronous, so it never holds the event loop;
+ * one look at the queue runs at a time (a kick meanwhile looks again once it is done).
  */
 export class Dispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private kickScheduled = false;
   private running = false;
+  /** The look at the queue going on, and whether another was asked for meanwhile. */
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
   /** Per hook, when its log was last pruned (at most once a minute). */
   private readonly pruned = new Map<string, number>();
 
@@ -66,6 +79,7 @@ export class Dispatcher {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    await this.pumping;
     await Promise.all([...this.inFlight.values()]);
   }
 
@@ -74,50 +88,72 @@ export class Dispatcher {
     return this.inFlight.size;
   }
 
+  /** Looks at the queue (one look at a time: asked for during one, another follows it). */
   private pump(): void {
     if (!this.running) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = this.look()
+      .catch((err: unknown) => this.d.logger.error({ err }, 'webhook queue could not be read'))
+      .finally(() => {
+        this.pumping = null;
+        if (!this.pumpAgain) return;
+        this.pumpAgain = false;
+        this.pump();
+      });
+  }
+
+  private async look(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const s = this.d.settings();
     const now = Date.now();
     let nextDue = Infinity;
-    let heads: DeliveryRecord[];
-    try {
-      heads = this.d.deliveries.heads();
-    } catch (err) {
-      this.d.logger.error({ err }, 'webhook queue could not be read');
-      return;
-    }
+    // A failure is logged (pump); the next kick looks again.
+    const heads = await this.d.deliveries.heads();
+    if (this.d.pollMs) nextDue = now + this.d.pollMs;
     for (const head of heads) {
+      // Stopped meanwhile: nothing more is claimed.
+      if (!this.running) return;
       if (this.inFlight.has(head.hook_id)) continue;
+      if (this.d.adopt && !this.d.adopt(head.project_id)) continue;
       if (head.next_attempt_at > now) {
         nextDue = Math.min(nextDue, head.next_attempt_at);
         continue;
       }
       // Full: a finishing attempt kicks the pump again.
       if (this.inFlight.size >= s.concurrency) break;
+      // Another process sending it (an owner handing the project over): not sent twice.
+      try {
+        if (!(await this.d.deliveries.claim(head.id, head.next_attempt_at, now + s.timeoutMs + CLAIM_MARGIN_MS))) continue;
+      } catch (err) {
+        this.d.logger.error({ err, hook: head.hook_id, delivery: head.id }, 'webhook delivery could not be claimed');
+        continue;
+      }
       const p = this.attempt(head, s).finally(() => {
         this.inFlight.delete(head.hook_id);
         this.kick();
       });
       this.inFlight.set(head.hook_id, p);
     }
-    if (nextDue !== Infinity) {
+    if (nextDue !== Infinity && this.running) {
       this.timer = setTimeout(() => this.pump(), Math.max(0, nextDue - now));
       this.timer.unref();
     }
   }
 
-  private prune(hookId: string, keep: number): void {
+  private async prune(hookId: string, keep: number): Promise<void> {
     const now = Date.now();
     if (now - (this.pruned.get(hookId) ?? 0) < 60_000) return;
     this.pruned.set(hookId, now);
-    this.d.deliveries.prune(hookId, keep);
+    await this.d.deliveries.prune(hookId, keep);
   }
 
   private async attempt(delivery: DeliveryRecord, s: DispatcherSettings): Promise<void> {
     try {
-      const hook = this.d.hooks.find(delivery.hook_id);
+      const hook = await this.d.hooks.find(delivery.hook_id);
       if (!hook) return;
       let secret: Buffer | null = null;
       try {
@@ -137,11 +173,11 @@ export class Dispatcher {
           })
         : { at: Date.now(), ok: false, responseStatus: null, responseBody: null, durationMs: 0, error: "the hook's secret cannot be opened (set a new one)" };
       // Deleted while the attempt was going on: nothing left to record.
-      if (!this.d.hooks.find(hook.id)) return;
+      if (!(await this.d.hooks.find(hook.id))) return;
       if (outcome.ok) {
-        this.d.deliveries.recordAttempt(delivery.id, outcome, null);
-        this.d.hooks.markSucceeded(hook.id);
-        this.prune(hook.id, s.keepDeliveries);
+        await this.d.deliveries.recordAttempt(delivery.id, outcome, null);
+        await this.d.hooks.markSucceeded(hook.id);
+        await this.prune(hook.id, s.keepDeliveries);
         return;
       }
       const first = delivery.first_attempt_at ?? outcome.at;
@@ -151,18 +187,18 @@ export class Dispatcher {
       const ended = outcome.at + outcome.durationMs;
       // The last retry is made at the deadline; one failing after it fails the delivery.
       const next = ended >= deadline ? null : Math.min(deadline, ended + backoff);
-      this.d.deliveries.recordAttempt(delivery.id, outcome, next);
-      if (next === null) this.prune(hook.id, s.keepDeliveries);
-      const failingSince = this.d.hooks.markFailing(hook.id, outcome.at);
+      await this.d.deliveries.recordAttempt(delivery.id, outcome, next);
+      if (next === null) await this.prune(hook.id, s.keepDeliveries);
+      const failingSince = await this.d.hooks.markFailing(hook.id, outcome.at);
       if (ended - failingSince >= s.disableAfterMs) {
-        this.d.hooks.disable(hook.id, 'failing');
+        await this.d.hooks.disable(hook.id, 'failing');
         this.d.logger.warn({ hook: hook.id, project: hook.project_id }, 'webhook disabled: its deliveries failed for too long');
       }
     } catch (err) {
       this.d.logger.error({ err, hook: delivery.hook_id, delivery: delivery.id }, 'webhook delivery attempt crashed');
       // Not again at once: the hook waits a backoff before its next attempt.
       try {
-        this.d.deliveries.postpone(delivery.id, Date.now() + s.backoffMs);
+        await this.d.deliveries.postpone(delivery.id, Date.now() + s.backoffMs);
       } catch {
         // The database is gone (shutdown): the delivery stays pending for the next start.
       }

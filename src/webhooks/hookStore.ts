@@ -1,28 +1,15 @@
-import type { Db } from '../db/database.ts';
+import type { Selectable, Updateable } from 'kysely';
+import type { MetadataDb, MetadataStore } from '../db/metadata/metadataStore.ts';
+import type { WebhooksTable } from '../db/metadata/tables/webhooks.ts';
 import { newId, nowIso } from '../util/ids.ts';
 
-/** A webhook as stored (the secret sealed). */
-export interface HookRecord {
-  id: string;
-  project_id: string;
-  url: string;
+/** A webhook as stored (the secret sealed), its events parsed and its flag a boolean. */
+export interface HookRecord extends Omit<Selectable<WebhooksTable>, 'events' | 'active'> {
   events: string[];
-  path_prefix: string;
   active: boolean;
-  secret_sealed: string;
-  creator_kind: 'user' | 'key';
-  creator_id: string;
-  cursor: number;
-  failing_since: number | null;
-  disabled_at: string | null;
-  disabled_reason: string | null;
-  created_at: string;
-  updated_at: string;
 }
 
-type HookRow = Omit<HookRecord, 'events' | 'active'> & { events: string; active: number };
-
-const toRecord = (r: HookRow): HookRecord => ({ ...r, events: JSON.parse(r.events) as string[], active: r.active === 1 });
+const toRecord = (r: Selectable<WebhooksTable>): HookRecord => ({ ...r, events: JSON.parse(r.events) as string[], active: r.active === 1 });
 
 export interface NewHook {
   projectId: string;
@@ -46,92 +33,103 @@ export interface HookChanges {
   cursor?: number;
 }
 
-/** The webhooks table. */
+/** The webhooks table, on the metadata store. */
 export class HookStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly metadata: MetadataStore) {}
 
-  create(h: NewHook): HookRecord {
+  async create(h: NewHook): Promise<HookRecord> {
     const id = newId('whk');
     const now = nowIso();
-    this.db
-      .prepare(
-        `INSERT INTO webhooks (id, project_id, url, events, path_prefix, active, secret_sealed, creator_kind, creator_id, cursor, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(id, h.projectId, h.url, JSON.stringify(h.events), h.pathPrefix, h.active ? 1 : 0, h.seal(id), h.creator.kind, h.creator.id, h.cursor, now, now);
-    return this.require(id);
+    const row = await this.metadata.db
+      .insertInto('webhooks')
+      .values({
+        id,
+        project_id: h.projectId,
+        url: h.url,
+        events: JSON.stringify(h.events),
+        path_prefix: h.pathPrefix,
+        active: h.active ? 1 : 0,
+        secret_sealed: h.seal(id),
+        creator_kind: h.creator.kind,
+        creator_id: h.creator.id,
+        cursor: h.cursor,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toRecord(row);
   }
 
-  find(id: string): HookRecord | null {
-    const row = this.db.prepare('SELECT * FROM webhooks WHERE id = ?').get(id) as HookRow | undefined;
+  async find(id: string): Promise<HookRecord | null> {
+    const row = await this.metadata.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? toRecord(row) : null;
   }
 
-  require(id: string): HookRecord {
-    const h = this.find(id);
-    if (!h) throw new Error(`webhook ${id} vanished`);
-    return h;
-  }
-
   /** A project's hooks, oldest first; with `creator`, only those it created. */
-  list(projectId: string, creator?: { kind: string; id: string }): HookRecord[] {
-    const rows = creator
-      ? this.db.prepare('SELECT * FROM webhooks WHERE project_id = ? AND creator_kind = ? AND creator_id = ? ORDER BY created_at, id').all(projectId, creator.kind, creator.id)
-      : this.db.prepare('SELECT * FROM webhooks WHERE project_id = ? ORDER BY created_at, id').all(projectId);
-    return (rows as HookRow[]).map(toRecord);
+  async list(projectId: string, creator?: { kind: HookRecord['creator_kind']; id: string }): Promise<HookRecord[]> {
+    let q = this.metadata.db.selectFrom('webhooks').selectAll().where('project_id', '=', projectId);
+    if (creator) q = q.where('creator_kind', '=', creator.kind).where('creator_id', '=', creator.id);
+    return (await q.orderBy('created_at').orderBy('id').execute()).map(toRecord);
   }
 
   /** Hooks that are on (active and not disabled), of one project or of all. */
-  live(projectId?: string): HookRecord[] {
-    const rows = projectId
-      ? this.db.prepare('SELECT * FROM webhooks WHERE project_id = ? AND active = 1 AND disabled_at IS NULL').all(projectId)
-      : this.db.prepare('SELECT * FROM webhooks WHERE active = 1 AND disabled_at IS NULL').all();
-    return (rows as HookRow[]).map(toRecord);
+  async live(projectId?: string): Promise<HookRecord[]> {
+    let q = this.metadata.db.selectFrom('webhooks').selectAll().where('active', '=', 1).where('disabled_at', 'is', null);
+    if (projectId) q = q.where('project_id', '=', projectId);
+    return (await q.execute()).map(toRecord);
   }
 
-  update(id: string, c: HookChanges): HookRecord {
-    const sets: string[] = [];
-    const values: unknown[] = [];
-    const set = (col: string, v: unknown) => {
-      sets.push(`${col} = ?`);
-      values.push(v);
-    };
-    if (c.url !== undefined) set('url', c.url);
-    if (c.events !== undefined) set('events', JSON.stringify(c.events));
-    if (c.pathPrefix !== undefined) set('path_prefix', c.pathPrefix);
-    if (c.secretSealed !== undefined) set('secret_sealed', c.secretSealed);
-    if (c.cursor !== undefined) set('cursor', c.cursor);
+  async update(id: string, c: HookChanges): Promise<HookRecord> {
+    const sets: Updateable<WebhooksTable> = {};
+    if (c.url !== undefined) sets.url = c.url;
+    if (c.events !== undefined) sets.events = JSON.stringify(c.events);
+    if (c.pathPrefix !== undefined) sets.path_prefix = c.pathPrefix;
+    if (c.secretSealed !== undefined) sets.secret_sealed = c.secretSealed;
+    if (c.cursor !== undefined) sets.cursor = c.cursor;
     if (c.active !== undefined) {
-      set('active', c.active ? 1 : 0);
+      sets.active = c.active ? 1 : 0;
       // Switched on by hand: a disabled hook starts afresh.
-      if (c.active) {
-        sets.push('disabled_at = NULL', 'disabled_reason = NULL', 'failing_since = NULL');
-      }
+      if (c.active) Object.assign(sets, { disabled_at: null, disabled_reason: null, failing_since: null });
     }
-    set('updated_at', nowIso());
-    this.db.prepare(`UPDATE webhooks SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
-    return this.require(id);
+    sets.updated_at = nowIso();
+    const row = await this.metadata.db.updateTable('webhooks').set(sets).where('id', '=', id).returningAll().executeTakeFirst();
+    if (!row) throw new Error(`webhook ${id} vanished`);
+    return toRecord(row);
   }
 
-  setCursor(id: string, cursor: number): void {
-    this.db.prepare('UPDATE webhooks SET cursor = ? WHERE id = ? AND cursor < ?').run(cursor, id, cursor);
+  /**
+   * Moves a hook's cursor from `from` (as read) to `to`, a compare-and-swap: false when it had
+   * moved meanwhile (another process queued those commits, or the hook was switched on again).
+   * `db`: the transaction it belongs to.
+   */
+  async moveCursor(id: string, from: number, to: number, db: MetadataDb = this.metadata.db): Promise<boolean> {
+    const r = await db.updateTable('webhooks').set({ cursor: to }).where('id', '=', id).where('cursor', '=', from).executeTakeFirst();
+    return r.numUpdatedRows === 1n;
   }
 
-  /** An attempt failed: the failing streak starts now unless it already had. */
-  markFailing(id: string, at: number): number {
-    this.db.prepare('UPDATE webhooks SET failing_since = coalesce(failing_since, ?) WHERE id = ?').run(at, id);
-    return (this.db.prepare('SELECT failing_since FROM webhooks WHERE id = ?').get(id) as { failing_since: number } | undefined)?.failing_since ?? at;
+  /** An attempt failed: the failing streak starts now unless it already had. Answers when it started. */
+  async markFailing(id: string, at: number): Promise<number> {
+    const row = await this.metadata.db
+      .updateTable('webhooks')
+      .set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', eb.val(at)) }))
+      .where('id', '=', id)
+      .returning('failing_since')
+      .executeTakeFirst();
+    return row?.failing_since ?? at;
   }
 
-  markSucceeded(id: string): void {
-    this.db.prepare('UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL').run(id);
+  async markSucceeded(id: string): Promise<void> {
+    await this.metadata.db.updateTable('webhooks').set({ failing_since: null }).where('id', '=', id).where('failing_since', 'is not', null).execute();
   }
 
-  disable(id: string, reason: string): void {
-    this.db.prepare('UPDATE webhooks SET disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND disabled_at IS NULL').run(nowIso(), reason, nowIso(), id);
+  async disable(id: string, reason: string): Promise<void> {
+    const now = nowIso();
+    await this.metadata.db.updateTable('webhooks').set({ disabled_at: now, disabled_reason: reason, updated_at: now }).where('id', '=', id).where('disabled_at', 'is', null).execute();
   }
 
-  delete(id: string): boolean {
-    return this.db.prepare('DELETE FROM webhooks WHERE id = ?').run(id).changes > 0;
+  async delete(id: string): Promise<boolean> {
+    const r = await this.metadata.db.deleteFrom('webhooks').where('id', '=', id).executeTakeFirst();
+    return r.numDeletedRows > 0n;
   }
 }

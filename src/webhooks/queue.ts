@@ -1,8 +1,8 @@
-import type { Db } from '../db/database.ts';
+import type { MetadataStore } from '../db/metadata/metadataStore.ts';
 import type { Changelog } from '../events/changelog.ts';
 import type { Logger } from '../logging/logger.ts';
 import { pathInScope } from '../policies/scope.ts';
-import type { DeliveryStore } from './deliveryStore.ts';
+import type { DeliveryStore, NewDelivery } from './deliveryStore.ts';
 import type { HookRecord, HookStore } from './hookStore.ts';
 import { newId } from '../util/ids.ts';
 import { commitDelivery, eventBody } from './payload.ts';
@@ -11,13 +11,15 @@ import { commitDelivery, eventBody } from './payload.ts';
 const BATCH = 200;
 
 export interface WebhookQueueDeps {
-  db: Db;
+  metadata: MetadataStore;
   hooks: HookStore;
   deliveries: DeliveryStore;
   changelog: Pick<Changelog, 'latest' | 'commits'>;
   /** The scope of the principal a hook acts as, as it stands now; null once that principal may no longer read the project. */
   scopeOf(hook: HookRecord): string | null;
   maxPaths: () => number;
+  /** Commits read per changelog query (default BATCH). */
+  batch?: () => number | undefined;
   /** Called after deliveries were queued (the dispatcher sends them). */
   queued: () => void;
   logger: Logger;
@@ -33,13 +35,16 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
  * came after them), and a long backlog (a start-up after many commits, a push of thousands) is
  * queued BATCH commits at a time with the event loop free between batches. Each hook's `cursor`
  * moves in the same transaction as its new deliveries, so a crash queues a commit either once
- * or, at the next start, then.
+ * or, at the next start, then; it moves by compare-and-swap, so two processes queuing one
+ * project (an owner handing it over) queue each commit once.
  */
 export class WebhookQueue {
   /** Per project, the last piece of work queued: the next one runs after it. */
   private readonly chains = new Map<string, Promise<void>>();
   /** Projects with a commit notice waiting to run (more notices before it starts add nothing). */
   private readonly noticed = new Set<string>();
+  /** Catch-ups still reading which hooks are on (a stop waits for them too). */
+  private readonly catchingUp = new Set<Promise<void>>();
 
   constructor(private readonly d: WebhookQueueDeps) {}
 
@@ -53,15 +58,29 @@ export class WebhookQueue {
     });
   }
 
-  /** Queues what is owed to every hook that is on (start-up: commits a stop left unqueued). */
-  catchUp(): Promise<void> {
-    const projects = new Set(this.d.hooks.live().map((h) => h.project_id));
-    return Promise.all([...projects].map((p) => this.inOrder(p, 'webhook deliveries could not be queued', () => this.queueProject(p)))).then(() => undefined);
+  /**
+   * Queues what is owed to every hook that is on (start-up: commits a stop left unqueued);
+   * `here`: only hooks of projects this process queues for (several workers: those it owns).
+   */
+  catchUp(here: (projectId: string) => boolean = () => true): Promise<void> {
+    const done = this.d.hooks
+      .live()
+      .then((live) => {
+        const projects = new Set(live.map((h) => h.project_id).filter((p) => here(p)));
+        return Promise.all([...projects].map((p) => this.inOrder(p, 'webhook deliveries could not be queued', () => this.queueProject(p))));
+      })
+      .then(
+        () => undefined,
+        (err: unknown) => this.d.logger.error({ err }, 'webhook deliveries could not be queued'),
+      );
+    this.catchingUp.add(done);
+    void done.finally(() => this.catchingUp.delete(done));
+    return done;
   }
 
   /** Resolves once every piece of work queued so far is done (a stop waits for it). */
   idle(): Promise<void> {
-    return Promise.all([...this.chains.values()]).then(() => undefined);
+    return Promise.all([...this.catchingUp, ...this.chains.values()]).then(() => undefined);
   }
 
   /**
@@ -72,16 +91,16 @@ export class WebhookQueue {
   emit(projectId: string, event: string, path: string, data: Record<string, unknown>): void {
     void this.inOrder(projectId, 'webhook event could not be queued', async () => {
       await this.queueProject(projectId);
-      for (const hook of this.d.hooks.live(projectId)) {
+      for (const hook of await this.d.hooks.live(projectId)) {
         if (!hook.events.includes(event)) continue;
         const scope = this.d.scopeOf(hook);
         if (scope === null) {
-          this.d.hooks.disable(hook.id, 'creator_access_ended');
+          await this.d.hooks.disable(hook.id, 'creator_access_ended');
           continue;
         }
         if (!pathInScope(scope, path) || !pathInScope(hook.path_prefix, path)) continue;
         const id = newId('dlv');
-        this.d.deliveries.insert({ id, hookId: hook.id, event, projectVersion: null, body: eventBody(event, projectId, id, data) });
+        await this.d.deliveries.insert({ id, hookId: hook.id, event, projectVersion: null, body: eventBody(event, projectId, id, data) });
       }
     });
   }
@@ -103,7 +122,7 @@ export class WebhookQueue {
   /** Queues every commit after each live hook's cursor, BATCH commits at a time. Hooks at the same cursor share the reads. */
   private async queueProject(projectId: string): Promise<void> {
     const latest = this.d.changelog.latest(projectId);
-    const behind = this.d.hooks.live(projectId).filter((h) => h.cursor < latest);
+    const behind = (await this.d.hooks.live(projectId)).filter((h) => h.cursor < latest);
     if (behind.length === 0) return;
     const byCursor = new Map<number, HookRecord[]>();
     for (const h of behind) byCursor.set(h.cursor, [...(byCursor.get(h.cursor) ?? []), h]);
@@ -112,29 +131,45 @@ export class WebhookQueue {
       const scopes = new Map<string, string>();
       for (const h of hooks) {
         const scope = this.d.scopeOf(h);
-        if (scope === null) this.d.hooks.disable(h.id, 'creator_access_ended');
+        if (scope === null) await this.d.hooks.disable(h.id, 'creator_access_ended');
         else scopes.set(h.id, scope);
       }
       let cursor = start;
       while (cursor < latest) {
-        const commits = this.d.changelog.commits(projectId, cursor, BATCH);
+        const batch = this.d.batch?.() ?? BATCH;
+        const commits = this.d.changelog.commits(projectId, cursor, batch);
         if (commits.length === 0) break;
         const upTo = commits[commits.length - 1]!.projectVersion;
-        this.d.db.transaction(() => {
-          for (const h of hooks) {
-            const scope = scopes.get(h.id);
-            if (scope === undefined) continue;
-            for (const c of commits) {
-              const delivery = commitDelivery(projectId, c, { events: h.events, pathPrefix: h.path_prefix, scope, maxPaths });
-              if (!delivery) continue;
-              const id = newId('dlv');
-              this.d.deliveries.insert({ id, hookId: h.id, event: delivery.event, projectVersion: delivery.projectVersion, body: delivery.body(id) });
-            }
-            this.d.hooks.setCursor(h.id, upTo);
+        const from = cursor;
+        // Each hook's deliveries of the batch, built before the transaction (it awaits only its own statements).
+        const owed = new Map<string, NewDelivery[]>();
+        for (const h of hooks) {
+          const scope = scopes.get(h.id);
+          if (scope === undefined) continue;
+          const rows: NewDelivery[] = [];
+          for (const c of commits) {
+            const delivery = commitDelivery(projectId, c, { events: h.events, pathPrefix: h.path_prefix, scope, maxPaths });
+            if (!delivery) continue;
+            const id = newId('dlv');
+            rows.push({ id, hookId: h.id, event: delivery.event, projectVersion: delivery.projectVersion, body: delivery.body(id) });
           }
-        })();
+          owed.set(h.id, rows);
+        }
+        const stale = await this.d.metadata.transaction(async (trx) => {
+          const moved: string[] = [];
+          for (const [hookId, rows] of owed) {
+            // Moved meanwhile (another process queued these commits, or the hook was switched on again): not queued twice.
+            if (!(await this.d.hooks.moveCursor(hookId, from, upTo, trx))) {
+              moved.push(hookId);
+              continue;
+            }
+            await this.d.deliveries.insertAll(rows, trx);
+          }
+          return moved;
+        });
+        for (const hookId of stale) scopes.delete(hookId);
         cursor = upTo;
-        if (commits.length < BATCH) break;
+        if (commits.length < batch || scopes.size === 0) break;
         // A long backlog: what is queued can be sent meanwhile, and other requests go on.
         this.d.queued();
         await yieldToEventLoop();

@@ -1,7 +1,7 @@
 import type { Authenticator } from '../auth/authenticator.ts';
 import { SecretBox } from '../auth/secretBox.ts';
 import type { Settings } from '../config/settings.ts';
-import type { Db } from '../db/database.ts';
+import type { MetadataStore } from '../db/metadata/metadataStore.ts';
 import type { AccessConnectionStore } from '../domain/connections/accessConnectionStore.ts';
 import type { ChangeBus } from '../events/changeBus.ts';
 import type { Changelog } from '../events/changelog.ts';
@@ -24,15 +24,15 @@ export interface WebhooksService {
   dispatcher: Dispatcher;
   /**
    * Starts queuing from the change bus (and finished sync runs and ingestion tasks) and sending.
-   * Called once per box, by the process that owns the projects' writes (src/app/server.ts): with
-   * several workers the others leave it off, and the bus's transport brings their commits here.
+   * Called by every process (src/app/server.ts): with several workers each queues the commits
+   * it made (the bus's owner-only subscription) and sends the deliveries of the projects it owns.
    */
   start(): void;
   stop(): Promise<void>;
 }
 
 export interface WebhooksDeps {
-  db: Db;
+  metadata: MetadataStore;
   settings: Settings;
   logger: Logger;
   signingSecret: Uint8Array;
@@ -45,15 +45,26 @@ export interface WebhooksDeps {
   ingestQueue: Pick<IngestQueue, 'onFinished'>;
   /** One attempt (tests may wrap it). */
   send?: (a: Attempt) => Promise<AttemptOutcome>;
+  /**
+   * Several workers (issue 29): a project's deliveries are queued and sent by the process that
+   * owns it; a project taken over gets its backlog queued and its pending deliveries sent.
+   * Absent: every project's, as the one process.
+   */
+  ownership?: { alone: boolean; adopt(projectId: string): boolean; onAcquired(listener: (projectId: string) => void): () => void };
 }
 
+/** Several workers: how often the dispatcher looks for deliveries another process queued or left. */
+const DISPATCH_POLL_MS = 1000;
+
 export function createWebhooks(d: WebhooksDeps): WebhooksService {
-  const hooks = new HookStore(d.db);
-  const deliveries = new DeliveryStore(d.db);
+  const hooks = new HookStore(d.metadata);
+  const deliveries = new DeliveryStore(d.metadata);
   const box = new SecretBox(d.signingSecret, 'webhooks');
   const settings = () => d.settings.webhooks;
   const allowPrivate = () => d.settings.urlFetchAllowPrivate;
-  const dispatcher = new Dispatcher({ hooks, deliveries, box, settings, allowPrivate, logger: d.logger, send: d.send });
+  const o = d.ownership && !d.ownership.alone ? d.ownership : null;
+  const adopt = o ? (projectId: string) => o.adopt(projectId) : undefined;
+  const dispatcher = new Dispatcher({ hooks, deliveries, box, settings, allowPrivate, logger: d.logger, send: d.send, ...(o && { adopt, pollMs: DISPATCH_POLL_MS }) });
   // A hook acts as its creator, as the creator stands now: a revoked key or a removed member hears nothing more.
   const scopeOf = (hook: HookRecord): string | null => {
     const principal = d.authenticator.current({ kind: hook.creator_kind, id: hook.creator_id });
@@ -64,7 +75,7 @@ export function createWebhooks(d: WebhooksDeps): WebhooksService {
       return null;
     }
   };
-  const queue = new WebhookQueue({ db: d.db, hooks, deliveries, changelog: d.changelog, scopeOf, maxPaths: () => settings().maxPaths, queued: () => dispatcher.kick(), logger: d.logger });
+  const queue = new WebhookQueue({ metadata: d.metadata, hooks, deliveries, changelog: d.changelog, scopeOf, maxPaths: () => settings().maxPaths, batch: () => settings().queueBatch, queued: () => dispatcher.kick(), logger: d.logger });
   const webhooks = new Webhooks({ hooks, deliveries, box, changelog: d.changelog, allowPrivate, timeoutMs: () => settings().timeoutMs, kick: () => dispatcher.kick(), send: d.send });
   const stops: (() => void)[] = [];
   return {
@@ -72,7 +83,7 @@ export function createWebhooks(d: WebhooksDeps): WebhooksService {
     queue,
     dispatcher,
     start() {
-      stops.push(d.bus.subscribe('webhooks', (e) => queue.notify(e.project)));
+      stops.push(d.bus.subscribe('webhooks', (e) => queue.notify(e.project), { local: true }));
       stops.push(
         d.syncStore.onRunFinished((run) => {
           const scope = d.connections.find(run.sync_id)?.scope_path ?? '';
@@ -109,7 +120,15 @@ export function createWebhooks(d: WebhooksDeps): WebhooksService {
           }),
         ),
       );
-      void queue.catchUp();
+      if (o) {
+        stops.push(
+          o.onAcquired((projectId) => {
+            queue.notify(projectId);
+            dispatcher.kick();
+          }),
+        );
+      }
+      void queue.catchUp(adopt);
       dispatcher.start();
     },
     async stop() {

@@ -74,7 +74,7 @@ export class Webhooks {
     const url = await this.checkUrl(input.url);
     const pathPrefix = this.checkPrefix(m, input.pathPrefix ?? m.scope);
     const secret = input.secret ?? randomBytes(32).toString('base64url');
-    const hook = this.d.hooks.create({
+    const hook = await this.d.hooks.create({
       projectId: m.projectId,
       url,
       events: dedupe(input.events),
@@ -88,13 +88,13 @@ export class Webhooks {
     return { hook, secret };
   }
 
-  list(m: HookManager): HookRecord[] {
+  list(m: HookManager): Promise<HookRecord[]> {
     return this.d.hooks.list(m.projectId, m.all ? undefined : m.creator);
   }
 
   /** One hook the manager may see (another project's, or another key's, is 404). */
-  get(m: HookManager, hookId: string): HookRecord {
-    const h = this.d.hooks.find(hookId);
+  async get(m: HookManager, hookId: string): Promise<HookRecord> {
+    const h = await this.d.hooks.find(hookId);
     if (!h || h.project_id !== m.projectId) throw notFound();
     if (!m.all && (h.creator_kind !== m.creator.kind || h.creator_id !== m.creator.id)) throw notFound();
     return h;
@@ -102,13 +102,13 @@ export class Webhooks {
 
   /** Changes a hook; `secret: null` makes a new one. Answers the new secret when it changed. */
   async update(m: HookManager, hookId: string, c: Partial<Omit<HookInput, 'secret'>> & { secret?: string | null }): Promise<{ hook: HookRecord; secret: string | null }> {
-    const h = this.get(m, hookId);
+    const h = await this.get(m, hookId);
     const url = c.url !== undefined ? await this.checkUrl(c.url) : undefined;
     const pathPrefix = c.pathPrefix !== undefined ? this.checkPrefix(m, c.pathPrefix) : undefined;
     const secret = c.secret === undefined ? null : (c.secret ?? randomBytes(32).toString('base64url'));
     // Switched back on: what happened while it was off is not sent; what was queued before still is.
     const on = c.active === true && (!h.active || h.disabled_at !== null);
-    const hook = this.d.hooks.update(h.id, {
+    const hook = await this.d.hooks.update(h.id, {
       url,
       events: c.events ? dedupe(c.events) : undefined,
       pathPrefix,
@@ -120,30 +120,30 @@ export class Webhooks {
     return { hook, secret };
   }
 
-  delete(m: HookManager, hookId: string): void {
-    this.d.hooks.delete(this.get(m, hookId).id);
+  async delete(m: HookManager, hookId: string): Promise<void> {
+    await this.d.hooks.delete((await this.get(m, hookId)).id);
   }
 
-  deliveries(m: HookManager, hookId: string, page: { limit: number; offset: number; status?: DeliveryStatus }): { items: DeliveryRecord[]; total: number } {
-    return this.d.deliveries.list(this.get(m, hookId).id, page);
+  async deliveries(m: HookManager, hookId: string, page: { limit: number; offset: number; status?: DeliveryStatus }): Promise<{ items: DeliveryRecord[]; total: number }> {
+    return await this.d.deliveries.list((await this.get(m, hookId)).id, page);
   }
 
   /** Queues the same body again under a new delivery id, after what the hook has pending. */
-  redeliver(m: HookManager, hookId: string, deliveryId: string): DeliveryRecord {
-    const h = this.get(m, hookId);
-    const original = this.d.deliveries.find(deliveryId);
+  async redeliver(m: HookManager, hookId: string, deliveryId: string): Promise<DeliveryRecord> {
+    const h = await this.get(m, hookId);
+    const original = await this.d.deliveries.find(deliveryId);
     if (!original || original.hook_id !== h.id) throw new DomainError('NOT_FOUND', 'Delivery not found.');
     if (original.status === 'pending') throw new DomainError('CONFLICT', 'This delivery is still pending: it will be attempted again on its own.');
     if (original.event === PING_EVENT) throw new DomainError('CONFLICT', 'A ping is not redelivered: ping again.');
     const id = newId('dlv');
-    const d = this.d.deliveries.insert({ id, hookId: h.id, event: original.event, projectVersion: original.project_version, body: withDeliveryId(original.body, id, original.id), redeliveryOf: original.id });
+    const d = await this.d.deliveries.insert({ id, hookId: h.id, event: original.event, projectVersion: original.project_version, body: withDeliveryId(original.body, id, original.id), redeliveryOf: original.id });
     this.d.kick();
     return d;
   }
 
   /** Sends a `ping` now (whatever the hook subscribed to, active or not), once, and records it. */
   async ping(m: HookManager, hookId: string): Promise<DeliveryRecord> {
-    const h = this.get(m, hookId);
+    const h = await this.get(m, hookId);
     const id = newId('dlv');
     const body = eventBody(PING_EVENT, h.project_id, id, { hook: { id: h.id, url: redactUrl(h.url), events: h.events, path_prefix: h.path_prefix } });
     const outcome = await (this.d.send ?? sendOnce)({
@@ -156,15 +156,18 @@ export class Webhooks {
       allowPrivate: this.d.allowPrivate(),
     });
     // Recorded once the attempt is over, never pending: the dispatcher does not see it.
-    this.d.deliveries.insert({ id, hookId: h.id, event: PING_EVENT, projectVersion: null, body, status: 'failed' });
-    return this.d.deliveries.recordAttempt(id, outcome, null);
+    await this.d.deliveries.insert({ id, hookId: h.id, event: PING_EVENT, projectVersion: null, body, status: 'failed' });
+    // Gone when the hook was deleted while it was pinged.
+    const recorded = await this.d.deliveries.recordAttempt(id, outcome, null);
+    if (!recorded) throw notFound();
+    return recorded;
   }
 
-  pendingCount(hookId: string): number {
+  pendingCount(hookId: string): Promise<number> {
     return this.d.deliveries.pendingCount(hookId);
   }
 
-  recent(hookIds: string[], per: number): Map<string, DeliveryRecord[]> {
+  recent(hookIds: string[], per: number): Promise<Map<string, DeliveryRecord[]>> {
     return this.d.deliveries.recent(hookIds, per);
   }
 

@@ -70,7 +70,7 @@ test('views, API calls and visitors are counted per publish, node and connection
   t.is((await server.api('GET', `/content/${projectId}/ls?path=site`, { token: mcp.body.data.key })).status, 200);
 
   // The timer's flush is waited for in the restart test; here the counts are written at once.
-  server.services.analytics.counter.flush();
+  await server.services.analytics.counter.flush();
   const series = (q: string) => server.api('GET', `/analytics/access-timeseries?project_id=${projectId}&${range()}&interval=minute${q}`, { token });
   const all = await series('');
   assertDocumented(t, server.services, 'get', '/analytics/access-timeseries', all);
@@ -90,7 +90,7 @@ test('views, API calls and visitors are counted per publish, node and connection
   // the key, one read by id from the user (the project known from the node).
   t.deepEqual([sum(byNode.body.data.points, 'views'), sum(byNode.body.data.points, 'api_calls')], [4, 6]);
 
-  server.services.analytics.counter.flush();
+  await server.services.analytics.counter.flush();
   const summary = await server.api('GET', `/analytics/access-summary?project_id=${projectId}&${range()}`, { token });
   assertDocumented(t, server.services, 'get', '/analytics/access-summary', summary);
   const d = summary.body.data;
@@ -137,8 +137,8 @@ test('a key limited to a folder sees the figures of its folder only: totals, ser
   const { server, token, projectId } = s;
   // Known counts at known past times, on the server's own database (the request path is tested above).
   let now = Date.parse('2024-05-01T10:00:30Z');
-  const db = server.services.db;
-  const counter = new AccessCounter({ store: new AnalyticsStore(db), hasher: new VisitorHasher(db), nodes: server.services.content, logger: createLogger('silent'), enabled: true, flushMs: 3_600_000, now: () => now });
+  const metadata = server.services.metadata;
+  const counter = new AccessCounter({ store: new AnalyticsStore(metadata), hasher: new VisitorHasher(metadata), nodes: server.services.content, logger: createLogger('silent'), enabled: true, flushMs: 3_600_000, now: () => now });
   t.teardown(() => counter.close());
   for (const ua of ['a', 'b']) counter.view({ projectId, publishId: s.publishId, nodeId: s.nodeId, address: '192.0.2.7', userAgent: ua });
   const at = (minute: number) => Date.parse(`2024-05-01T10:0${minute}:00Z`);
@@ -146,7 +146,7 @@ test('a key limited to a folder sees the figures of its folder only: totals, ser
   counter.apiCall({ projectId, connectionId: 'con_inside', node: { path: 'site/page.md' } }, at(2));
   for (let i = 0; i < 4; i++) counter.apiCall({ projectId, connectionId: 'con_outside', node: null }, at(3));
   now = at(4);
-  counter.flush();
+  await counter.flush();
 
   const q = 'from=2024-05-01T10:00:00Z&to=2024-05-01T11:00:00Z';
   const summary = (tk: string) => server.api('GET', `/analytics/access-summary?project_id=${projectId}&${q}`, { token: tk });
@@ -179,8 +179,8 @@ test('ranges: buckets by minute, hour and day, zeros where nothing happened, a c
   const { server, token, projectId } = s;
   // A counter on the server's own database with a clock set to known times (the request path is tested above).
   let now = Date.parse('2024-03-10T10:00:30Z');
-  const db = server.services.db;
-  const counter = new AccessCounter({ store: new AnalyticsStore(db), hasher: new VisitorHasher(db), nodes: server.services.content, logger: createLogger('silent'), enabled: true, flushMs: 3_600_000, now: () => now });
+  const metadata = server.services.metadata;
+  const counter = new AccessCounter({ store: new AnalyticsStore(metadata), hasher: new VisitorHasher(metadata), nodes: server.services.content, logger: createLogger('silent'), enabled: true, flushMs: 3_600_000, now: () => now });
   t.teardown(() => counter.close());
   const hit = (at: string, ua: string) => {
     now = Date.parse(at);
@@ -192,7 +192,7 @@ test('ranges: buckets by minute, hour and day, zeros where nothing happened, a c
   hit('2024-03-10T11:00:00Z', 'a');
   hit('2024-03-11T09:00:00Z', 'a');
   counter.apiCall({ projectId, connectionId: '', node: { path: 'site/page.md' } }, Date.parse('2024-03-10T10:02:00Z'));
-  counter.flush();
+  await counter.flush();
 
   const series = (q: string) => server.api('GET', `/analytics/access-timeseries?project_id=${projectId}&${q}`, { token });
   const minute = await series('from=2024-03-10T10:00:00Z&to=2024-03-10T10:03:00Z&interval=minute');

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChangeBus, type BusTransport } from '../../src/events/changeBus.ts';
+import { ChangeBus, type BusMessage, type BusTransport } from '../../src/events/changeBus.ts';
 import { commitEventOf, type CommitEvent } from '../../src/events/commitEvent.ts';
 import { alice, fixture } from '../content/helpers.ts';
 
@@ -36,22 +36,30 @@ test('a name subscribes once; unsubscribing stops delivery', (t) => {
 });
 
 test('a transport carries published events out and delivers events from elsewhere to the subscribers here', async (t) => {
-  const sent: CommitEvent[] = [];
-  let receive: ((e: CommitEvent) => void) | null = null;
+  const sent: BusMessage[] = [];
+  let receive: ((m: BusMessage) => void) | null = null;
   let closed = false;
   const transport: BusTransport = {
-    send: (e) => sent.push(e),
+    send: (m) => sent.push(m),
     start: (r) => void (receive = r),
     close: async () => void (closed = true),
   };
   const bus = new ChangeBus();
   const seen: string[] = [];
+  const ownerOnly: string[] = [];
+  const signals: string[] = [];
   bus.subscribe('feed', (e) => seen.push(`${e.project}@${e.seq}`));
+  bus.subscribe('indexer', (e) => ownerOnly.push(`${e.project}@${e.seq}`), { local: true });
+  bus.onSignal('caches', (s) => signals.push(`${s.kind}:${s.project}`));
   await bus.connect(transport);
   bus.publish(event(1));
-  receive!(JSON.parse(JSON.stringify(event(7, 'other'))) as CommitEvent);
+  receive!(JSON.parse(JSON.stringify({ commit: event(7, 'other') })) as BusMessage);
+  receive!({ signal: { kind: 'project-deleted', project: 'gone' } });
+  bus.signal({ kind: 'access-changed', project: P });
   t.deepEqual(seen, [`${P}@1`, 'other@7'], 'local publishes and remote events reach the same subscribers');
-  t.deepEqual(sent, [event(1)], 'only what was published here is sent: a received event is not echoed back');
+  t.deepEqual(ownerOnly, [`${P}@1`], "a local subscriber hears only this process's commits");
+  t.deepEqual(signals, ['project-deleted:gone', `access-changed:${P}`], 'signals from elsewhere and from here both arrive');
+  t.deepEqual(sent, [{ commit: event(1) }, { signal: { kind: 'access-changed', project: P } }], 'only what was published here is sent: nothing received is echoed back');
   await bus.close();
   t.true(closed);
 });

@@ -99,6 +99,9 @@ const layers: string[][] = [
   ['auth', 'domain'],
   ['policies'],
   ['events'],
+  // Several workers: leases, ownership and the bus between processes (the primary and the
+  // worker's wiring are in app/, the forwarding middleware in http/workers/).
+  ['cluster'],
   ['commands'],
   // The wire shapes REST and MCP share, over the commands' results.
   ['presenters'],

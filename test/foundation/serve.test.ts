@@ -126,7 +126,8 @@ test('SIGTERM to `npm start` stops the service: the port is released and no node
   };
   let started: number[] = [];
   t.teardown(() => {
-    for (const pid of started) {
+    // Everything `npm start` began, even when the test failed before it saw the service listen.
+    for (const pid of [...started, ...descendants(), npm.pid!]) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {

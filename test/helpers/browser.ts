@@ -27,7 +27,36 @@ export interface PageContext {
   context: BrowserContext;
   errors: string[];
   cspViolations: string[];
+  /** Gives this test's turn to the next waiting one (see `pageTurns`). */
+  release?: () => void;
 }
+
+/**
+ * At most PAGES_AT_ONCE open pages per test file. Ava starts every test of a file at once, and
+ * fourteen chromium pages loading together on two cores took 20 s for a one-second test, past
+ * playwright's 30 s navigation limit when other files ran beside them. Waiting here costs the
+ * file nothing: its pages were taking turns on the CPU anyway.
+ */
+const PAGES_AT_ONCE = Number(process.env.CNS_TEST_PAGES ?? 3);
+const pageTurns = (() => {
+  let open = 0;
+  const waiting: Array<() => void> = [];
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else open--;
+  };
+  return {
+    async acquire(): Promise<() => void> {
+      if (open < PAGES_AT_ONCE) open++;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      let released = false;
+      return () => {
+        if (!released) (released = true), release();
+      };
+    },
+  };
+})();
 
 /**
  * Records every Content-Security-Policy violation of the context's pages and frames into
@@ -51,6 +80,7 @@ export async function recordCspViolations(context: BrowserContext, into: string[
  */
 export function freshPageEachTest(test: TestFn<PageContext>, browser: () => Browser, options: { permissions?: string[] } = {}): void {
   test.beforeEach(async (t) => {
+    t.context.release = await pageTurns.acquire();
     t.context.context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
     if (options.permissions) await t.context.context.grantPermissions(options.permissions);
     t.context.page = await t.context.context.newPage();
@@ -61,6 +91,7 @@ export function freshPageEachTest(test: TestFn<PageContext>, browser: () => Brow
   });
   test.afterEach.always(async (t) => {
     await t.context.context?.close();
+    t.context.release?.();
     t.deepEqual(t.context.errors, [], 'no uncaught errors in the page');
     t.deepEqual(t.context.cspViolations, [], 'no Content-Security-Policy violations');
   });

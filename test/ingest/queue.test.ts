@@ -320,3 +320,22 @@ test.serial('a restart: running and queued tasks run again from the beginning on
   t.regex(cat.body.data.content, /after the restart/);
   t.deepEqual(await noTaskDirs(dataDir), []);
 });
+
+test.serial('a task is never seen succeeded without its result: both are in the commit’s own transaction', async (t) => {
+  // Read from another connection the moment the commit is acknowledged, before the queue's own continuation runs.
+  const seen: { status: string; result: string | null }[] = [];
+  const reader = new Database(join(server.dataDir, 'cns.db'), { readonly: true });
+  t.teardown(() => reader.close());
+  const stop = server.services.content.onCommitted((tip) => {
+    if (tip.projectId !== projectId) return;
+    seen.push(...(reader.prepare(`SELECT status, result FROM ingest_tasks WHERE project_id = ? AND target_path = 'atomic'`).all(projectId) as typeof seen));
+  });
+  t.teardown(stop);
+  const res = await submitFiles(server, token, { project_id: projectId, path: 'atomic' }, [{ name: 'a.txt', content: 'atomic', type: 'text/plain' }]);
+  t.is(res.status, 202, JSON.stringify(res.body));
+  const task = await waitTask(server, token, res.body.data.tasks[0].id);
+  t.is(task.status, 'succeeded');
+  t.is(seen.length, 1, 'read when its commit was acknowledged');
+  t.is(seen[0]!.status, 'succeeded');
+  t.deepEqual(JSON.parse(seen[0]!.result ?? 'null')?.nodes.map((n: { path: string }) => n.path), ['atomic/a.md']);
+});

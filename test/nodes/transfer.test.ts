@@ -62,7 +62,9 @@ const gitBlobId = (chunks: Iterable<Buffer>, size: number) => {
 test('a 50 MB upload streams to disk with bounded memory (measured in the server process) and becomes one file node; Range works', async (t) => {
   const size = 50 * 1024 * 1024;
   const dataDir = mkdtempSync(join(tmpdir(), 'cns-upload-'));
-  const server = await startBenchServer(dataDir);
+  // One process: the pid measured below is then the one that receives the bytes (with several
+  // workers it would be the primary, which never reads a body).
+  const server = await startBenchServer(dataDir, { CNS_WORKERS: '1' });
   t.teardown(async () => {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -166,7 +166,7 @@ test.serial("a shell tool bound to an agent writes through the binding as it sta
   t.is(tool.status, 201, JSON.stringify(tool.body));
   const bound = await server.api('POST', `/mcp/agents/${agent.id}/tools`, { token, body: { tool_id: tool.body.data.id } });
   t.is(bound.status, 201, JSON.stringify(bound.body));
-  const b = server.services.agents.bindings.boundTools(agent.id)[0]!;
+  const b = (await server.services.agents.bindings.boundTools(agent.id))[0]!;
   const principal = actingThrough(server.services.connections.find(agent.id)!, boundToolReach(b.binding, b.tool, 'work'));
   const run = (command: string) => server.services.tools.tools.call(principal, b.tool, { command, timeout_s: 20 }) as Promise<{ version: number | null }>;
 

@@ -100,7 +100,7 @@ test.serial('deliveries arrive in commit order; a commit of many paths is one de
     return res.body.data.deliveries.every((d: { status: string }) => d.status === 'delivered') ? res.body.data.deliveries : undefined;
   });
   t.is(all.length, 13);
-  t.is(new DeliveryStore(server.services.db).prune(hook.id, 5), 8);
+  t.is(await new DeliveryStore(server.services.metadata).prune(hook.id, 5), 8);
   const kept = (await server.api('GET', `/projects/${projectId}/webhooks/${hook.id}/deliveries?limit=200`, { token })).body.data;
   t.is(kept.total, 5);
   t.deepEqual(kept.deliveries.map((d: { id: string }) => d.id), all.slice(0, 5).map((d: { id: string }) => d.id), 'the newest five');

@@ -28,7 +28,7 @@ const deliveriesOf = async (server: TestServer, token: string, projectId: string
 
 test('a hook failing for the whole window is disabled and shown so; switched on again, it sends what was queued', async (t) => {
   // A window long enough for several attempts even on a loaded machine.
-  const server = await startTestServer({ urlFetchAllowPrivate: true, webhooks: { ...short, retryForMs: 1000, disableAfterMs: 1000 } });
+  const server = await startTestServer({ urlFetchAllowPrivate: true, webhooks: { ...short, retryForMs: 2000, disableAfterMs: 2000 } });
   t.teardown(() => server.stop());
   const { token, projectId } = await setup(server);
   const r = await new Receiver().start();
@@ -97,7 +97,7 @@ test('pending deliveries survive a restart and go out, once, after it', async (t
 test('commits no delivery was queued for (a crash between commit and queue) are queued at the next start', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cns-webhooks-catchup-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const settings = { dataDir, urlFetchAllowPrivate: true, webhooks: short };
+  const settings = { dataDir, urlFetchAllowPrivate: true, webhooks: { ...short, queueBatch: 20 } };
   let server = await startTestServer(settings);
   const { token, projectId } = await setup(server);
   const r = await new Receiver().start();
@@ -127,7 +127,7 @@ test('a backlog longer than one batch (a start-up after many commits) is queued 
   await server.api('POST', `/projects/${projectId}/webhooks`, { token, body: { url: r.url, events } });
   await server.services.webhooks.stop();
   const call = contentApi(server, token, projectId);
-  const count = 450; // more than two batches of 200 commits
+  const count = 45; // more than two batches of 20 commits
   for (let i = 0; i < count; i++) await call('POST', '/write', md(`backlog-${i}.md`));
   await server.stop();
   server = await startTestServer(settings);

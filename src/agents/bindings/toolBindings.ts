@@ -59,6 +59,14 @@ function defaultName(tool: ToolRecord): string {
 const offeredName = (b: Pick<ToolBinding, 'name'>, tool: ToolRecord) => b.name ?? defaultName(tool);
 const offeredDescription = (b: ToolBinding, tool: ToolRecord) => b.description ?? (tool.description || toolTypes.get(tool.type)?.summary || tool.type);
 
+/** `name` must not be one the agent already offers (`offered`) for another tool. */
+function requireFreeName(offered: BoundTool[], name: string, toolId: string): void {
+  const holder = offered.find((b) => b.name === name && b.tool.id !== toolId);
+  if (holder) {
+    throw new DomainError('CONFLICT', `The agent already offers a tool named "${name}" (tool ${holder.tool.id}): give this binding another name.`, { name, tool_id: holder.tool.id });
+  }
+}
+
 function checkName(name: string | null | undefined): void {
   if (typeof name === 'string' && !bindingNamePattern.test(name)) {
     throw invalidField('name', 'must start with a letter and hold only letters, digits, "_" and "-" (at most 64 characters)');
@@ -76,36 +84,39 @@ export class AgentToolBindings {
   private readonly store: BindingStore;
   private readonly calls: ToolCallLog;
 
-  constructor(private readonly d: ReachDeps & { db: Db; agents: Pick<Agents, 'find'>; tools: Pick<Tools, 'find' | 'visible'>; now?: () => number }) {
+  constructor(private readonly d: ReachDeps & { db: Db; agents: Pick<Agents, 'find'>; tools: Pick<Tools, 'find' | 'findMany' | 'visible'>; now?: () => number }) {
     this.store = new BindingStore(d.db);
     this.calls = new ToolCallLog(d.db, d.now);
   }
 
   /** The agent's bound tools for a caller who sees its project: a key reads only its own agent's. */
-  list(principal: Principal, agent: Agent): BoundTool[] {
+  list(principal: Principal, agent: Agent): Promise<BoundTool[]> {
     return this.boundTools(agent.connection.id);
   }
 
   /** Binds a tool (keys:manage): one of the agent's project, that the caller sees and reaches. */
-  bind(principal: Principal, agent: Agent, request: BindRequest): BoundTool {
-    const tool = this.reachableTool(principal, agent, request.toolId);
+  async bind(principal: Principal, agent: Agent, request: BindRequest): Promise<BoundTool> {
+    const tool = await this.reachableTool(principal, agent, request.toolId);
     checkName(request.name);
+    // Read first: from the checks to the insert nothing is awaited.
+    const offered = await this.boundTools(agent.connection.id);
     if (this.store.find(agent.connection.id, tool.id)) throw new DomainError('CONFLICT', 'This tool is already bound to the agent (change the binding with PUT).', { tool_id: tool.id });
     const fields = { name: request.name ?? null, description: request.description ?? null };
-    this.requireFreeName(agent, offeredName(fields, tool), tool.id);
+    requireFreeName(offered, offeredName(fields, tool), tool.id);
     return this.bound(agent, this.store.insert(agent.connection.id, tool.id, fields), tool);
   }
 
-  update(principal: Principal, agent: Agent, toolId: string, changes: BindingChanges): BoundTool {
+  async update(principal: Principal, agent: Agent, toolId: string, changes: BindingChanges): Promise<BoundTool> {
+    // Read first: from the checks to the update nothing is awaited.
+    const [tool, offered] = await Promise.all([this.d.tools.find(toolId), this.boundTools(agent.connection.id)]);
     const binding = this.store.find(agent.connection.id, toolId);
-    if (!binding) throw bindingNotFound();
-    const tool = this.d.tools.find(toolId)!;
+    if (!binding || !tool) throw bindingNotFound();
     checkName(changes.name);
     const fields = {
       name: changes.name === undefined ? binding.name : changes.name,
       description: changes.description === undefined ? binding.description : changes.description,
     };
-    this.requireFreeName(agent, offeredName(fields, tool), tool.id);
+    requireFreeName(offered, offeredName(fields, tool), tool.id);
     return this.bound(agent, this.store.update(binding, fields), tool);
   }
 
@@ -121,13 +132,15 @@ export class AgentToolBindings {
    * agent's MCP server and chat, after they have admitted the caller). Names are unique: should a
    * tool's rename make its default name collide, the later binding's name takes a suffix.
    */
-  boundTools(agentId: string): BoundTool[] {
+  async boundTools(agentId: string): Promise<BoundTool[]> {
     const agent = this.d.agents.find(agentId);
     if (!agent) return [];
+    const bindings = this.store.list(agentId);
+    const tools = await this.d.tools.findMany(bindings.map((b) => b.tool_id));
     const taken = new Set<string>();
     const out: BoundTool[] = [];
-    for (const binding of this.store.list(agentId)) {
-      const tool = this.d.tools.find(binding.tool_id);
+    for (const binding of bindings) {
+      const tool = tools.get(binding.tool_id);
       if (!tool) continue;
       const base = offeredName(binding, tool);
       let name = base;
@@ -150,18 +163,11 @@ export class AgentToolBindings {
   }
 
   /** A tool of the agent's project the caller sees, on a node the caller reaches: 404 otherwise. */
-  private reachableTool(principal: Principal, agent: Agent, toolId: string): ToolRecord {
-    const tool = this.d.tools.visible(principal, toolId);
+  private async reachableTool(principal: Principal, agent: Agent, toolId: string): Promise<ToolRecord> {
+    const tool = await this.d.tools.visible(principal, toolId);
     if (tool.project_id !== agent.connection.project_id) throw toolNotFound();
     reachableNode(this.d, principal, tool.project_id, tool.node_id, null);
     return tool;
-  }
-
-  private requireFreeName(agent: Agent, name: string, toolId: string): void {
-    const holder = this.boundTools(agent.connection.id).find((b) => b.name === name && b.tool.id !== toolId);
-    if (holder) {
-      throw new DomainError('CONFLICT', `The agent already offers a tool named "${name}" (tool ${holder.tool.id}): give this binding another name.`, { name, tool_id: holder.tool.id });
-    }
   }
 
   private bound(agent: Agent, binding: ToolBinding, tool: ToolRecord): BoundTool {

@@ -61,7 +61,7 @@ export class AgentChat {
 
   constructor(private readonly d: AgentChatDeps) {}
 
-  begin(principal: Principal, agent: Agent, input: { message: string; sessionId?: string }): PreparedTurn {
+  async begin(principal: Principal, agent: Agent, input: { message: string; sessionId?: string }): Promise<PreparedTurn> {
     const { connection, settings } = agent;
     if (connection.status !== 'active') throw new DomainError('FORBIDDEN', `This agent is ${connection.status}.`, { status: connection.status });
     const { provider, model } = this.resolveModel(settings.model);
@@ -70,6 +70,8 @@ export class AgentChat {
       const session = this.d.sessions.visible(principal, sessionId);
       if (session.agent_id !== connection.id) throw invalidField('session_id', 'this chat session belongs to another agent');
     }
+    // Read first: from the busy check to the turn's start nothing is awaited.
+    const boundTools = await this.d.bindings.boundTools(connection.id);
     if (sessionId !== undefined && this.busySessions.has(sessionId)) {
       throw new DomainError('CONFLICT', 'A turn is already running in this chat session; wait for its `done` event.');
     }
@@ -82,9 +84,7 @@ export class AgentChat {
     const bash: BashReach[] = this.d.bashTools
       .located(connection.id)
       .flatMap((b) => (b.path === null ? [] : [{ id: b.id, name: b.name, nodeId: b.node_id, path: b.path, mode: b.mode, limits: b.limits }]));
-    const bound: BoundReach[] = this.d.bindings
-      .boundTools(connection.id)
-      .flatMap((b) => (b.nodePath === null ? [] : [{ bindingId: b.binding.id, name: b.name, description: b.description, tool: b.tool, nodePath: b.nodePath }]));
+    const bound: BoundReach[] = boundTools.flatMap((b) => (b.nodePath === null ? [] : [{ bindingId: b.binding.id, name: b.name, description: b.description, tool: b.tool, nodePath: b.nodePath }]));
     const toolset = logged(
       agentToolset(this.d.toolset, connection, accesses, bash, this.mayWrite(principal, connection.project_id), this.d.workspaces.find(connection.id), bound),
       (name, ok, ms) => this.d.bindings.recordCall(connection.id, name, ok, ms, 'chat'),

@@ -1,7 +1,7 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { ContentStore } from '../../content/contentStore.ts';
 import type { Db } from '../../db/database.ts';
-import { ToolStore } from '../../tools/toolStore.ts';
+import { toolReaderNow } from '../../tools/toolStore.ts';
 import { BindingStore } from '../bindings/bindingStore.ts';
 import { AccessStore } from '../config/accessStore.ts';
 import { BashToolStore } from '../config/bashToolStore.ts';
@@ -19,7 +19,8 @@ export function reachesNow(d: { db: Db; content: Pick<ContentStore, 'findById'> 
   const accesses = new AccessStore(d.db);
   const bash = new BashToolStore(d.db);
   const bindings = new BindingStore(d.db);
-  const tools = new ToolStore(d.db);
+  // Synchronous: the write-time grant asks this inside a commit's guard (see toolReaderNow).
+  const findTool = toolReaderNow(d.db);
   const at = (agent: { project_id: string }, nodeId: string | null) => currentPath(d, agent.project_id, nodeId);
   return (agent, reachId) => {
     const own = <T extends { agent_id: string }>(r: T | null) => (r && r.agent_id === agent.id ? r : null);
@@ -29,7 +30,7 @@ export function reachesNow(d: { db: Db; content: Pick<ContentStore, 'findById'> 
       return path === null ? null : { path, mode: a.mode };
     }
     const b = own(bindings.byId(reachId));
-    const tool = b ? tools.find(b.tool_id) : null;
+    const tool = b ? findTool(b.tool_id) : null;
     if (!tool || tool.project_id !== agent.project_id) return null;
     const path = at(agent, tool.node_id);
     return path === null ? null : { path, mode: toolWrites(tool.type, tool.config) ? 'read_write' : 'read' };

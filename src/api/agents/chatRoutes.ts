@@ -44,7 +44,7 @@ export function agentChatRoutes(s: { agents: Pick<AgentsService, 'agents' | 'cha
         authorize: { resource: ({ body }, principal) => visibleAgent(principal, s.agents.agents.find(body.agent_id)), name: 'Agent' },
         body: chatBody,
         async handle(ctx, { body, access }) {
-          const turn = s.agents.chat.begin(access.principal, access.record, { message: body.message, sessionId: body.session_id });
+          const turn = await s.agents.chat.begin(access.principal, access.record, { message: body.message, sessionId: body.session_id });
           ctx.respond = false;
           const stream = new EventStream(ctx.req, ctx.res);
           try {

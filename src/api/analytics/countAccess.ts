@@ -16,12 +16,17 @@ export function countAccess(counter: AccessCounter): Middleware {
     if (!principal) return next();
     const at = Date.now();
     let succeeded = false;
+    let elsewhere = false;
     try {
       await next();
       // The response's own status: routes that answer by themselves (MCP, ctx.respond = false) leave Koa's at 404.
       succeeded = ctx.res.statusCode < 400;
+    } catch (err) {
+      // Several workers: the request runs on the project's owner, which counts it.
+      elsewhere = typeof err === 'object' && err !== null && 'countedElsewhere' in err;
+      throw err;
     } finally {
-      counter.apiCall(hitOf(ctx, principal, succeeded), at);
+      if (!elsewhere) counter.apiCall(hitOf(ctx, principal, succeeded), at);
     }
   };
 }

@@ -33,9 +33,9 @@ export function analyticsRoutes(s: { analytics: { reports: UsageReports } }): Ro
         authorize: { project: ({ query }) => query.project_id },
         query: schema.timeseriesQuery,
         response: schema.timeseriesAnswer,
-        handle(ctx, { query, access }) {
+        async handle(ctx, { query, access }) {
           // What the caller sees of nodes and connections inside the project is the reports' finer check.
-          const series = reports().timeseries(access.principal, {
+          const series = await reports().timeseries(access.principal, {
             projectId: query.project_id,
             ...rangeOf(query),
             interval: query.interval,
@@ -55,8 +55,8 @@ export function analyticsRoutes(s: { analytics: { reports: UsageReports } }): Ro
         authorize: { project: ({ query }) => query.project_id },
         query: schema.summaryQuery,
         response: schema.summaryAnswer,
-        handle(ctx, { query, access }) {
-          const summary = reports().summary(access.principal, { projectId: query.project_id, ...rangeOf(query), limit: query.limit });
+        async handle(ctx, { query, access }) {
+          const summary = await reports().summary(access.principal, { projectId: query.project_id, ...rangeOf(query), limit: query.limit });
           ok(ctx, { project_id: query.project_id, ...summary });
         },
       }),

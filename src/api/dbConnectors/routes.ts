@@ -32,8 +32,8 @@ export function dbConnectorRoutes(s: { dbConnectors: DbConnectors }, prefix: '/d
         authorize: { project: ({ query }) => query.project_id },
         query: schema.listQuery,
         response: schema.connectionList,
-        handle(ctx, { query }) {
-          const { items, total } = connectors().list(query.project_id, query);
+        async handle(ctx, { query }) {
+          const { items, total } = await connectors().list(query.project_id, query);
           ok(ctx, { ...withItems('connections', items.map(presentConnection)), ...pageInfo(total, query) });
         },
       }),
@@ -76,8 +76,8 @@ export function dbConnectorRoutes(s: { dbConnectors: DbConnectors }, prefix: '/d
         authorize: connection,
         params: schema.connectionParams,
         response: deletedSchema,
-        handle(ctx, { params, access }) {
-          connectors().delete(access.record);
+        async handle(ctx, { params, access }) {
+          await connectors().delete(access.record);
           ok(ctx, presentDeleted(params.id), 'Database connection deleted');
         },
       }),

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { anonKeyOf } from '../../auth/anonKey.ts';
 import type { Authenticator } from '../../auth/authenticator.ts';
+import type { ChangeBus } from '../../events/changeBus.ts';
 import type { ChangeFeed } from '../../events/changeFeed.ts';
 import { AppError } from '../../http/errors.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
@@ -96,13 +97,20 @@ export function eventRoutes(s: EventRouteDeps): RouteGroup {
 const accessChanging =
   /^\/api\/v1\/(connections|access|organizations)(\/|$)|^\/api\/v1\/sync\/syncs\/[^/]+\/?$|^\/api\/v1\/projects\/[^/]+(\/members(\/|$)|\/?$)/;
 
+/** The project a request's path names, '' when none (an organization, a key by id). */
+const projectOfPath = (path: string) => /^\/api\/v1\/projects\/([^/]+)/.exec(path)?.[1] ?? '';
+
 /**
  * After a successful request that may have changed credentials or memberships, every open
- * stream re-checks its access at once (streams also re-check before each event and heartbeat).
+ * stream re-checks its access at once, in every worker: the box-wide signal 'access-changed'
+ * reaches this process's feed too (services.ts). Streams also re-check before each event and
+ * at heartbeats.
  */
-export function feedAccessWatch(s: { feed: Pick<ChangeFeed, 'revalidate'> }): Middleware {
+export function feedAccessWatch(s: { bus: Pick<ChangeBus, 'signal'> }): Middleware {
   return async (ctx, next) => {
     await next();
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.status < 400 && accessChanging.test(ctx.path)) s.feed.revalidate();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.status < 400 && accessChanging.test(ctx.path)) {
+      s.bus.signal({ kind: 'access-changed', project: projectOfPath(ctx.path) });
+    }
   };
 }

@@ -46,8 +46,8 @@ export function mcpAgentRoutes(s: McpAgentRouteServices): RouteGroup {
         authorize: agent,
         params: schema.agentParams,
         response: schema.bindingList,
-        handle(ctx, { params, access }) {
-          const tools = bindings().list(access.principal, access.record);
+        async handle(ctx, { params, access }) {
+          const tools = await bindings().list(access.principal, access.record);
           ok(ctx, { agent_id: params.agent_id, server_url: agentServerUrl(s.settings.baseUrl, params.agent_id), ...withItems('tools', tools.map(presentBinding)) });
         },
       }),
@@ -65,8 +65,8 @@ export function mcpAgentRoutes(s: McpAgentRouteServices): RouteGroup {
         params: schema.agentParams,
         body: schema.bindBody,
         response: schema.bindingSchema,
-        handle(ctx, { body, access }) {
-          const bound = bindings().bind(access.principal, access.record, { toolId: body.tool_id, name: body.name, description: body.description });
+        async handle(ctx, { body, access }) {
+          const bound = await bindings().bind(access.principal, access.record, { toolId: body.tool_id, name: body.name, description: body.description });
           created(ctx, presentBinding(bound), 'Tool bound to the agent');
         },
       }),
@@ -79,8 +79,8 @@ export function mcpAgentRoutes(s: McpAgentRouteServices): RouteGroup {
         params: schema.bindingParams,
         body: schema.updateBindingBody,
         response: schema.bindingSchema,
-        handle(ctx, { params, body, access }) {
-          ok(ctx, presentBinding(bindings().update(access.principal, access.record, params.tool_id, body)), 'Binding updated');
+        async handle(ctx, { params, body, access }) {
+          ok(ctx, presentBinding(await bindings().update(access.principal, access.record, params.tool_id, body)), 'Binding updated');
         },
       }),
       route({

@@ -73,8 +73,8 @@ export function mcpProxyRoutes(s: { mcpProxy: McpProxyService; settings: Pick<Se
         query: schema.listProxyQuery,
         authorize: { project: ({ query }) => query.project_id },
         response: schema.proxyListSchema,
-        handle(ctx, { query }) {
-          const { items, total } = servers().list(query.project_id, query);
+        async handle(ctx, { query }) {
+          const { items, total } = await servers().list(query.project_id, query);
           ok(ctx, { mcp_proxy_servers: items.map(show), ...pageInfo(total, query) });
         },
       }),
@@ -126,8 +126,8 @@ export function mcpProxyRoutes(s: { mcpProxy: McpProxyService; settings: Pick<Se
         authorize: server,
         params: schema.proxyParams,
         response: deletedSchema,
-        handle(ctx, { params, access }) {
-          servers().delete(access.record);
+        async handle(ctx, { params, access }) {
+          await servers().delete(access.record);
           ok(ctx, presentDeleted(params.server_id), 'MCP proxy server deleted');
         },
       }),

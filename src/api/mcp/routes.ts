@@ -14,7 +14,7 @@ import * as schema from './schemas.ts';
 export function mcpEndpointRoutes(s: { mcp: Pick<McpService, 'endpoints'>; content: Pick<ContentStore, 'findById'>; settings: Pick<Settings, 'baseUrl'> }): RouteGroup {
   const endpoints = () => s.mcp.endpoints;
   const baseUrl = () => s.settings.baseUrl;
-  const present = (e: McpEndpoint) => presentEndpoint(e, baseUrl(), endpoints().boundTools(e));
+  const present = async (e: McpEndpoint) => presentEndpoint(e, baseUrl(), await endpoints().boundTools(e));
   return {
     prefix: '/mcp-endpoints',
     tag: 'MCP endpoints',
@@ -24,7 +24,7 @@ export function mcpEndpointRoutes(s: { mcp: Pick<McpService, 'endpoints'>; conte
       service: endpoints,
       findNode: (id) => s.content.findById(id),
       present,
-      withKey: ({ endpoint, key }) => ({ mcp_endpoint: present(endpoint), key, client_config: clientConfig(endpoint, baseUrl(), key) }),
+      withKey: async ({ endpoint, key }) => ({ mcp_endpoint: await present(endpoint), key, client_config: clientConfig(endpoint, baseUrl(), key) }),
       schemas: { endpoint: schema.endpointSchema, withKey: schema.endpointWithKey, create: schema.createEndpointBody, update: schema.updateEndpointBody },
       create: (principal, body) =>
         endpoints().create(principal, { ...endpointInput(body), toolIds: body.tool_ids }),

@@ -78,6 +78,8 @@ function serverRoutes(
       authorize: { resource: ({ params }) => on.find(params[on.param]!), name: on.name },
       params: on.params,
       streams: 'text/event-stream',
+      // A session (and its event stream) lives on the worker that created it: the project's owner.
+      onOwner: true,
       async handle(ctx: Context) {
         const c = ctx.state.mcp as McpContext | undefined;
         if (!c) throw new Error('the MCP gate is not mounted');

@@ -117,8 +117,8 @@ export function oauthRoutes(s: OAuthRouteDeps): RouteGroup {
         params: schema.providerParams,
         query: schema.projectQuery,
         response: schema.connectionSchema,
-        handle(ctx, { params, query }) {
-          ok(ctx, presentConnection(oauth.status(query.project_id, params.provider)));
+        async handle(ctx, { params, query }) {
+          ok(ctx, presentConnection(await oauth.status(query.project_id, params.provider)));
         },
       }),
       route({

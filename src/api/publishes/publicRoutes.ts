@@ -33,7 +33,7 @@ export function publicPublishRoutes(s: PublicPublishDeps): RouteGroup {
   async function serve(ctx: Context, query: { format?: 'html' | 'md' | 'json'; pointer?: string }): Promise<void> {
     const { address, rest } = splitAddress(ctx.path);
     if (address === null) throw publicNotFound();
-    const target = s.publishing.resolver.resolve(address, subPathSegments(rest));
+    const target = await s.publishing.resolver.resolve(address, subPathSegments(rest));
     const answer = await s.publishing.reader.answer(target, { format: query.format, pointer: query.pointer, address, base: PUBLIC_BASE });
     send(ctx, answer, target.publish.version !== null && target.relPath === '');
     if (ctx.status < 400) {

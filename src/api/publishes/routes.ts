@@ -40,8 +40,8 @@ export function publishRoutes(s: PublishRouteDeps): RouteGroup {
         status: 201,
         body: schema.createBody,
         response: schema.publishSchema,
-        handle(ctx, { body, access: { node, grant } }) {
-          const view = p().create(grant, node, {
+        async handle(ctx, { body, access: { node, grant } }) {
+          const view = await p().create(grant, node, {
             version: body.version,
             expiresAt: body.expires_at,
             slug: body.slug,
@@ -57,8 +57,8 @@ export function publishRoutes(s: PublishRouteDeps): RouteGroup {
         authorize: { content: ({ query }) => query.project_id },
         query: schema.listQuery,
         response: schema.publishList,
-        handle(ctx, { access: grant }) {
-          const views = p().list(grant);
+        async handle(ctx, { access: grant }) {
+          const views = await p().list(grant);
           ok(ctx, { ...withItems('publishes', views.map(present)), total: views.length });
         },
       }),
@@ -84,8 +84,8 @@ export function publishRoutes(s: PublishRouteDeps): RouteGroup {
         params: schema.publishParams,
         body: schema.updateBody,
         response: schema.publishSchema,
-        handle(ctx, { body, access }) {
-          const view = p().update(grantOf(access, 'content:write'), access.record, {
+        async handle(ctx, { body, access }) {
+          const view = await p().update(grantOf(access, 'content:write'), access.record, {
             enabled: body.enabled,
             expiresAt: body.expires_at,
             version: body.version,
@@ -102,8 +102,8 @@ export function publishRoutes(s: PublishRouteDeps): RouteGroup {
         authorize: publish,
         params: schema.publishParams,
         response: schema.publishDeleted,
-        handle(ctx, { params, access }) {
-          p().delete(grantOf(access, 'content:write'), access.record);
+        async handle(ctx, { params, access }) {
+          await p().delete(grantOf(access, 'content:write'), access.record);
           ok(ctx, { id: params.publish_id, deleted: true as const }, 'Unpublished');
         },
       }),

@@ -52,7 +52,11 @@ export function sandboxRoutes(s: SandboxRouteServices): RouteGroup {
           'attributed to the endpoint (its own key) or the calling user; changes made meanwhile are merged three ways, and a conflict writes nothing.',
         // No project check fits both callers: the endpoint's own key, whatever its mode (any other key,
         // of any project, is 403), or a user with content:write (404 for one who cannot see the project).
-        authorize: { checkedBy: "the endpoint's own key or a user who may write its project: SandboxEndpoints.exec decides" },
+        authorize: {
+          checkedBy: "the endpoint's own key or a user who may write its project: SandboxEndpoints.exec decides",
+          // What the command changes is written back to the endpoint's project: it runs on that project's owner.
+          placedIn: ({ params }) => endpoints().find(params.endpoint_id)?.connection.project_id,
+        },
         params: endpointParams,
         body: schema.execBody,
         response: schema.execResult,

@@ -67,14 +67,15 @@ export interface NodeBoundRouteOptions<E, C, U> {
   service: () => NodeBoundService<E>;
   /** A node by id: the by-node route checks the node's project. */
   findNode: (id: string) => NodeInfo | null;
+  /** An endpoint as answered (it may look up what the endpoint names: an MCP endpoint's bound tools). */
   present: (e: E) => unknown;
   /** A created or re-keyed endpoint with its key, as answered (the key is shown only then). */
   withKey: (issued: { endpoint: E; key: string }) => unknown;
   schemas: { endpoint: z.ZodType; withKey: z.ZodType; create: z.ZodType<C>; update: z.ZodType<U> };
   /** Creates one on the folder of the body, which the caller must reach (`principal`). */
-  create: (principal: Principal, body: C) => { endpoint: E; key: string };
+  create: (principal: Principal, body: C) => { endpoint: E; key: string } | Promise<{ endpoint: E; key: string }>;
   /** Changes one; a new folder must be one the caller reaches (`principal`). */
-  update: (principal: Principal, endpoint: E, body: U) => E;
+  update: (principal: Principal, endpoint: E, body: U) => E | Promise<E>;
   /** Extra words of a summary or description, by route. */
   words?: { create?: string; get?: string; update?: string; updateDescription?: string; delete?: string; regenerate?: string };
 }
@@ -100,9 +101,9 @@ export function nodeBoundRoutes<E extends { connection: { project_id: string } }
       authorize: { project: ({ query }) => query.project_id },
       query: listEndpointsQuery,
       response: list.extend({ limit: z.number().int(), offset: z.number().int() }),
-      handle(ctx, { query }) {
+      async handle(ctx, { query }) {
         const { items, total } = o.service().list(query.project_id, query);
-        ok(ctx, { ...withItems(listKey, items.map(o.present)), ...pageInfo(total, query) });
+        ok(ctx, { ...withItems(listKey, await Promise.all(items.map(o.present))), ...pageInfo(total, query) });
       },
     }),
     route({
@@ -114,8 +115,8 @@ export function nodeBoundRoutes<E extends { connection: { project_id: string } }
       status: 201,
       body: o.schemas.create,
       response: o.schemas.withKey,
-      handle(ctx, { body, access }) {
-        created(ctx, o.withKey(o.create(access.principal, body)), `${Noun} created; the key is shown only this once`);
+      async handle(ctx, { body, access }) {
+        created(ctx, await o.withKey(await o.create(access.principal, body)), `${Noun} created; the key is shown only this once`);
       },
     }),
     route({
@@ -127,9 +128,9 @@ export function nodeBoundRoutes<E extends { connection: { project_id: string } }
       authorize: { resource: ({ params }) => o.findNode(params.node_id), name: 'Node' },
       params: nodeParams,
       response: list,
-      handle(ctx, { params }) {
+      async handle(ctx, { params }) {
         const found = o.service().byNode(params.node_id);
-        ok(ctx, { ...withItems(listKey, found.map(o.present)), total: found.length });
+        ok(ctx, { ...withItems(listKey, await Promise.all(found.map(o.present))), total: found.length });
       },
     }),
     route({
@@ -140,8 +141,8 @@ export function nodeBoundRoutes<E extends { connection: { project_id: string } }
       authorize: endpoint,
       params: endpointParams,
       response: o.schemas.endpoint,
-      handle(ctx, { access }) {
-        ok(ctx, o.present(access.record));
+      async handle(ctx, { access }) {
+        ok(ctx, await o.present(access.record));
       },
     }),
     route({
@@ -154,8 +155,8 @@ export function nodeBoundRoutes<E extends { connection: { project_id: string } }
       params: endpointParams,
       body: o.schemas.update,
       response: o.schemas.endpoint,
-      handle(ctx, { body, access }) {
-        ok(ctx, o.present(o.update(access.principal, access.record, body)), `${Noun} updated`);
+      async handle(ctx, { body, access }) {
+        ok(ctx, await o.present(await o.update(access.principal, access.record, body)), `${Noun} updated`);
       },
     }),
     route({
@@ -179,8 +180,8 @@ export function nodeBoundRoutes<E extends { connection: { project_id: string } }
       authorize: endpoint,
       params: endpointParams,
       response: o.schemas.withKey,
-      handle(ctx, { access }) {
-        ok(ctx, o.withKey(o.service().regenerateKey(access.record)), 'New key issued; the previous key no longer works');
+      async handle(ctx, { access }) {
+        ok(ctx, await o.withKey(o.service().regenerateKey(access.record)), 'New key issued; the previous key no longer works');
       },
     }),
   ];

@@ -5,6 +5,7 @@ import { principalOf } from '../../http/middleware/authenticate.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import { toolSchemas, toolTypes } from '../../tools/registry.ts';
 import type { ToolsService } from '../../tools/service.ts';
+import type { ContentStore } from '../../content/contentStore.ts';
 import type { NewTool } from '../../tools/tools.ts';
 import { deletedSchema, presentDeleted } from '../presenters/deletion.ts';
 import { presentTool, presentToolList } from './presenter.ts';
@@ -15,8 +16,10 @@ import * as schema from './schemas.ts';
  * runs it as the caller (their rights and the tool's subtree both apply) through the same
  * `Tools.call` that MCP and agents use. A tool in a project the caller cannot see is "Tool not found.".
  */
-export function toolRoutes(s: { tools: Pick<ToolsService, 'tools'> }): RouteGroup {
+export function toolRoutes(s: { tools: Pick<ToolsService, 'tools'>; content: Pick<ContentStore, 'findById'> }): RouteGroup {
   const t = () => s.tools.tools;
+  /** The project a new tool would belong to, only to run its creation on that project's owner (a search tool's index lives there). */
+  const placedIn = ({ body }: { body: { node_id?: string | null; project_id?: string } }) => (body.node_id ? s.content.findById(body.node_id)?.projectId : body.project_id);
   const tool = { resource: ({ params }: { params: { tool_id: string } }) => t().find(params.tool_id), name: 'Tool' };
   /** What both create routes ask the tools service for. */
   const newTool = (body: z.output<typeof schema.createToolBody> | z.output<typeof schema.createSearchToolBody>, type: string): NewTool => ({
@@ -34,9 +37,9 @@ export function toolRoutes(s: { tools: Pick<ToolsService, 'tools'> }): RouteGrou
         authorize: { checkedBy: 'the list names an organization or a project, and Tools.listForOrg / listForProject check whichever is named' },
         query: schema.listToolsQuery,
         response: schema.toolList,
-        handle(ctx, { query }) {
+        async handle(ctx, { query }) {
           const p = principalOf(ctx);
-          ok(ctx, presentToolList(query.project_id ? t().listForProject(p, query.project_id) : t().listForOrg(p, query.org_id!)));
+          ok(ctx, presentToolList(await (query.project_id ? t().listForProject(p, query.project_id) : t().listForOrg(p, query.org_id!))));
         },
       }),
       route({
@@ -58,8 +61,8 @@ export function toolRoutes(s: { tools: Pick<ToolsService, 'tools'> }): RouteGrou
         authorize: { node: ({ params }) => params.node_id },
         params: schema.nodeParams,
         response: schema.toolList,
-        handle(ctx, { params }) {
-          ok(ctx, presentToolList(t().listByNode(params.node_id)));
+        async handle(ctx, { params }) {
+          ok(ctx, presentToolList(await t().listByNode(params.node_id)));
         },
       }),
       route({
@@ -70,8 +73,8 @@ export function toolRoutes(s: { tools: Pick<ToolsService, 'tools'> }): RouteGrou
         authorize: { project: ({ params }) => params.project_id },
         params: schema.projectParams,
         response: schema.toolList,
-        handle(ctx, { params }) {
-          ok(ctx, presentToolList(t().listByProject(params.project_id)));
+        async handle(ctx, { params }) {
+          ok(ctx, presentToolList(await t().listByProject(params.project_id)));
         },
       }),
       route({
@@ -79,12 +82,12 @@ export function toolRoutes(s: { tools: Pick<ToolsService, 'tools'> }): RouteGrou
         path: '/',
         summary: 'Create a tool bound to a node (type: ls, cat, tree, write, search, grep, query_json, shell)',
         // The project is the node's (node_id) or the one named (project_id, for the whole project).
-        authorize: { checkedBy: "the tool's project is its node's or the one named: Tools.create checks content:write there and that the caller reaches the node" },
+        authorize: { checkedBy: "the tool's project is its node's or the one named: Tools.create checks content:write there and that the caller reaches the node", placedIn },
         status: 201,
         body: schema.createToolBody,
         response: schema.toolSchema,
-        handle(ctx, { body }) {
-          const tool = t().create(principalOf(ctx), newTool(body, body.type));
+        async handle(ctx, { body }) {
+          const tool = await t().create(principalOf(ctx), newTool(body, body.type));
           ok(ctx, presentTool(tool), 'Tool created', 201);
         },
       }),
@@ -93,12 +96,12 @@ export function toolRoutes(s: { tools: Pick<ToolsService, 'tools'> }): RouteGrou
         path: '/search',
         summary: 'Create a search tool; its index is built asynchronously (202, index status pending)',
         // As POST /tools: an unseen node is "Node not found." before anything is said about the project.
-        authorize: { checkedBy: "the tool's project is its node's (checked against project_id) or the one named: Tools.create checks content:write there and that the caller reaches the node" },
+        authorize: { checkedBy: "the tool's project is its node's (checked against project_id) or the one named: Tools.create checks content:write there and that the caller reaches the node", placedIn },
         status: 202,
         body: schema.createSearchToolBody,
         response: schema.toolWithIndex,
-        handle(ctx, { body }) {
-          const tool = t().create(principalOf(ctx), newTool(body, 'search'));
+        async handle(ctx, { body }) {
+          const tool = await t().create(principalOf(ctx), newTool(body, 'search'));
           ok(ctx, { tool: presentTool(tool), index: t().searchIndex(tool) }, 'Search tool created; its index is being built', 202);
         },
       }),
@@ -123,8 +126,8 @@ export function toolRoutes(s: { tools: Pick<ToolsService, 'tools'> }): RouteGrou
         params: schema.toolParams,
         body: schema.updateToolBody,
         response: schema.toolSchema,
-        handle(ctx, { body, access }) {
-          ok(ctx, presentTool(t().update(access.record, body)), 'Tool updated');
+        async handle(ctx, { body, access }) {
+          ok(ctx, presentTool(await t().update(access.record, body)), 'Tool updated');
         },
       }),
       route({
@@ -175,6 +178,8 @@ export function toolRoutes(s: { tools: Pick<ToolsService, 'tools'> }): RouteGrou
         summary: "A search tool's index state: status, counts, lag behind the project, mode",
         permission: 'project:read',
         authorize: tool,
+        // The index is kept, and its state known, by the project's owner (several workers).
+        onOwner: true,
         params: schema.toolParams,
         response: schema.indexStateSchema,
         handle(ctx, { access }) {

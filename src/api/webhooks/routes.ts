@@ -50,10 +50,11 @@ export function webhookRoutes(s: WebhookRouteDeps): RouteGroup {
         params: schema.projectParams,
         query: schema.listQuery,
         response: schema.hookList,
-        handle(ctx, { query, access }) {
-          const hooks = w().list(w().manager(access));
-          const recent = query.recent > 0 ? w().recent(hooks.map((h) => h.id), query.recent) : null;
-          ok(ctx, { webhooks: hooks.map((h) => presentHook(h, w().pendingCount(h.id), recent?.get(h.id))), total: hooks.length });
+        async handle(ctx, { query, access }) {
+          const hooks = await w().list(w().manager(access));
+          const recent = query.recent > 0 ? await w().recent(hooks.map((h) => h.id), query.recent) : null;
+          const presented = await Promise.all(hooks.map(async (h) => presentHook(h, await w().pendingCount(h.id), recent?.get(h.id))));
+          ok(ctx, { webhooks: presented, total: hooks.length });
         },
       }),
       route({
@@ -65,9 +66,9 @@ export function webhookRoutes(s: WebhookRouteDeps): RouteGroup {
         authorize: project,
         params: schema.hookParams,
         response: schema.hookSchema,
-        handle(ctx, { params, access }) {
-          const hook = w().get(w().manager(access), params.hook_id);
-          ok(ctx, presentHook(hook, w().pendingCount(hook.id)));
+        async handle(ctx, { params, access }) {
+          const hook = await w().get(w().manager(access), params.hook_id);
+          ok(ctx, presentHook(hook, await w().pendingCount(hook.id)));
         },
       }),
       route({
@@ -88,7 +89,7 @@ export function webhookRoutes(s: WebhookRouteDeps): RouteGroup {
             active: body.active,
             secret: body.secret,
           });
-          ok(ctx, { ...presentHook(hook, w().pendingCount(hook.id)), secret }, 'Webhook updated');
+          ok(ctx, { ...presentHook(hook, await w().pendingCount(hook.id)), secret }, 'Webhook updated');
         },
       }),
       route({
@@ -100,8 +101,8 @@ export function webhookRoutes(s: WebhookRouteDeps): RouteGroup {
         authorize: project,
         params: schema.hookParams,
         response: schema.hookDeleted,
-        handle(ctx, { params, access }) {
-          w().delete(w().manager(access), params.hook_id);
+        async handle(ctx, { params, access }) {
+          await w().delete(w().manager(access), params.hook_id);
           ok(ctx, { id: params.hook_id, deleted: true as const }, 'Webhook deleted');
         },
       }),
@@ -115,8 +116,8 @@ export function webhookRoutes(s: WebhookRouteDeps): RouteGroup {
         params: schema.hookParams,
         query: schema.deliveriesQuery,
         response: schema.deliveryList,
-        handle(ctx, { params, query, access }) {
-          const { items, total } = w().deliveries(w().manager(access), params.hook_id, query);
+        async handle(ctx, { params, query, access }) {
+          const { items, total } = await w().deliveries(w().manager(access), params.hook_id, query);
           ok(ctx, { deliveries: items.map(presentDelivery), ...pageInfo(total, query) });
         },
       }),
@@ -130,8 +131,8 @@ export function webhookRoutes(s: WebhookRouteDeps): RouteGroup {
         status: 202,
         params: schema.deliveryParams,
         response: schema.deliverySchema,
-        handle(ctx, { params, access }) {
-          const d = w().redeliver(w().manager(access), params.hook_id, params.delivery_id);
+        async handle(ctx, { params, access }) {
+          const d = await w().redeliver(w().manager(access), params.hook_id, params.delivery_id);
           ok(ctx, presentDelivery(d), 'Redelivery queued', 202);
         },
       }),

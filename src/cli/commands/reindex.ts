@@ -20,6 +20,13 @@ export async function runReindex(options: ReindexOptions, print: (line: string) 
   const { ContentStore } = await import('../../content/contentStore.ts');
   // The server's database only: a reindex in the wrong folder must not create an empty one.
   const db = await openAdminDatabase(options.dataDir);
+  // A second writer beside the service's workers would race their writes: stop the service first.
+  const { runningService } = await import('../../app/servicePid.ts');
+  const live = runningService(options.dataDir);
+  if (live !== null) {
+    db.close();
+    throw new Error(`cns serve is running on ${options.dataDir} (pid ${live}): stop it, then run cns reindex (a reindex beside it would be a second writer of its repositories)`);
+  }
   const store = new ContentStore({ dataDir: options.dataDir, db });
   try {
     const ids = options.project ? [options.project] : store.listProjects();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -91,8 +91,11 @@ export class PackBuilder {
     return oid;
   }
 
-  /** Writes `objects/pack/pack-<sha>.{pack,idx}`; returns where each object landed. */
-  write(gitdir: string, fsync: boolean): Map<string, PackedLocation> {
+  /**
+   * Writes `objects/pack/pack-<sha>.{pack,idx}`; returns where each object landed. `files`, when
+   * given, are the temporary files to write them into (opened ahead, see PackFiles).
+   */
+  write(gitdir: string, fsync: boolean, files?: PackFiles): Map<string, PackedLocation> {
     const located = new Map<string, PackedLocation>();
     if (this.entries.length === 0) return located;
     const head = packHeader(this.entries.length);
@@ -102,8 +105,8 @@ export class PackBuilder {
     const name = `pack-${trailer.toString('hex')}`;
     const dir = join(gitdir, 'objects', 'pack');
     const packFile = join(dir, `${name}.pack`);
-    writeAtomically(dir, packFile, [head, ...this.chunks, trailer], fsync);
-    writeAtomically(dir, join(dir, `${name}.idx`), [this.index(trailer)], fsync);
+    writeAtomically(dir, packFile, [head, ...this.chunks, trailer], fsync, files?.take());
+    writeAtomically(dir, join(dir, `${name}.idx`), [this.index(trailer)], fsync, files?.take());
     if (fsync) fsyncDirs([dir]);
     for (const e of this.entries) {
       located.set(e.oid, { pack: packFile, dataOffset: e.dataOffset, dataLength: e.dataLength, type: e.type, size: e.size });
@@ -276,9 +279,56 @@ async function writeAtomicallyAsync(dir: string, file: string, parts: Buffer[], 
   await rename(tmp, file);
 }
 
-function writeAtomically(dir: string, file: string, parts: Buffer[], fsync: boolean): void {
-  const tmp = join(dir, `tmp_pack_${process.pid}_${++tmpCounter}`);
-  const fd = openSync(tmp, 'wx', 0o444);
+/** A temporary file of objects/pack, open for writing. */
+interface TmpFile {
+  fd: number;
+  path: string;
+}
+
+function openTmp(dir: string): TmpFile {
+  const path = join(dir, `tmp_pack_${process.pid}_${++tmpCounter}`);
+  return { fd: openSync(path, 'wx', 0o444), path };
+}
+
+/**
+ * The two temporary files of a batch's pack, created before the batch takes the database's write
+ * lock: creating a file is among the costliest steps of a write on a busy disk, and with several
+ * workers one worker's time under that lock is every other worker's wait. discard() removes what
+ * the batch did not use.
+ */
+export class PackFiles {
+  private readonly files: TmpFile[];
+
+  constructor(gitdir: string) {
+    const dir = join(gitdir, 'objects', 'pack');
+    this.files = [openTmp(dir)];
+    try {
+      this.files.push(openTmp(dir));
+    } catch (e) {
+      this.discard();
+      throw e;
+    }
+  }
+
+  /** The next unused file (PackBuilder.write takes both, or none). */
+  take(): TmpFile | undefined {
+    return this.files.shift();
+  }
+
+  discard(): void {
+    for (const f of this.files.splice(0)) {
+      closeSync(f.fd);
+      try {
+        unlinkSync(f.path);
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+}
+
+function writeAtomically(dir: string, file: string, parts: Buffer[], fsync: boolean, opened?: TmpFile): void {
+  const { fd, path: tmp } = opened ?? openTmp(dir);
   try {
     for (const p of parts) writeSync(fd, p);
     if (fsync) fsyncSync(fd);

@@ -41,31 +41,94 @@ export function casMainRef(gitdir: string, expected: string | null, next: string
 
 /** casMainRef for any ref under refs/ (the notes ref). */
 export function casRef(gitdir: string, name: string, expected: string | null, next: string, fsync: boolean): CasOutcome {
-  const ref = join(gitdir, name);
-  const lock = ref + '.lock';
-  mkdirSync(dirname(ref), { recursive: true });
-  let fd: number;
-  try {
-    fd = openSync(lock, 'wx', 0o644);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return 'locked';
-    throw e;
+  const lock = RefUpdate.prepare(gitdir, name, expected, next, fsync);
+  if (typeof lock === 'string') return lock;
+  lock.publish();
+  return 'ok';
+}
+
+/**
+ * A compare-and-swap of a ref in two steps: prepare() takes `<ref>.lock` exclusively, checks the
+ * ref and writes the new id into the lock; publish() renames the lock over the ref. Between the
+ * two, no git process can move the ref. The content core prepares inside its SQLite transaction
+ * and publishes after the commit, so the rename (the costliest file operation of a write) stays
+ * out of the database's write lock; a process that dies in between leaves a lock naming the
+ * commit its index already has, which the next writer completes (rollForwardMain).
+ */
+export class RefUpdate {
+  private done = false;
+
+  private constructor(
+    private readonly ref: string,
+    private readonly next: string,
+    private readonly fsync: boolean,
+  ) {}
+
+  static prepare(gitdir: string, name: string, expected: string | null, next: string, fsync: boolean): RefUpdate | 'moved' | 'locked' {
+    const ref = join(gitdir, name);
+    const lock = ref + '.lock';
+    mkdirSync(dirname(ref), { recursive: true });
+    let fd: number;
+    try {
+      fd = openSync(lock, 'wx', 0o644);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return 'locked';
+      throw e;
+    }
+    let ok = false;
+    try {
+      if (readRef(gitdir, name) !== expected) return 'moved';
+      writeSync(fd, next + '\n');
+      if (fsync) fsyncSync(fd);
+      ok = true;
+    } finally {
+      closeSync(fd);
+      if (!ok) unlinkSync(lock);
+    }
+    return new RefUpdate(ref, next, fsync);
   }
-  let renamed = false;
-  try {
-    if (readRef(gitdir, name) !== expected) return 'moved';
-    writeSync(fd, next + '\n');
-    if (fsync) fsyncSync(fd);
-    closeSync(fd);
-    fd = -1;
-    renameSync(lock, ref);
-    renamed = true;
-    if (fsync) fsyncDirs([dirname(ref)]);
-    return 'ok';
-  } finally {
-    if (fd >= 0) closeSync(fd);
-    if (!renamed) unlinkSync(lock);
+
+  /** Moves the ref (renames the lock over it). */
+  publish(): void {
+    if (this.done) return;
+    try {
+      renameSync(this.ref + '.lock', this.ref);
+    } catch (e) {
+      // Completed meanwhile by rollForwardMain: the ref already names the commit.
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || readFileSync(this.ref, 'utf8').trim() !== this.next) throw e;
+    }
+    this.done = true;
+    if (this.fsync) fsyncDirs([dirname(this.ref)]);
   }
+
+  /** Gives the lock up without moving the ref. */
+  release(): void {
+    if (this.done) return;
+    this.done = true;
+    try {
+      unlinkSync(this.ref + '.lock');
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/**
+ * Completes a move of `main` that a writer prepared and could not publish (it died after its
+ * index had committed `indexed`): the lock names exactly that commit. A lock with any other
+ * content (a push in progress, a partly written lock) is left alone. True when main moved.
+ */
+export function rollForwardMain(gitdir: string, indexed: string): boolean {
+  const lock = join(gitdir, MAIN_REF + '.lock');
+  let content: string;
+  try {
+    content = readFileSync(lock, 'utf8').trim();
+  } catch {
+    return false;
+  }
+  if (content !== indexed) return false;
+  renameSync(lock, join(gitdir, MAIN_REF));
+  return true;
 }
 
 /** Age in ms of a lock left on `main`, or null when there is none. */

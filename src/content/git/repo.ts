@@ -6,8 +6,8 @@ import type { Logger } from 'pino';
 import { Lru } from '../lru.ts';
 import { parseCommit, type CommitData } from './commitObject.ts';
 import { fsyncDirs, readLooseObject, writeLooseObject, type ObjectType } from './objects.ts';
-import type { PackBuilder, PackedLocation } from './packWriter.ts';
-import { casMainRef, readMainRef, type CasOutcome } from './refs.ts';
+import { PackFiles, type PackBuilder, type PackedLocation } from './packWriter.ts';
+import { casMainRef, MAIN_REF, readMainRef, RefUpdate, type CasOutcome } from './refs.ts';
 import type { TimeSlice } from '../timeSlice.ts';
 
 /** Pack locations remembered per repository (about 200 bytes each). */
@@ -88,10 +88,10 @@ export class Repo {
     return this.writeObject('blob', bytes);
   }
 
-  /** Writes a batch's objects as one pack and remembers where each landed. */
-  writePack(pack: PackBuilder): void {
+  /** Writes a batch's objects as one pack (into `files` when opened ahead) and remembers where each landed. */
+  writePack(pack: PackBuilder, files?: PackFiles): void {
     this.ensure();
-    for (const [oid, loc] of pack.write(this.gitdir, this.fsync)) this.recent.set(oid, loc);
+    for (const [oid, loc] of pack.write(this.gitdir, this.fsync, files)) this.recent.set(oid, loc);
     // Bounded: the oldest locations are dropped (those objects stay readable through the packs).
     for (const oid of this.recent.keys()) {
       if (this.recent.size <= MAX_RECENT) break;
@@ -173,6 +173,18 @@ export class Repo {
     return casMainRef(this.gitdir, expected, next, this.fsync);
   }
 
+  /** The first step of casMain (see RefUpdate): the lock taken and checked, main not moved yet. */
+  prepareMain(expected: string | null, next: string): RefUpdate | 'moved' | 'locked' {
+    this.ensure();
+    return RefUpdate.prepare(this.gitdir, MAIN_REF, expected, next, this.fsync);
+  }
+
+  /** Opens the temporary files of a pack ahead of the batch that writes it. */
+  openPackFiles(): PackFiles {
+    this.ensure();
+    return new PackFiles(this.gitdir);
+  }
+
   /** Forgets everything about the files on disk (the repository was deleted). */
   forgetDisk(): void {
     this.ready = false;
@@ -241,6 +253,11 @@ export class RepoRegistry {
 
   pathOf(projectId: string): string {
     return join(this.dataDir, `${projectId}.git`);
+  }
+
+  /** The project's repository if this process holds it (never creates one). */
+  cached(projectId: string): Repo | undefined {
+    return this.lru.peek(projectId);
   }
 
   forget(projectId: string): void {

@@ -19,6 +19,8 @@ export interface ReconcileDeps {
   onGitMissing?: () => void;
   /** Pushes accepted by the git remote: their commits get the pusher as actor. */
   pushes?: PushExpectations;
+  /** Throws unless this process still owns the project (several workers: its lease); run in each write transaction. */
+  fence?: () => void;
 }
 
 /** A commit of the first-parent chain, read. */

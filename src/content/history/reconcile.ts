@@ -41,7 +41,10 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions =
     const { ids, reached } = await history.chain(tip, last);
     if (!reached) {
       deps.logger?.warn({ projectId, last, tip }, 'main no longer contains the last indexed commit: rebuilding the index');
-      deps.db.transaction(() => index.clearProject(projectId)).immediate();
+      deps.db.transaction(() => {
+      deps.fence?.();
+      index.clearProject(projectId);
+    }).immediate();
       const full = await history.chain(tip, null);
       await replay(deps, history, full.ids, 0, options);
       return { projectId, indexedCommits: full.ids.length, rebuilt: true, head: tip };
@@ -56,7 +59,10 @@ export async function rebuildIndex(deps: ReconcileDeps, options: ReconcileOption
   const { index, repo, projectId } = deps;
   const before = snapshot(index, projectId);
   const commits = await withHistory(deps, async (history) => {
-    deps.db.transaction(() => index.clearProject(projectId)).immediate();
+    deps.db.transaction(() => {
+      deps.fence?.();
+      index.clearProject(projectId);
+    }).immediate();
     const { ids } = await history.chain(repo.readMain(), null);
     await replay(deps, history, ids, 0, options);
     return ids.length;
@@ -108,6 +114,7 @@ async function replay(deps: ReconcileDeps, history: History, ids: string[], star
       // Folder ids by path, valid while commits change no folders (reset by applyPlan otherwise).
       const folderIds = new Map<string, string | null>();
       db.transaction(() => {
+        deps.fence?.();
         group.forEach((c, k) => {
           const p: ParsedMessage | null = parsed[g + k]!;
           const note = noted.get(c.id);

@@ -4,7 +4,8 @@ import { isContentError } from '../../errors/contentErrors.ts';
 import { rollbackFolder } from '../folderRollback.ts';
 import { serializeCommit, type CommitData } from '../git/commitObject.ts';
 import type { ObjectType } from '../git/objects.ts';
-import { PackBuilder } from '../git/packWriter.ts';
+import { PackBuilder, type PackFiles } from '../git/packWriter.ts';
+import type { RefUpdate } from '../git/refs.ts';
 import type { Repo } from '../git/repo.ts';
 import type { IndexStore } from '../indexStore.ts';
 import { applyMutation, type MutationContext, type PreparedMutation } from '../mutations.ts';
@@ -13,7 +14,7 @@ import { rollbackProject } from '../projectRollback.ts';
 import { formatMessage } from '../trailers.ts';
 import { loadTree, NeedsLoad, type Tree, type WorkTree } from '../tree.ts';
 import type { Actor, CommitResult, NodeInfo } from '../types.ts';
-import { moveMain } from './mainRef.ts';
+import { prepareMain } from './mainRef.ts';
 
 /** One call as its commit is built from it (the queue adds how the call is answered). */
 export interface CommitCall {
@@ -22,6 +23,8 @@ export interface CommitCall {
   mutations: PreparedMutation[];
   /** CommitOptions.guard: a check (and its writes) inside the call's savepoint. */
   guard?: () => void;
+  /** CommitOptions.recorded: after the commit is built, inside the same savepoint. */
+  recorded?: (result: CommitResult) => void;
   /** Parents after the tip (a merge commit: the git remote's merge of a push to refs/for/main). */
   extraParents?: string[];
 }
@@ -34,6 +37,10 @@ export interface BuildTarget {
   repo: Repo;
   work: WorkTree;
   head: string | null;
+  /** Throws unless this process still owns the project (several workers: its lease); run in each write transaction. */
+  fence?: () => void;
+  /** The pack's temporary files, opened before the transaction (writeBatch). */
+  packFiles?: PackFiles;
 }
 
 export interface BatchOutcome<C> {
@@ -44,6 +51,8 @@ export interface BatchOutcome<C> {
   toLoad: Tree[];
   /** The tip of main after the batch. */
   head: string | null;
+  /** When the batch made commits: main's move to `head`, prepared; published once the transaction committed. */
+  mainUpdate: RefUpdate | null;
 }
 
 /** The call itself was refused (its guard, or the plan of a large commit): it fails alone with `reason`. */
@@ -83,18 +92,20 @@ export async function preloadTrees(target: BuildTarget, calls: CommitCall[], tre
 
 /**
  * The synchronous write section (run inside one SQLite transaction): one commit per call, chained
- * on `head`, all objects in ONE pack, then one compare-and-swap of main (RefMoved/RefLocked when
- * it fails) and the project's index state. A call that fails validation or its guard fails alone:
- * its savepoint and tree edits are reverted.
+ * on `head`, all objects in ONE pack, then the compare-and-swap of main prepared (RefMoved/
+ * RefLocked when it cannot be) and the project's index state. The caller publishes the move of
+ * main once the transaction has committed (`mainUpdate`), or releases it when it did not. A call
+ * that fails validation or its guard fails alone: its savepoint and tree edits are reverted.
  */
 export function writeBatch<C extends CommitCall>(target: BuildTarget, calls: C[]): BatchOutcome<C> {
+  target.fence?.();
   const { index, work } = target;
   const st = index.indexState(target.projectId);
   let pv = st?.projectVersion ?? 0;
   const start = pv;
   let head = target.head;
   const pack = new PackBuilder();
-  const out: BatchOutcome<C> = { done: [], failed: [], deferred: [], toLoad: [], head };
+  const out: BatchOutcome<C> = { done: [], failed: [], deferred: [], toLoad: [], head, mainUpdate: null };
   for (const call of calls) {
     if (out.deferred.length > 0) {
       out.deferred.push(call);
@@ -102,7 +113,11 @@ export function writeBatch<C extends CommitCall>(target: BuildTarget, calls: C[]
     }
     work.begin();
     try {
-      const result = target.db.transaction(() => writeCommit(target, call, pv + 1, head, pack))();
+      const result = target.db.transaction(() => {
+        const built = writeCommit(target, call, pv + 1, head, pack);
+        call.recorded?.(built);
+        return built;
+      })();
       work.keep();
       if (result.changed) {
         pv++;
@@ -124,14 +139,19 @@ export function writeBatch<C extends CommitCall>(target: BuildTarget, calls: C[]
     }
   }
   if (head !== target.head) {
-    target.repo.writePack(pack);
+    target.repo.writePack(pack, target.packFiles);
     target.repo.syncObjectDirs();
-    moveMain(target.repo, target.head, head!);
-    index.setIndexState(target.projectId, {
-      headCommit: head,
-      projectVersion: pv,
-      commitsSinceRepack: (st?.commitsSinceRepack ?? 0) + pv - start,
-    });
+    out.mainUpdate = prepareMain(target.repo, target.head, head!);
+    try {
+      index.setIndexState(target.projectId, {
+        headCommit: head,
+        projectVersion: pv,
+        commitsSinceRepack: (st?.commitsSinceRepack ?? 0) + pv - start,
+      });
+    } catch (e) {
+      out.mainUpdate.release();
+      throw e;
+    }
   }
   out.head = head;
   return out;

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { breakMainLock, mainLockAge } from '../git/refs.ts';
+import { breakMainLock, mainLockAge, type RefUpdate } from '../git/refs.ts';
 import type { Repo } from '../git/repo.ts';
 
 /** The ref moved under us (a push): index what arrived and rebuild the batch on the new tip. */
@@ -9,6 +9,14 @@ export class RefLocked extends Error {}
 
 /** A lock older than this is taken to be abandoned by a crashed process. */
 const STALE_LOCK_MS = 30_000;
+
+/** The first step of moveMain (see RefUpdate): throws RefMoved or RefLocked; publish() moves main. */
+export function prepareMain(repo: Repo, before: string | null, after: string): RefUpdate {
+  const outcome = repo.prepareMain(before, after);
+  if (outcome === 'moved') throw new RefMoved();
+  if (outcome === 'locked') throw new RefLocked();
+  return outcome;
+}
 
 /** Moves `main` from `before` to `after` by compare-and-swap; throws RefMoved or RefLocked when it cannot. */
 export function moveMain(repo: Repo, before: string | null, after: string): void {

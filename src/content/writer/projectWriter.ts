@@ -4,7 +4,10 @@ import { rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.ts';
+import { writeTurn } from '../../db/writeTurn.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/contentErrors.ts';
+import type { PackFiles } from '../git/packWriter.ts';
+import { rollForwardMain, type RefUpdate } from '../git/refs.ts';
 import type { Repo, RepoRegistry } from '../git/repo.ts';
 import { rebuildIndex, reconcile, type ReconcileDeps } from '../history/reconcile.ts';
 import type { IndexStore } from '../indexStore.ts';
@@ -32,6 +35,8 @@ export interface WriterDeps {
   pushes?: PushExpectations;
   /** Called after new commits of a project are indexed and acknowledged (writes and pushes alike). */
   onCommitted?: (tip: CommittedTip) => void;
+  /** Throws unless this process owns the project now (several workers: its lease, src/cluster/); inside each write transaction. */
+  fence?: (projectId: string) => void;
 }
 
 interface Job extends CommitCall {
@@ -232,7 +237,10 @@ export class ProjectWriter {
     const run = this.exclusive(async () => {
       this.work = null;
       this.head = null;
-      this.deps.db.transaction(() => this.deps.index.deleteProject(this.projectId)).immediate();
+      this.deps.db.transaction(() => {
+        this.fence();
+        this.deps.index.deleteProject(this.projectId);
+      }).immediate();
       const gitdir = this.repo.gitdir;
       const doomed = join(dirname(gitdir), `.deleted-${this.projectId}-${randomBytes(4).toString('hex')}`);
       let moved = true;
@@ -320,12 +328,23 @@ export class ProjectWriter {
     let toLoad: Tree[] = [];
     while (pending.length > 0) {
       let outcome: BatchOutcome<Job>;
+      let prepared: RefUpdate | null = null;
+      let files: PackFiles | null = null;
       try {
         await this.ready();
-        const target = this.target();
+        // Created before the database's write lock is taken, so that the lock is held for less.
+        files = this.repo.openPackFiles();
+        const target = { ...this.target(), packFiles: files };
         await preloadTrees(target, pending, toLoad);
-        outcome = this.deps.db.transaction(() => writeBatch(target, pending)).immediate();
+        outcome = await writeTurn(this.deps.db, () => {
+          const o = writeBatch(target, pending);
+          prepared = o.mainUpdate;
+          return o;
+        });
+        // The index has committed the batch: main moves now, out of the write lock.
+        outcome.mainUpdate?.publish();
       } catch (e) {
+        (prepared as RefUpdate | null)?.release();
         this.work = null;
         if (e instanceof RefMoved) continue;
         if (e instanceof RefLocked) {
@@ -336,6 +355,8 @@ export class ProjectWriter {
         this.deps.logger?.error({ err: e, projectId: this.projectId }, 'content batch failed');
         for (const j of pending) j.reject(e);
         return;
+      } finally {
+        files?.discard();
       }
       const moved = outcome.head !== this.head;
       this.head = outcome.head;
@@ -405,8 +426,13 @@ export class ProjectWriter {
   /** Loads the index up to the tip of `main` (pushed commits) and the in-memory tree of that tip. */
   private async ready(): Promise<void> {
     await this.recoverInterruptedIndexing();
-    const tip = this.repo.readMain();
     const indexed = this.deps.index.indexState(this.projectId)?.headCommit ?? null;
+    let tip = this.repo.readMain();
+    if (indexed && tip !== indexed && rollForwardMain(this.repo.gitdir, indexed)) {
+      // A writer (a worker killed, a crash) committed this batch's index and died before main moved.
+      this.deps.logger?.warn({ projectId: this.projectId, commit: indexed }, 'completed a move of main that a stopped writer had prepared');
+      tip = indexed;
+    }
     if (tip !== indexed) {
       await this.reconcileLocked();
       this.work = null;
@@ -422,7 +448,7 @@ export class ProjectWriter {
 
   /** What the commit builders work on (after ready()). */
   private target(): BuildTarget {
-    return { projectId: this.projectId, db: this.deps.db, index: this.deps.index, repo: this.repo, work: this.work!, head: this.head };
+    return { projectId: this.projectId, db: this.deps.db, index: this.deps.index, repo: this.repo, work: this.work!, head: this.head, fence: () => this.fence() };
   }
 
   private async reconcileLocked(options: ReconcileOptions = {}): Promise<ReconcileReport> {
@@ -433,6 +459,10 @@ export class ProjectWriter {
       this.notify();
     }
     return report;
+  }
+
+  private fence(): void {
+    this.deps.fence?.(this.projectId);
   }
 
   /** A listener's failure must not fail writes that are already done. */
@@ -456,6 +486,7 @@ export class ProjectWriter {
       gitBinary: this.owner.usableGit(),
       onGitMissing: () => this.owner.noteGitMissing(),
       pushes: this.deps.pushes,
+      fence: () => this.fence(),
     };
   }
 
@@ -478,7 +509,7 @@ export class ProjectWriter {
   }
 }
 
-/** A bulk write big enough for the sliced path (runLarge); calls with a guard keep the batch path. */
+/** A bulk write big enough for the sliced path (runLarge); calls with a guard or a record keep the batch path. */
 function isLargeJob(job: Job): boolean {
-  return !job.guard && isLargeCommit(job.mutations);
+  return !job.guard && !job.recorded && isLargeCommit(job.mutations);
 }

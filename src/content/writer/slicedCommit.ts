@@ -75,6 +75,7 @@ export async function writeSlicedCommit(target: BuildTarget, call: CommitCall, s
   repo.syncObjectDirs();
   await writeFile(indexingMarker(repo), commitId + '\n');
   try {
+    target.fence?.();
     moveMain(repo, before, commitId);
   } catch (e) {
     await unlink(indexingMarker(repo)).catch(() => {});
@@ -117,6 +118,7 @@ export async function indexSlicedCommit(target: BuildTarget, commit: SlicedCommi
   let finished = false;
   while (!finished) {
     db.transaction(() => {
+      target.fence?.();
       while (!slice.due()) {
         const step = steps.next();
         if (step.done) {

@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
 import { normalizeTargetPath } from '../../content/paths.ts';
 import { DomainError } from '../../errors/domainError.ts';
+import { scrub } from '../../logging/redact.ts';
 import { isRefusal } from '../../net/outboundGuard.ts';
 import type { ContentAccess, ContentGrant } from '../../policies/contentAccess.ts';
 import type { DbConnectionRecord, DbConnectionStore } from './dbConnectionStore.ts';
 import type { Preview } from './engine.ts';
 import { DEFAULT_PORTS, engineFor, type ConnectionSpec, type ConnectorSettings } from './engines.ts';
-import { DbConnectorError, SessionFailure, dbInvalid, scrub } from './errors.ts';
+import { DbConnectorError, SessionFailure, dbInvalid } from './errors.ts';
 import { FormattedOutput } from './formattedOutput.ts';
 import { checkDatabaseHost } from './guardedSocket.ts';
 import type { SaveFormat } from './rowFormats.ts';
@@ -70,13 +71,13 @@ export class DbConnectors {
   }
 
   /** The record by id, whoever asks (a route's check is made on its project). */
-  find(id: string): DbConnectionRecord | null {
+  find(id: string): Promise<DbConnectionRecord | null> {
     return this.d.store.find(id);
   }
 
   /** `createdBy`: the user who creates it (null for a key). */
   async create(input: NewConnectionInput, createdBy: string | null): Promise<DbConnectionRecord> {
-    this.requireFreeName(input.projectId, input.name);
+    await this.requireFreeName(input.projectId, input.name);
     const spec = this.specOf(input);
     if (spec.engine === 'sqlite') sqliteFileIn(this.d.settings().sqliteDir ?? undefined, spec.file);
     else {
@@ -94,7 +95,7 @@ export class DbConnectors {
       throw dbInvalid(e.field ?? (spec.engine === 'sqlite' ? 'file' : 'host'), `The connection was tested before saving and failed: ${e.message}`);
     }
     // The test took time: another request may have taken the name meanwhile.
-    this.requireFreeName(input.projectId, input.name);
+    await this.requireFreeName(input.projectId, input.name);
     return this.d.store.create({
       project_id: input.projectId,
       name: input.name,
@@ -110,8 +111,8 @@ export class DbConnectors {
     });
   }
 
-  delete(c: DbConnectionRecord): void {
-    this.d.store.delete(c.id);
+  async delete(c: DbConnectionRecord): Promise<void> {
+    await this.d.store.delete(c.id);
   }
 
   async tables(c: DbConnectionRecord): Promise<{ connection: DbConnectionRecord } & TableList> {
@@ -171,7 +172,7 @@ export class DbConnectors {
 
   /** Runs work on the connection's engine, turning a session failure into the caller's answer. */
   private async run<T>(c: DbConnectionRecord, field: string, work: (e: ReturnType<typeof engineFor>) => Promise<T>): Promise<T> {
-    const spec: ConnectionSpec = { ...c, password: c.has_password ? this.d.store.password(c) : null };
+    const spec: ConnectionSpec = { ...c, password: c.has_password ? await this.d.store.password(c) : null };
     try {
       return await work(this.engine(spec));
     } catch (e) {
@@ -217,7 +218,7 @@ export class DbConnectors {
     };
   }
 
-  private requireFreeName(projectId: string, name: string): void {
-    if (this.d.store.idByName(projectId, name)) throw new DomainError('CONFLICT', `This project already has a database connection named "${name}".`, { field: 'name' });
+  private async requireFreeName(projectId: string, name: string): Promise<void> {
+    if (await this.d.store.idByName(projectId, name)) throw new DomainError('CONFLICT', `This project already has a database connection named "${name}".`, { field: 'name' });
   }
 }

@@ -1,88 +1,61 @@
-import type { Statement } from 'better-sqlite3';
 import type { SecretBox } from '../../auth/secretBox.ts';
-import type { Db } from '../../db/database.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
+import { idByName, pageOfProject } from '../../db/metadata/projectRows.ts';
+import type { DbConnectionsTable } from '../../db/metadata/tables/dbConnections.ts';
 import { newId, nowIso } from '../../util/ids.ts';
-import type { EngineName, SslMode } from './types.ts';
 
 /** A saved database connection. The password is not part of it: `password(record)` opens it when a session needs it. */
-export interface DbConnectionRecord {
-  id: string;
-  project_id: string;
-  name: string;
-  engine: EngineName;
-  host: string | null;
-  port: number | null;
-  database: string | null;
-  user: string | null;
-  has_password: boolean;
-  ssl: SslMode;
-  /** SQLite: the path inside CNS_DB_SQLITE_DIR, as given. */
-  file: string | null;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type DbConnectionRecord = Omit<DbConnectionsTable, 'password_encrypted'> & { has_password: boolean };
 
-interface Row extends Omit<DbConnectionRecord, 'has_password'> {
-  password_encrypted: string | null;
-}
+type Row = DbConnectionsTable;
 
 export type NewDbConnection = Omit<DbConnectionRecord, 'id' | 'has_password' | 'created_at' | 'updated_at'> & { password: string | null };
 
 /**
- * The `db_connections` table. Passwords never reach the database in the clear: each is sealed
- * with the row's id as AAD. Authorization is the caller's.
+ * The `db_connections` table, on the metadata store. Passwords never reach the database in the
+ * clear: each is sealed with the row's id as AAD. Authorization is the caller's.
  */
 export class DbConnectionStore {
-  private readonly s: Record<string, Statement>;
-
   constructor(
-    db: Db,
+    private readonly metadata: MetadataStore,
     private readonly box: SecretBox,
-  ) {
-    const p = (sql: string) => db.prepare(sql);
-    this.s = {
-      find: p('SELECT * FROM db_connections WHERE id = ?'),
-      byName: p('SELECT id FROM db_connections WHERE project_id = ? AND name = ?'),
-      byProject: p('SELECT * FROM db_connections WHERE project_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?'),
-      count: p('SELECT COUNT(*) AS n FROM db_connections WHERE project_id = ?'),
-      insert: p(`INSERT INTO db_connections (id, project_id, name, engine, host, port, database, user, password_encrypted, ssl, file, created_by, created_at, updated_at)
-        VALUES (@id, @project_id, @name, @engine, @host, @port, @database, @user, @password_encrypted, @ssl, @file, @created_by, @created_at, @updated_at)`),
-      remove: p('DELETE FROM db_connections WHERE id = ?'),
-    };
-  }
+  ) {}
 
-  find(id: string): DbConnectionRecord | null {
-    const r = this.s.find.get(id) as Row | undefined;
+  async find(id: string): Promise<DbConnectionRecord | null> {
+    const r = await this.row(id);
     return r ? record(r) : null;
   }
 
-  idByName(projectId: string, name: string): string | null {
-    return (this.s.byName.get(projectId, name) as { id: string } | undefined)?.id ?? null;
+  idByName(projectId: string, name: string): Promise<string | null> {
+    return idByName(this.metadata.db, 'db_connections', projectId, name);
   }
 
-  list(projectId: string, page: { limit: number; offset: number }): { items: DbConnectionRecord[]; total: number } {
-    const items = (this.s.byProject.all(projectId, page.limit, page.offset) as Row[]).map(record);
-    return { items, total: (this.s.count.get(projectId) as { n: number }).n };
+  async list(projectId: string, page: { limit: number; offset: number }): Promise<{ items: DbConnectionRecord[]; total: number }> {
+    const { rows, total } = await pageOfProject(this.metadata.db, 'db_connections', projectId, page);
+    return { items: rows.map(record), total };
   }
 
-  create(input: NewDbConnection): DbConnectionRecord {
+  async create(input: NewDbConnection): Promise<DbConnectionRecord> {
     const now = nowIso();
     const id = newId('dbc');
     const { password, ...rest } = input;
     const row: Row = { id, ...rest, password_encrypted: password ? this.box.seal(password, id) : null, created_at: now, updated_at: now };
-    this.s.insert.run(row);
+    await this.metadata.db.insertInto('db_connections').values(row).execute();
     return record(row);
   }
 
   /** The password in the clear, for a session about to connect. */
-  password(r: DbConnectionRecord): string | null {
-    const row = this.s.find.get(r.id) as Row | undefined;
+  async password(r: DbConnectionRecord): Promise<string | null> {
+    const row = await this.row(r.id);
     return row?.password_encrypted ? this.box.open(row.password_encrypted, r.id).toString('utf8') : null;
   }
 
-  delete(id: string): void {
-    this.s.remove.run(id);
+  async delete(id: string): Promise<void> {
+    await this.metadata.db.deleteFrom('db_connections').where('id', '=', id).execute();
+  }
+
+  private row(id: string): Promise<Row | undefined> {
+    return this.metadata.db.selectFrom('db_connections').selectAll().where('id', '=', id).executeTakeFirst();
   }
 }
 

@@ -47,8 +47,3 @@ export class SessionFailure extends Error {
     this.name = 'SessionFailure';
   }
 }
-
-/** Replaces the password wherever it appears in a driver's message (they do not echo it, but nothing relies on that). */
-export function scrub(message: string, password: string | null): string {
-  return password && password.length >= 3 ? message.split(password).join('[redacted]') : message;
-}

@@ -1,7 +1,8 @@
 import mysql from 'mysql2';
+import { scrub } from '../../logging/redact.ts';
 import { isRefusal } from '../../net/outboundGuard.ts';
 import { engineOver, type DbEngine, type DbSession } from './engine.ts';
-import { DbConnectorError, SessionFailure, scrub } from './errors.ts';
+import { DbConnectorError, SessionFailure } from './errors.ts';
 import { mysqlGuardedSocket } from './guardedSocket.ts';
 import { TABLE_LIST_CAP, type ColumnInfo, type NetworkTarget, type RowSink, type SessionLimits, type StreamOutcome, type TableInfo, type TableList } from './types.ts';
 

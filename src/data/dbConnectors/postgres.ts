@@ -1,7 +1,9 @@
 import pg from 'pg';
+import { pgSslOptions } from '../../db/postgres/sslMode.ts';
+import { scrub } from '../../logging/redact.ts';
 import { isRefusal } from '../../net/outboundGuard.ts';
 import { engineOver, type DbEngine, type DbSession } from './engine.ts';
-import { DbConnectorError, SessionFailure, scrub } from './errors.ts';
+import { DbConnectorError, SessionFailure } from './errors.ts';
 import { pgGuardedSocket } from './guardedSocket.ts';
 import { TABLE_LIST_CAP, type NetworkTarget, type RowSink, type SessionLimits, type StreamOutcome, type TableInfo, type TableKind, type TableList } from './types.ts';
 
@@ -177,7 +179,7 @@ export function postgresEngine(target: NetworkTarget, limits: SessionLimits): Db
         database: target.database,
         user: target.user,
         password: target.password ?? undefined,
-        ssl: target.ssl === 'disable' ? false : { rejectUnauthorized: target.ssl === 'verify-full' },
+        ssl: pgSslOptions(target.ssl),
         connectionTimeoutMillis: limits.connectTimeoutMs,
         statement_timeout: limits.statementTimeoutMs,
         options: '-c default_transaction_read_only=on -c TimeZone=UTC',

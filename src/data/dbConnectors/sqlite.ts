@@ -66,7 +66,10 @@ class SqliteSession implements DbSession {
           reject(v);
         } else resolve(v);
       };
-      const timer = setTimeout(() => finish(new SessionFailure('timeout', timeoutMessage(this.limits))), this.limits.statementTimeoutMs);
+      // Opening (starting the process, opening the file) is SQLite's "connect": the connect timeout bounds it, not the statement timeout.
+      const timer = opening
+        ? setTimeout(() => finish(new SessionFailure('network', `SQLite could not open the file: no answer within ${this.limits.connectTimeoutMs / 1000} s.`)), this.limits.connectTimeoutMs)
+        : setTimeout(() => finish(new SessionFailure('timeout', timeoutMessage(this.limits))), this.limits.statementTimeoutMs);
       this.handler = (m) => {
         if (m.type === 'error') return finish(failure(m, opening));
         try {

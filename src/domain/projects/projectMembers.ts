@@ -1,6 +1,7 @@
 import { nowIso } from '../../util/ids.ts';
 import type { Db } from '../../db/database.ts';
 import { statementCache } from '../../db/statements.ts';
+import { FreshCache } from '../../db/freshCache.ts';
 import { effectiveProjectRole, type OrgRole, type ProjectRole } from '../roles.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../pagination.ts';
@@ -21,9 +22,12 @@ interface MemberRow {
  */
 export class ProjectMembers {
   private readonly sql: ReturnType<typeof statementCache>;
+  /** projectAndRole by project and user: it runs on every project request of a user. */
+  private readonly projectRoles: FreshCache<string, { project: ProjectRecord; role: ProjectRole | null }>;
 
   constructor(private readonly db: Db) {
     this.sql = statementCache(db);
+    this.projectRoles = new FreshCache(db, 10_000, ({ project, role }) => ({ project: { ...project }, role }));
   }
 
   /** The user's effective role on the project; both memberships in one look-up, as this runs on every content request. */
@@ -41,12 +45,16 @@ export class ProjectMembers {
    * user (each statement is a read transaction of its own). Null when there is no such project.
    */
   projectAndRole(projectId: string, userId: string): { project: ProjectRecord; role: ProjectRole | null } | null {
+    return this.projectRoles.get(`${projectId}\0${userId}`, () => this.readProjectAndRole(projectId, userId)) ?? null;
+  }
+
+  private readProjectAndRole(projectId: string, userId: string): { project: ProjectRecord; role: ProjectRole | null } | undefined {
     const row = this.sql(
       `SELECT p.*, (SELECT role FROM org_members WHERE org_id = p.org_id AND user_id = ?) AS cns_org_role,
               (SELECT role FROM project_members WHERE project_id = p.id AND user_id = ?) AS cns_project_role
        FROM projects p WHERE p.id = ?`,
     ).get(userId, userId, projectId) as (ProjectRecord & { cns_org_role: OrgRole | null; cns_project_role: ProjectRole | null }) | undefined;
-    if (!row) return null;
+    if (!row) return undefined;
     const { cns_org_role, cns_project_role, ...project } = row;
     return { project, role: effectiveProjectRole(cns_org_role, cns_project_role) };
   }

@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { newId, nowIso } from '../../util/ids.ts';
 import type { Db } from '../../db/database.ts';
+import { FreshCache } from '../../db/freshCache.ts';
 import { effectiveProjectRole, type OrgRole, type ProjectRole } from '../roles.ts';
 import { defined } from '../defined.ts';
 import { DomainError } from '../../errors/domainError.ts';
@@ -17,11 +18,15 @@ interface ProjectRow extends ProjectRecord {
 /** Projects: their records and the content repository that lives and dies with each one. */
 export class ProjectStore {
   private findStatement: Statement | undefined;
+  /** find runs on every project request of an access key. */
+  private readonly byId: FreshCache<string, ProjectRecord>;
 
   constructor(
     private readonly db: Db,
     private readonly repositories: ProjectRepositories,
-  ) {}
+  ) {
+    this.byId = new FreshCache(db, 10_000);
+  }
 
   /** The row goes first (content storage may refer to it); if the repository cannot be made, the row goes again. */
   async create(input: { orgId: string; name: string; description?: string; createdBy: string | null }): Promise<ProjectRecord> {
@@ -62,10 +67,12 @@ export class ProjectStore {
     }
   }
 
-  /** On every content request: one prepared statement. */
+  /** On every content request of a key: kept while the database stays unchanged. */
   find(id: string): ProjectRecord | undefined {
-    this.findStatement ??= this.db.prepare('SELECT * FROM projects WHERE id = ?');
-    return this.findStatement.get(id) as ProjectRecord | undefined;
+    return this.byId.get(id, () => {
+      this.findStatement ??= this.db.prepare('SELECT * FROM projects WHERE id = ?');
+      return this.findStatement.get(id) as ProjectRecord | undefined;
+    });
   }
 
   /** The oldest project of an organization (the "first project" of a default organization). */

@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.ts';
 import { newId, nowIso } from '../../util/ids.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import { statementCache } from '../../db/statements.ts';
+import { FreshCache } from '../../db/freshCache.ts';
 
 export interface UserRecord {
   id: string;
@@ -25,9 +26,12 @@ export class EmailTakenError extends Error {
 /** Users: creation with a hashed password, and the look-ups authentication needs. */
 export class UserStore {
   private readonly sql: ReturnType<typeof statementCache>;
+  /** findById runs on every request of a signed-in user. */
+  private readonly byId: FreshCache<string, UserRecord>;
 
   constructor(db: Db) {
     this.sql = statementCache(db);
+    this.byId = new FreshCache(db, 10_000);
   }
 
   async create(input: { email: string; password: string; displayName?: string; isAdmin?: boolean }): Promise<UserRecord> {
@@ -58,7 +62,7 @@ export class UserStore {
   }
 
   findById(id: string): UserRecord | undefined {
-    return this.sql('SELECT * FROM users WHERE id = ?').get(id) as UserRecord | undefined;
+    return this.byId.get(id, () => this.sql('SELECT * FROM users WHERE id = ?').get(id) as UserRecord | undefined);
   }
 
   findByEmail(email: string): UserRecord | undefined {

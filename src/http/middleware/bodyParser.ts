@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { readJsonBody } from '../jsonBody.ts';
+import { replayOf } from '../replay.ts';
 
 const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -8,6 +9,11 @@ const rawBodyRoutes: { method: string; pattern: RegExp }[] = [];
 
 export function registerRawBodyRoute(method: string, pattern: RegExp): void {
   rawBodyRoutes.push({ method, pattern });
+}
+
+/** Whether this parser reads the body of such a request (JSON routes), rather than the route itself. */
+export function parsesBodyOf(method: string, path: string): boolean {
+  return PARSED_METHODS.has(method) && !path.startsWith('/git/') && !rawBodyRoutes.some((r) => r.method === method && r.pattern.test(path));
 }
 
 /**
@@ -22,7 +28,9 @@ export function jsonBodyParser(limitBytes: number): Middleware {
     if (!PARSED_METHODS.has(ctx.method)) return next();
     const raw = rawBodyRoutes.some((r) => r.method === ctx.method && r.pattern.test(ctx.path));
     if (!raw && ctx.request.body === undefined && ctx.is('application/json', 'application/*+json')) {
-      ctx.request.body = await readJsonBody(ctx.req, limitBytes);
+      // Several workers keep a change's body to forward it to the project's owner (cluster/ownerRouting.ts).
+      const kept = ctx.state.replayBody as Buffer | undefined;
+      ctx.request.body = await readJsonBody(kept ? replayOf(ctx.req, kept) : ctx.req, limitBytes);
     }
     await next();
   };

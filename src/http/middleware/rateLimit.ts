@@ -5,7 +5,8 @@ import type { RateLimiter } from '../rateLimiter.ts';
 /** 429 RATE_LIMITED with Retry-After when the caller's bucket is empty. */
 export function rateLimit(limiter: RateLimiter, keyOf: (ctx: Context) => string | null): Middleware {
   return async (ctx, next) => {
-    const key = keyOf(ctx);
+    // Forwarded by another worker of this box, which took the token already.
+    const key = ctx.state.forwarded ? null : keyOf(ctx);
     if (key !== null) {
       const retryAfter = limiter.take(key);
       if (retryAfter > 0) {

@@ -32,12 +32,15 @@ export type ProjectOwned = { project_id: string } | { projectId: string };
  * - `checkedBy`: a signed-in caller, and the domain method named decides, because no single
  *   organization, project or node is known before it runs (a batch of ids from several projects,
  *   a list by organization or by project, a record found through one of two ids). Kept rare.
+ *   A change of a project also names `placedIn`: the project it would change, looked up without
+ *   any check and only to run the request on that project's owner (several workers), where the
+ *   domain method then decides.
  * - `org`: the organization the route acts on; access = the caller's organization role.
  * - `project`: the project the route acts on; access = the caller's project access.
  * - `resource`: a record that belongs to a project (`name` says what it is: "Connection"); an
  *   unknown id, one the loader hides from this caller (it returns null: another key's agent), or
  *   one in a project the caller cannot see, is "<name> not found."; access = the project access
- *   with the `record`.
+ *   with the `record`. The loader may be async (a store on the metadata store).
  * - `content`: the content door (src/policies/contentAccess.ts) on a project, with the paths the
  *   request touches (each must lie inside the caller's scope); access = the content grant.
  * - `node`: the content door on a node id (unknown ids and nodes the caller cannot reach are
@@ -47,10 +50,10 @@ export type RouteAuthorization<I = RouteInput<unknown, unknown, unknown>> =
   | { public: string }
   | { signedIn: string }
   | { user: string }
-  | { checkedBy: string }
+  | { checkedBy: string; placedIn?: (input: I) => string | null | undefined }
   | { org: (input: I) => string }
   | { project: (input: I) => string }
-  | { resource: (input: I, principal: Principal) => ProjectOwned | null | undefined; name: string }
+  | { resource: (input: I, principal: Principal) => ProjectOwned | null | undefined | Promise<ProjectOwned | null | undefined>; name: string }
   | { content: (input: I) => string; paths?: (input: I) => readonly (string | null | undefined)[] }
   | { node: (input: I) => string; project?: (input: I) => string | null | undefined };
 
@@ -71,7 +74,7 @@ export type AccessOf<A> = A extends { org: unknown }
     : A extends { content: unknown }
       ? ContentGrant
       : A extends { resource: (input: never, principal: never) => infer R }
-        ? ProjectAccess & { record: NonNullable<R> }
+        ? ProjectAccess & { record: NonNullable<Awaited<R>> }
         : A extends { project: unknown }
           ? ProjectAccess
           : A extends { user: unknown }
@@ -133,6 +136,12 @@ export interface RouteDeclaration<
   alsoStatus?: 200 | 201 | 202;
   /** The check the mount makes before the handler (see RouteAuthorization). */
   authorize: A;
+  /**
+   * Runs on the owner of the project its check finds, whatever the method (several workers,
+   * src/cluster/): an MCP session's streams live there. Requests that may change a project
+   * (every method but GET) run there anyway.
+   */
+  onOwner?: boolean;
   /** The permission that check needs, as the policy names it (documented as `x-permission`). */
   permission?: PermissionOf<A>;
   handle(ctx: Context, input: RouteInput<z.output<P>, z.output<Q>, z.output<B>> & { access: AccessOf<A> }): unknown;

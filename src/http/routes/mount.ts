@@ -15,6 +15,12 @@ export interface RouteGuards {
   authorizer: Pick<Authorizer, 'requireOrg' | 'requireProject' | 'requireUser'>;
   access: Pick<ContentAccess, 'grantPaths' | 'node'>;
   findNode(id: string): NodeInfo | null;
+  /**
+   * Several workers (src/cluster/): called after the check of a request that may change the
+   * project (or of an `onOwner` route), before the handler: throws to have it run on the
+   * project's owner instead. Absent when one process owns everything.
+   */
+  owner?: (ctx: Context, projectId: string) => void;
 }
 
 type Input = RouteInput<unknown, unknown, unknown>;
@@ -35,7 +41,11 @@ export function mountGroup(group: RouteGroup, guards: RouteGuards): Router {
       const query = r.query ? parseInput(r.query, ctx.query, 'query') : ctx.query;
       const rawBody = r.bodyFromQuery ? withQueryFields(r.bodyFromQuery(query), ctx.request.body) : ctx.request.body;
       const input: Input = { params, query, body: r.body ? parseInput(r.body, rawBody, 'body') : rawBody };
-      const access = check(ctx, input);
+      const access = await check(ctx, input);
+      if (guards.owner && (r.method !== 'get' || r.onOwner)) {
+        const projectId = checkedProject(r, input, access);
+        if (projectId) guards.owner(ctx, projectId);
+      }
       await r.handle(ctx, { ...input, access } as Parameters<RouteDeclaration['handle']>[1]);
     });
   }
@@ -80,9 +90,9 @@ function checkOf(r: RouteDeclaration, guards: RouteGuards): (ctx: Context, input
     };
   }
   if ('resource' in a) {
-    return (ctx, input) => {
+    return async (ctx, input) => {
       const principal = principalOf(ctx);
-      const record = a.resource(input, principal);
+      const record = await a.resource(input, principal);
       if (!record) throw notFound(a.name);
       return { ...projectAccess(authorizer, principal, projectOf(record), r.permission as ProjectAction, a.name), record };
     };
@@ -94,6 +104,17 @@ function checkOf(r: RouteDeclaration, guards: RouteGuards): (ctx: Context, input
     };
   }
   return (ctx, input) => authorizer.requireProject(principalOf(ctx), a.project(input), r.permission as ProjectAction);
+}
+
+/** The project a passed check found, for the routes whose check names one. */
+function checkedProject(r: RouteDeclaration, input: Input, found: unknown): string | null {
+  const a = r.authorize as RouteAuthorization<Input>;
+  if ('node' in a) return (found as { node: NodeInfo }).node.projectId;
+  if ('resource' in a) return projectOf((found as { record: ProjectOwned }).record);
+  if ('content' in a) return a.content(input);
+  if ('project' in a) return a.project(input);
+  if ('checkedBy' in a) return a.placedIn?.(input) ?? null;
+  return null;
 }
 
 /** A record in a project the caller cannot see is "not found" under its own name, not "project not found". */

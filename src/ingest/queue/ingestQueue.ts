@@ -12,6 +12,18 @@ export interface IngestQueueDeps {
   workers: number;
   execute(task: TaskRecord, run: RunControl): Promise<TaskResult>;
   logger?: Logger;
+  /**
+   * Several workers (issue 29): whether this process runs the project's tasks (it owns the
+   * project, or takes it now). Absent: every project's, as the one process.
+   */
+  adopt?: (projectId: string) => boolean;
+  /**
+   * Whether start-up recovers what a stop left (tasks left running are queued again, temporary
+   * files swept): only when no other process can be running tasks. Default true.
+   */
+  recover?: boolean;
+  /** Looks for tasks queued by other processes this often (several workers); absent: never. */
+  pollMs?: number;
 }
 
 /** The abort reason of tasks stopped because the service stops: they run again after the restart. */
@@ -41,6 +53,7 @@ export class IngestQueue {
   private readonly running = new Map<string, Running>();
   private lastProject: string | null = null;
   private closed = false;
+  private poll: NodeJS.Timeout | null = null;
   private readonly finishedListeners = new Set<(task: TaskRecord) => void>();
 
   constructor(private readonly d: IngestQueueDeps) {}
@@ -63,18 +76,30 @@ export class IngestQueue {
     }
   }
 
-  /** Start-up: recover what a stop interrupted, clear temporary files of finished tasks, start working. */
+  /**
+   * Start-up: recover what a stop interrupted, clear temporary files of finished tasks, start
+   * working. Among several workers only the first of the box recovers (the others' tasks may be
+   * running); each clears its own uploads folder and looks for tasks queued elsewhere every `pollMs`.
+   */
   start(): void {
-    const requeued = this.d.store.requeueRunning();
-    if (requeued > 0) this.d.logger?.info({ tasks: requeued }, 'ingest tasks interrupted by a stop were queued again');
-    this.d.temp.sweep(this.d.store.idsWithStatus('queued'));
+    if (this.d.recover !== false) {
+      const requeued = this.d.store.requeueRunning();
+      if (requeued > 0) this.d.logger?.info({ tasks: requeued }, 'ingest tasks interrupted by a stop were queued again');
+      this.d.temp.sweep(this.d.store.idsWithStatus('queued'));
+    } else this.d.temp.sweepOwnUploads();
+    if (this.d.pollMs) {
+      this.poll = setInterval(() => this.pump(), this.d.pollMs);
+      this.poll.unref();
+    }
     this.pump();
   }
 
   /** New tasks were queued, or a worker is free. */
   pump(): void {
-    while (!this.closed && this.running.size < this.d.workers) {
-      const task = this.d.store.claimNext(this.lastProject, this.perProject(false));
+    // Several workers: only projects this process runs; nothing queued costs one read, no write.
+    const only = this.d.adopt && !this.closed && this.running.size < this.d.workers ? new Set(this.queuedHere()) : undefined;
+    while (!this.closed && this.running.size < this.d.workers && (!only || only.size > 0)) {
+      const task = this.d.store.claimNext(this.lastProject, this.perProject(false), only);
       if (!task) break;
       this.lastProject = task.project_id;
       this.run(task);
@@ -94,7 +119,7 @@ export class IngestQueue {
     if (this.running.size < this.d.workers) return;
     const holding = this.perProject(true);
     const freeing = this.running.size - [...holding.values()].reduce((a, b) => a + b, 0);
-    let waiting = this.d.store.queuedProjects().filter((p) => !holding.has(p)).length - freeing;
+    let waiting = this.queuedHere().filter((p) => !holding.has(p)).length - freeing;
     while (waiting-- > 0) {
       const [project, held] = [...holding].reduce((a, b) => (b[1] > a[1] ? b : a), ['', 0]);
       if (held < 2) return;
@@ -103,6 +128,13 @@ export class IngestQueue {
       victim.controller.abort(PREEMPTED);
       holding.set(project, held - 1);
     }
+  }
+
+  /** Projects with queued tasks that this process runs. */
+  private queuedHere(): string[] {
+    const queued = this.d.store.queuedProjects();
+    const adopt = this.d.adopt;
+    return adopt ? queued.filter((p) => adopt(p)) : queued;
   }
 
   /** Running tasks by project; `live`: only those not being stopped. */
@@ -139,6 +171,8 @@ export class IngestQueue {
   /** Stops taking tasks; running ones are stopped and queued again, for the next start. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.poll) clearInterval(this.poll);
+    this.poll = null;
     const all = [...this.running.values()];
     for (const r of all) r.controller.abort(SHUTDOWN);
     await Promise.all(all.map((r) => r.done));
@@ -147,20 +181,25 @@ export class IngestQueue {
   private run(task: TaskRecord): void {
     const controller = new AbortController();
     const { signal } = controller;
+    let recorded = false;
     const control: RunControl = {
       signal,
       progress: (p) => this.d.store.setProgress(task.id, p),
       claimSuccess: () => {
         if (!this.d.store.transition(task.id, 'running', 'succeeded')) throw new TaskFailure('cancelled', 'the task was cancelled');
       },
+      // With the commit, in its transaction: nobody reads the task succeeded without its result.
+      recordResult: (result) => {
+        this.d.store.setResult(task.id, result);
+        recorded = true;
+      },
     };
     let requeued = false;
     const done = this.d
       .execute(task, control)
       .then((result) => {
-        // A task that wrote nothing never reached claimSuccess.
-        this.d.store.transition(task.id, 'running', 'succeeded');
-        this.d.store.setResult(task.id, result);
+        // A task that wrote nothing never reached claimSuccess: status and result in one statement.
+        if (!recorded) this.d.store.succeed(task.id, result);
       })
       .catch((e: unknown) => {
         if (signal.aborted && (signal.reason === SHUTDOWN || signal.reason === PREEMPTED)) requeued = this.d.store.transition(task.id, 'running', 'queued');

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Actor, ContentStore, Mutation } from '../../content/contentStore.ts';
+import type { CommitResult } from '../../content/types.ts';
 import type { ConvertedNode } from '../converters/converter.ts';
 import type { ResultNode } from './taskTypes.ts';
 
@@ -26,7 +27,14 @@ export interface CommitRequest {
   message: string;
   /** Runs inside the commit's write section (CommitOptions.guard): the last word on whether it may still be written. */
   guard: () => void;
+  /** Runs in the same write section once the commit is built, with what commitNodes answers (CommitOptions.recorded). */
+  recorded?: (written: WrittenNodes) => void;
   signal: AbortSignal;
+}
+
+export interface WrittenNodes {
+  nodes: ResultNode[];
+  projectVersion: number | null;
 }
 
 /**
@@ -36,7 +44,7 @@ export interface CommitRequest {
  * content is already what was converted keeps its version, and a commit in which nothing changed
  * is not made. Answers each node as it stands after the commit, in the order given.
  */
-export async function commitNodes(content: ContentStore, r: CommitRequest): Promise<{ nodes: ResultNode[]; projectVersion: number | null }> {
+export async function commitNodes(content: ContentStore, r: CommitRequest): Promise<WrittenNodes> {
   const mutations: Mutation[] = r.folder === '' ? [] : [{ op: 'mkdir', path: r.folder }];
   for (const n of r.nodes) {
     r.signal.throwIfAborted();
@@ -49,11 +57,20 @@ export async function commitNodes(content: ContentStore, r: CommitRequest): Prom
     }
   }
   r.signal.throwIfAborted();
-  const result = await content.commit(r.projectId, r.actor, mutations, { message: r.message, guard: r.guard });
-  const byPath = new Map(result.nodes.map((n) => [n.path, n]));
-  const nodes = r.nodes.map((n) => {
-    const node = byPath.get(n.path) ?? content.getByPath(r.projectId, n.path);
-    return { path: node.path, node_id: node.id, version: node.version, type: n.type };
-  });
-  return { nodes, projectVersion: result.projectVersion };
+  const answer = (result: CommitResult): WrittenNodes => {
+    const byPath = new Map(result.nodes.map((n) => [n.path, n]));
+    const nodes = r.nodes.map((n) => {
+      const node = byPath.get(n.path) ?? content.getByPath(r.projectId, n.path);
+      return { path: node.path, node_id: node.id, version: node.version, type: n.type };
+    });
+    return { nodes, projectVersion: result.projectVersion };
+  };
+  // Answered inside the commit's write section (the last build, if the batch was rebuilt).
+  let written: WrittenNodes | null = null;
+  const recorded = (result: CommitResult) => {
+    written = answer(result);
+    r.recorded?.(written);
+  };
+  const result = await content.commit(r.projectId, r.actor, mutations, { message: r.message, guard: r.guard, recorded });
+  return written ?? answer(result);
 }

@@ -26,6 +26,8 @@ export interface RunControl {
   progress(p: Progress): void;
   /** Inside the commit's write section: throws when the task may no longer be written (cancelled meanwhile), and marks it succeeded otherwise. */
   claimSuccess(): void;
+  /** In the same write section, once the commit is built: the task's result, visible together with its success. */
+  recordResult(result: TaskResult): void;
 }
 
 /**
@@ -57,6 +59,7 @@ export class TaskRunner {
         this.authorize(task, [task.target_path, ...nodes.map((n) => n.path)]);
         run.claimSuccess();
       },
+      recorded: (w) => run.recordResult({ nodes: w.nodes, warnings, project_version: w.projectVersion }),
     });
     return { nodes: written.nodes, warnings, project_version: written.projectVersion };
   }

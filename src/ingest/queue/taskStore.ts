@@ -72,19 +72,21 @@ export class TaskStore {
    * tasks that have the fewest running (`running`, by project), and among them projects take
    * turns (the first after `after` in id order, wrapping around); within a project tasks go in
    * submission order. A project that queued a thousand files does not make the others wait for
-   * all of them, nor take the workers another project's task could have.
+   * all of them, nor take the workers another project's task could have. `only`: the projects
+   * this process runs tasks of (several workers: those it owns); all when absent.
    */
-  claimNext(after: string | null, running: ReadonlyMap<string, number> = new Map()): TaskRecord | null {
+  claimNext(after: string | null, running: ReadonlyMap<string, number> = new Map(), only?: ReadonlySet<string>): TaskRecord | null {
     return this.db.transaction(() => {
-      const projects = this.queuedProjects();
+      const projects = only ? this.queuedProjects().filter((p) => only.has(p)) : this.queuedProjects();
       if (projects.length === 0) return null;
       const load = (p: string) => running.get(p) ?? 0;
       const fewest = Math.min(...projects.map(load));
       const candidates = projects.filter((p) => load(p) === fewest);
       const next = candidates.find((p) => p > (after ?? '')) ?? candidates[0]!;
       const row = this.sql(`SELECT * FROM ingest_tasks WHERE status = 'queued' AND project_id = ? ORDER BY rowid LIMIT 1`).get(next) as Row;
-      this.sql(`UPDATE ingest_tasks SET status = 'running', started_at = ?, progress = NULL, result = NULL, error = NULL WHERE id = ?`).run(nowIso(), row.id);
-      return fromRow({ ...row, status: 'running' });
+      // A compare-and-swap on the status: a task another process took meanwhile is not run twice.
+      const claimed = this.sql(`UPDATE ingest_tasks SET status = 'running', started_at = ?, progress = NULL, result = NULL, error = NULL WHERE id = ? AND status = 'queued'`).run(nowIso(), row.id);
+      return claimed.changes === 1 ? fromRow({ ...row, status: 'running' }) : null;
     }).immediate();
   }
 
@@ -102,6 +104,11 @@ export class TaskStore {
 
   setProgress(id: string, progress: Progress): void {
     this.sql(`UPDATE ingest_tasks SET progress = ? WHERE id = ? AND status = 'running'`).run(JSON.stringify(progress), id);
+  }
+
+  /** A running task succeeded with `result`, both in one statement; false when it was no longer running. */
+  succeed(id: string, result: TaskResult): boolean {
+    return this.sql(`UPDATE ingest_tasks SET status = 'succeeded', finished_at = ?, result = ? WHERE id = ? AND status = 'running'`).run(nowIso(), JSON.stringify(result), id).changes === 1;
   }
 
   setResult(id: string, result: TaskResult): void {

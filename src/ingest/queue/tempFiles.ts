@@ -5,22 +5,26 @@ import { join } from 'node:path';
 /**
  * Ingestion's temporary files, under the data folder's own `tmp/ingest/` (the data folder is
  * private, and a rename from an upload to its task stays on one file system):
- * - `uploads/<random>/`: a multipart request being read; removed when the request ends.
+ * - `uploads/<random>/`: a multipart request being read; removed when the request ends. Under
+ *   several workers each has its own `uploads/<worker>/`, which it alone clears when it starts.
  * - `tasks/<task id>/`: what a task works on (its uploaded file, the pages it fetched);
  *   removed when the task ends, whatever the outcome, and at start-up for tasks no longer queued.
  */
 export class IngestTemp {
   readonly root: string;
+  /** This process's folder of multipart requests being read. */
+  private readonly uploads: string;
 
-  constructor(dataDir: string) {
+  /** `worker`: this worker's name under several workers ('' for the one process). */
+  constructor(dataDir: string, worker = '') {
     this.root = join(dataDir, 'tmp', 'ingest');
+    this.uploads = worker ? join(this.root, 'uploads', worker) : join(this.root, 'uploads');
   }
 
   /** A fresh folder for one multipart request. */
   async uploadDir(): Promise<string> {
-    const parent = join(this.root, 'uploads');
-    mkdirSync(parent, { recursive: true, mode: 0o700 });
-    return mkdtemp(join(parent, 'u-'));
+    mkdirSync(this.uploads, { recursive: true, mode: 0o700 });
+    return mkdtemp(join(this.uploads, 'u-'));
   }
 
   taskDir(taskId: string): string {
@@ -38,7 +42,12 @@ export class IngestTemp {
     await rm(this.taskDir(taskId), { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
   }
 
-  /** Start-up: no request is being read, and only queued tasks still need their files. */
+  /** Start-up of a worker among others: no request of this worker is being read (the others' are left alone). */
+  sweepOwnUploads(): void {
+    rmSync(this.uploads, { recursive: true, force: true });
+  }
+
+  /** Start-up of the box: no request is being read, and only queued tasks still need their files. */
   sweep(queued: Set<string>): void {
     rmSync(join(this.root, 'uploads'), { recursive: true, force: true });
     let names: string[] = [];

@@ -43,16 +43,16 @@ function asMcpTool(b: BoundTool): McpTool<AgentCallContext> {
 }
 
 /** Exactly the agent's bound tools that can run (their node exists), less the writing ones for a caller who may not write. */
-export function offeredBindings(c: AgentCallContext): BoundTool[] {
+export async function offeredBindings(c: AgentCallContext): Promise<BoundTool[]> {
   const write = mayWrite(c);
-  return c.env.bindings.boundTools(c.agent.connection.id).filter((b) => b.nodePath !== null && (write || !toolWrites(b.tool.type, b.tool.config)));
+  return (await c.env.bindings.boundTools(c.agent.connection.id)).filter((b) => b.nodePath !== null && (write || !toolWrites(b.tool.type, b.tool.config)));
 }
 
-export const agentToolsOf = (c: AgentCallContext): McpTool<AgentCallContext>[] => offeredBindings(c).map(asMcpTool);
+export const agentToolsOf = async (c: AgentCallContext): Promise<McpTool<AgentCallContext>[]> => (await offeredBindings(c)).map(asMcpTool);
 
 /** The bound tool a call names; a writing one is refused to a caller who may not write (a tool whose node is gone answers a tool error). */
-export function findAgentTool(c: AgentCallContext, name: string): Lookup<AgentCallContext> {
-  const bound = c.env.bindings.boundTools(c.agent.connection.id).find((b) => b.name === name);
+export async function findAgentTool(c: AgentCallContext, name: string): Promise<Lookup<AgentCallContext>> {
+  const bound = (await c.env.bindings.boundTools(c.agent.connection.id)).find((b) => b.name === name);
   if (!bound) return null;
   const tool = asMcpTool(bound);
   if (tool.writes && !mayWrite(c)) return { refused: `Your role on this project does not allow changes: "${name}" is not available to you.` };

@@ -5,10 +5,10 @@ import { agentToolsOf, findAgentTool, offeredBindings } from './catalog.ts';
 import type { AgentCallContext } from './context.ts';
 
 /** The server's `instructions`: whose tools these are, where each works, and that changes are the agent's versions. */
-export function agentInstructionsFor(c: AgentCallContext): string {
+export async function agentInstructionsFor(c: AgentCallContext): Promise<string> {
   const { connection, settings } = c.agent;
   const project = c.env.authorizer.requireProject(c.principal, connection.project_id, 'project:read').project;
-  const bound = offeredBindings(c);
+  const bound = await offeredBindings(c);
   const lines = [
     `This server offers the tools bound to the agent "${connection.name}" of the project "${project.name}" in a Content Node Service: ` +
       'a versioned tree of folders, JSON documents, Markdown documents and files.',
@@ -29,6 +29,6 @@ export function agentInstructionsFor(c: AgentCallContext): string {
  * The MCP server of one session on an agent: exactly its bound tools (no resources), listed and
  * run from the request's context, so a binding added, changed or removed shows at the next request.
  */
-export function agentServer(first: AgentCallContext, options: ServerOptions): Server {
-  return toolServer({ toolsOf: agentToolsOf, findTool: findAgentTool }, { ...options, instructions: agentInstructionsFor(first), resources: false });
+export async function agentServer(first: AgentCallContext, options: ServerOptions): Promise<Server> {
+  return toolServer({ toolsOf: agentToolsOf, findTool: findAgentTool }, { ...options, instructions: await agentInstructionsFor(first), resources: false });
 }

@@ -28,19 +28,19 @@ export interface ProxyServerInput {
 export class ProxyServers {
   constructor(private readonly d: { store: ProxyStore; allowPrivate: () => boolean }) {}
 
-  list(projectId: string, page: { limit: number; offset: number }) {
+  list(projectId: string, page: { limit: number; offset: number }): Promise<{ items: ProxyServer[]; total: number }> {
     return this.d.store.list(projectId, page);
   }
 
   /** A server by id, without any check. */
-  find(id: string): ProxyServer | null {
+  find(id: string): Promise<ProxyServer | null> {
     return this.d.store.find(id);
   }
 
   /** Registers a server; `principal` is recorded as who created it. */
   async create(principal: Principal, input: ProxyServerInput): Promise<ProxyServer> {
     const url = await this.checkUrl(input.url);
-    this.requireFreeName(input.projectId, input.name);
+    await this.requireFreeName(input.projectId, input.name);
     const headers = validHeaders(input.headers ?? {});
     return this.d.store.create({ project_id: input.projectId, name: input.name, url, headers, created_by: principal.kind === 'user' ? principal.id : null });
   }
@@ -48,13 +48,13 @@ export class ProxyServers {
   /** `headers` replaces the stored set whole (values are never shown, so there is nothing to merge with). */
   async update(current: ProxyServer, changes: { name?: string; url?: string; headers?: Record<string, string> }): Promise<ProxyServer> {
     const url = changes.url === undefined ? undefined : await this.checkUrl(changes.url);
-    if (changes.name !== undefined && changes.name !== current.name) this.requireFreeName(current.project_id, changes.name);
+    if (changes.name !== undefined && changes.name !== current.name) await this.requireFreeName(current.project_id, changes.name);
     const headers = changes.headers === undefined ? undefined : validHeaders(changes.headers);
-    return this.d.store.update(current.id, { name: changes.name, url, headers });
+    return this.d.store.update(current, { name: changes.name, url, headers });
   }
 
-  delete(server: ProxyServer): void {
-    this.d.store.delete(server.id);
+  delete(server: ProxyServer): Promise<void> {
+    return this.d.store.delete(server.id);
   }
 
   private async checkUrl(address: string): Promise<string> {
@@ -66,8 +66,8 @@ export class ProxyServers {
     }
   }
 
-  private requireFreeName(projectId: string, name: string): void {
-    if (this.d.store.idByName(projectId, name)) throw new DomainError('CONFLICT', `This project already has an MCP proxy server named "${name}".`, { field: 'name' });
+  private async requireFreeName(projectId: string, name: string): Promise<void> {
+    if (await this.d.store.idByName(projectId, name)) throw new DomainError('CONFLICT', `This project already has an MCP proxy server named "${name}".`, { field: 'name' });
   }
 }
 

@@ -1,6 +1,7 @@
-import type { Statement } from 'better-sqlite3';
 import type { SecretBox } from '../../auth/secretBox.ts';
-import type { Db } from '../../db/database.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
+import { idByName, pageOfProject } from '../../db/metadata/projectRows.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import { newId, nowIso } from '../../util/ids.ts';
 
 /** A registered external MCP server; `headers` hold the plaintext values, for forwarding only. */
@@ -20,60 +21,57 @@ interface Row extends Omit<ProxyServer, 'headers'> {
 }
 
 /**
- * The `mcp_proxy_servers` table. Header values never reach the database in the clear: the
- * whole name → value object is sealed with the row's id as AAD. Authorization is the caller's.
+ * The `mcp_proxy_servers` table, on the metadata store. Header values never reach the database in
+ * the clear: the whole name → value object is sealed with the row's id as AAD. Authorization is
+ * the caller's.
  */
 export class ProxyStore {
-  private readonly s: Record<string, Statement>;
-
   constructor(
-    db: Db,
+    private readonly metadata: MetadataStore,
     private readonly box: SecretBox,
-  ) {
-    const p = (sql: string) => db.prepare(sql);
-    this.s = {
-      find: p('SELECT * FROM mcp_proxy_servers WHERE id = ?'),
-      byName: p('SELECT id FROM mcp_proxy_servers WHERE project_id = ? AND name = ?'),
-      byProject: p('SELECT * FROM mcp_proxy_servers WHERE project_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?'),
-      count: p('SELECT COUNT(*) AS n FROM mcp_proxy_servers WHERE project_id = ?'),
-      insert: p(`INSERT INTO mcp_proxy_servers (id, project_id, name, url, headers_encrypted, created_by, created_at, updated_at)
-        VALUES (@id, @project_id, @name, @url, @headers_encrypted, @created_by, @created_at, @updated_at)`),
-      update: p('UPDATE mcp_proxy_servers SET name = @name, url = @url, headers_encrypted = @headers_encrypted, updated_at = @updated_at WHERE id = @id'),
-      remove: p('DELETE FROM mcp_proxy_servers WHERE id = ?'),
-    };
-  }
+  ) {}
 
-  find(id: string): ProxyServer | null {
-    const r = this.s.find.get(id) as Row | undefined;
+  async find(id: string): Promise<ProxyServer | null> {
+    const r = await this.metadata.db.selectFrom('mcp_proxy_servers').selectAll().where('id', '=', id).executeTakeFirst();
     return r ? this.fromRow(r) : null;
   }
 
   /** The id of the project's server with this name, if any. */
-  idByName(projectId: string, name: string): string | null {
-    return (this.s.byName.get(projectId, name) as { id: string } | undefined)?.id ?? null;
+  idByName(projectId: string, name: string): Promise<string | null> {
+    return idByName(this.metadata.db, 'mcp_proxy_servers', projectId, name);
   }
 
-  list(projectId: string, page: { limit: number; offset: number }): { items: ProxyServer[]; total: number } {
-    const items = (this.s.byProject.all(projectId, page.limit, page.offset) as Row[]).map((r) => this.fromRow(r));
-    return { items, total: (this.s.count.get(projectId) as { n: number }).n };
+  async list(projectId: string, page: { limit: number; offset: number }): Promise<{ items: ProxyServer[]; total: number }> {
+    const { rows, total } = await pageOfProject(this.metadata.db, 'mcp_proxy_servers', projectId, page);
+    return { items: rows.map((r) => this.fromRow(r)), total };
   }
 
-  create(input: Pick<ProxyServer, 'project_id' | 'name' | 'url' | 'headers' | 'created_by'>): ProxyServer {
+  async create(input: Pick<ProxyServer, 'project_id' | 'name' | 'url' | 'headers' | 'created_by'>): Promise<ProxyServer> {
     const now = nowIso();
     const record: ProxyServer = { id: newId('mcpx'), ...input, created_at: now, updated_at: now };
-    this.s.insert.run(this.toRow(record));
+    await this.metadata.db.insertInto('mcp_proxy_servers').values(this.toRow(record)).execute();
     return record;
   }
 
-  update(id: string, changes: Partial<Pick<ProxyServer, 'name' | 'url' | 'headers'>>): ProxyServer {
-    const current = this.find(id)!;
-    const next: ProxyServer = { ...current, ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)), updated_at: nowIso() };
-    this.s.update.run(this.toRow(next));
-    return next;
+  /**
+   * Writes only the fields `changes` gives (a concurrent change of another field stays) and
+   * answers the row as stored (404 when it was deleted meanwhile); `current` is the record the caller checked.
+   */
+  async update(current: ProxyServer, changes: Partial<Pick<ProxyServer, 'name' | 'url' | 'headers'>>): Promise<ProxyServer> {
+    const { headers, ...rest } = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as typeof changes;
+    const sealed = headers === undefined ? {} : { headers_encrypted: this.toRow({ ...current, headers }).headers_encrypted };
+    const row = await this.metadata.db
+      .updateTable('mcp_proxy_servers')
+      .set({ ...rest, ...sealed, updated_at: nowIso() })
+      .where('id', '=', current.id)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw new DomainError('NOT_FOUND', 'MCP proxy server not found.');
+    return this.fromRow(row);
   }
 
-  delete(id: string): void {
-    this.s.remove.run(id);
+  async delete(id: string): Promise<void> {
+    await this.metadata.db.deleteFrom('mcp_proxy_servers').where('id', '=', id).execute();
   }
 
   private toRow(r: ProxyServer): Row {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SecretBox } from '../../auth/secretBox.ts';
-import type { Db } from '../../db/database.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
 import type { Logger } from '../../logging/logger.ts';
 import { defaultForwardLimits, forward, type ForwardLimits } from './forward.ts';
 import { ProxyServers } from './proxyServers.ts';
@@ -18,13 +18,13 @@ export interface McpProxyService {
  * guard. `allowPrivate` is read at each use, so turning it off also stops forwarding.
  */
 export function createMcpProxy(d: {
-  db: Db;
+  metadata: MetadataStore;
   signingSecret: Uint8Array;
   logger: Logger;
   allowPrivate: () => boolean;
   limits?: Partial<ForwardLimits>;
 }): McpProxyService {
-  const store = new ProxyStore(d.db, new SecretBox(d.signingSecret, 'mcp-proxy-headers'));
+  const store = new ProxyStore(d.metadata, new SecretBox(d.signingSecret, 'mcp-proxy-headers'));
   const servers = new ProxyServers({ store, allowPrivate: d.allowPrivate });
   const limits = { ...defaultForwardLimits, ...d.limits };
   return {

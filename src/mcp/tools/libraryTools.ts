@@ -19,7 +19,7 @@ interface LibrarySpec {
   /** Path arguments and what they name. */
   paths: Record<string, string>;
   /** The tool's config (default `{}`). */
-  config?: (c: CallContext) => Record<string, unknown>;
+  config?: (c: CallContext) => Promise<Record<string, unknown>>;
 }
 
 /** The endpoint's folder as the library's tool record. */
@@ -39,7 +39,7 @@ function libraryTool(spec: LibrarySpec): McpTool {
     async run(c, args) {
       const translated: Record<string, unknown> = { ...args };
       for (const field of Object.keys(spec.paths)) if (field in args) translated[field] = libraryPath(c, args[field], `arguments.${field}`);
-      const result = await c.env.tools.call(c.principal, asToolRecord(c, spec.type, spec.config?.(c) ?? {}), translated, { root: c.rootNode, via: viaOf(c) });
+      const result = await c.env.tools.call(c.principal, asToolRecord(c, spec.type, (await spec.config?.(c)) ?? {}), translated, { root: c.rootNode, via: viaOf(c) });
       return result as Record<string, unknown>;
     },
   };
@@ -87,15 +87,15 @@ export const writeTool = libraryTool({
  * the endpoint or one of the project's search tools covers the folder (the index exists then);
  * it takes that tool's defaults.
  */
-export function searchToolOf(c: CallContext): ToolRecord | null {
-  const bound = c.env.endpoints.boundTools(c.endpoint).find((t) => t.type === 'search');
-  if (bound) return bound;
+export async function searchToolOf(c: CallContext, bound?: ToolRecord[]): Promise<ToolRecord | null> {
+  const boundSearch = (bound ?? (await c.env.endpoints.boundTools(c.endpoint))).find((t) => t.type === 'search');
+  if (boundSearch) return boundSearch;
   const rootOf = (t: ToolRecord) => {
     if (!t.node_id) return '';
     const node = c.env.content.findById(t.node_id);
     return node && node.state === 'active' && node.projectId === t.project_id ? node.path : null;
   };
-  return c.env.tools.listForProject(c.principal, projectOf(c)).find((t) => {
+  return (await c.env.tools.listForProject(c.principal, projectOf(c))).find((t) => {
     if (t.type !== 'search') return false;
     const root = rootOf(t);
     return root !== null && pathInScope(root, c.root);
@@ -110,7 +110,7 @@ export const searchTool = libraryTool({
     'Answers the best chunks with path, snippet (matches in **bold**), heading path and score; read a hit with `cat`.',
   annotations: { readOnlyHint: true },
   paths: { path_prefix: 'only nodes beneath this folder' },
-  config: (c) => searchToolOf(c)?.config ?? {},
+  config: async (c) => (await searchToolOf(c))?.config ?? {},
 });
 
 export const grepTool = libraryTool({

@@ -32,18 +32,18 @@ export class ProjectCredentials implements CredentialSource {
   ) {}
 
   async get(projectId: string, provider: string): Promise<SourceCredential> {
-    const c = this.usable(projectId, provider);
+    const c = await this.usable(projectId, provider);
     if (!expiresSoon(c)) return credentialOf(c);
     return this.d.lock.run(connectionKey(projectId, provider), async () => {
       // Another caller may have refreshed while this one waited.
-      const current = this.usable(projectId, provider);
+      const current = await this.usable(projectId, provider);
       return expiresSoon(current) ? this.refresh(current) : credentialOf(current);
     });
   }
 
   async afterUnauthorized(projectId: string, provider: string, rejected: SourceCredential): Promise<SourceCredential> {
     return this.d.lock.run(connectionKey(projectId, provider), async () => {
-      const c = this.usable(projectId, provider);
+      const c = await this.usable(projectId, provider);
       // Refreshed (or reconnected) since `rejected` was handed out: the stored one is newer.
       if (c.accessToken !== rejected.accessToken) return expiresSoon(c) ? this.refresh(c) : credentialOf(c);
       if (c.kind === 'oauth' && c.refreshToken) return this.refresh(c);
@@ -53,13 +53,13 @@ export class ProjectCredentials implements CredentialSource {
 
   /** The provider refused the credential even after a refresh, or said so in its own way: needs_reauth. */
   async markNeedsReauth(projectId: string, provider: string): Promise<void> {
-    const c = this.d.store.find(projectId, provider);
+    const c = await this.d.store.find(projectId, provider);
     if (c && !c.needsReauth) await this.lost(c, `${this.name(c)} refused the connection's credential.`);
   }
 
   /** The stored connection, unless there is none or it needs authorizing again. */
-  private usable(projectId: string, provider: string): OAuthConnection {
-    const c = this.d.store.find(projectId, provider);
+  private async usable(projectId: string, provider: string): Promise<OAuthConnection> {
+    const c = await this.d.store.find(projectId, provider);
     if (!c) {
       throw new NeedsReauth(provider, `The project has no ${provider} connection: connect it with GET /oauth/${provider}/authorize or POST /oauth/${provider}/token.`);
     }
@@ -88,14 +88,14 @@ export class ProjectCredentials implements CredentialSource {
       expiresAt: grant.expiresAt,
       scopes: grant.scopes ?? c.scopes,
     };
-    this.d.store.updateTokens(c.id, next);
+    await this.d.store.updateTokens(c.id, next);
     this.d.logger.info({ project_id: c.projectId, provider: c.provider, expires_at: next.expiresAt }, 'oauth token refreshed');
     return credentialOf({ ...c, ...next });
   }
 
   /** Marks the connection needs_reauth (telling the listeners once) and returns the error to throw. */
   private async lost(c: OAuthConnection, why: string): Promise<NeedsReauth> {
-    if (this.d.store.markNeedsReauth(c.id)) {
+    if (await this.d.store.markNeedsReauth(c.id)) {
       this.d.logger.warn({ project_id: c.projectId, provider: c.provider, reason: why }, 'oauth connection needs reauthorization');
       await this.d.events.emit('needsReauth', c.projectId, c.provider);
     }

@@ -106,7 +106,7 @@ export class OAuthService {
     const pkce = def.pkce ? await newPkce() : null;
     const now = Date.now();
     const expiresAtMs = now + STATE_TTL_SECONDS * 1000;
-    this.d.pending.add({ id, userId, projectId, provider: def.id, verifier: pkce?.verifier ?? null, redirectAfter, expiresAtMs });
+    await this.d.pending.add({ id, userId, projectId, provider: def.id, verifier: pkce?.verifier ?? null, redirectAfter, expiresAtMs });
     const state = await this.d.states.sign({ id, userId, projectId, provider: def.id }, now);
     const url = client.authorizationUrl({ redirectUri: this.callbackUrl(), state, codeChallenge: pkce?.challenge ?? null });
     return { authorizationUrl: url.toString(), expiresAt: new Date(expiresAtMs).toISOString() };
@@ -140,9 +140,9 @@ export class OAuthService {
     }
   }
 
-  status(projectId: string, providerId: string): ConnectionInfo {
+  async status(projectId: string, providerId: string): Promise<ConnectionInfo> {
     const def = this.provider(providerId);
-    return this.info(def, projectId, this.d.store.find(projectId, def.id));
+    return this.info(def, projectId, await this.d.store.find(projectId, def.id));
   }
 
   /** Stores a personal or integration token once the provider accepted it (422 with its words otherwise). */
@@ -175,10 +175,10 @@ export class OAuthService {
   async disconnect(projectId: string, providerId: string): Promise<DisconnectOutcome> {
     const def = this.provider(providerId);
     const outcome = await this.d.lock.run(connectionKey(projectId, def.id), async () => {
-      const c = this.d.store.find(projectId, def.id);
+      const c = await this.d.store.find(projectId, def.id);
       if (!c) throw new DomainError('NOT_FOUND', `${def.displayName} connection of this project not found.`);
       const result = await this.revoke(def, c);
-      this.d.store.delete(c.id);
+      await this.d.store.delete(c.id);
       return result;
     });
     this.d.logger.info({ project_id: projectId, provider: def.id, revoked: outcome.revoked }, 'oauth disconnected');
@@ -212,7 +212,7 @@ export class OAuthService {
     if (expectedProvider !== undefined && claims.provider !== expectedProvider) {
       throw new CallbackFailed(fieldError('state', `The state was issued for ${claims.provider}, not ${expectedProvider}.`), null);
     }
-    const pending = this.d.pending.take(claims.id);
+    const pending = await this.d.pending.take(claims.id);
     if (!pending || pending.userId !== claims.userId || pending.projectId !== claims.projectId || pending.provider !== claims.provider) {
       const message = 'This authorization was already completed (a state and its code are accepted once): start again with GET /oauth/{provider}/authorize.';
       throw new CallbackFailed(fieldError('state', message), null);

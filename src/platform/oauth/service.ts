@@ -1,6 +1,6 @@
 import { SecretBox } from '../../auth/secretBox.ts';
 import type { Settings } from '../../config/settings.ts';
-import type { Db } from '../../db/database.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
 import type { UserStore } from '../../domain/users/userStore.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
@@ -20,7 +20,7 @@ export type { ProviderOverrides } from './registry.ts';
 export { OAuthService } from './oauthService.ts';
 
 export interface OAuthDeps {
-  db: Db;
+  metadata: MetadataStore;
   /** The data folder's signing secret: the tokens' encryption key and the states' signing key derive from it. */
   signingSecret: Uint8Array;
   /** Read at each use: OAuth apps (`oauthClients`), the public URL (`baseUrl`), `urlFetchAllowPrivate`. */
@@ -51,7 +51,7 @@ export interface OAuth {
  */
 export function createOAuth(d: OAuthDeps): OAuth {
   const providers = new ProviderRegistry({ settings: d.settings, fetch: outboundFetch(() => d.settings().urlFetchAllowPrivate), overrides: d.overrides });
-  const store = new OAuthConnections(d.db, new SecretBox(d.signingSecret, 'oauth-tokens'));
+  const store = new OAuthConnections(d.metadata, new SecretBox(d.signingSecret, 'oauth-tokens'));
   const events = new ConnectionEvents(d.logger);
   if (d.onDisconnect) events.on('disconnected', d.onDisconnect);
   if (d.onNeedsReauth) events.on('needsReauth', d.onNeedsReauth);
@@ -59,7 +59,7 @@ export function createOAuth(d: OAuthDeps): OAuth {
   const service = new OAuthService({
     providers,
     store,
-    pending: new PendingStates(d.db, new SecretBox(d.signingSecret, 'oauth-pkce')),
+    pending: new PendingStates(d.metadata, new SecretBox(d.signingSecret, 'oauth-pkce')),
     states: new StateTokens(d.signingSecret),
     lock,
     events,

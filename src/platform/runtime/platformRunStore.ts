@@ -92,6 +92,19 @@ export class PlatformRunStore {
     return this.syncs.require(syncId);
   }
 
+  /**
+   * Claims a due run of an interval sync: moves its next run time from `expected` (as read) to
+   * `next`, a compare-and-swap. False when another process claimed it first (or the sync was
+   * paused or rescheduled meanwhile): the run is theirs, or no longer due.
+   */
+  claimDue(syncId: string, expected: string, next: string): boolean {
+    return (
+      this.db
+        .prepare(`UPDATE sync_states SET next_run_at = ? WHERE sync_id = ? AND next_run_at = ? AND status = 'active' AND trigger_mode = 'interval'`)
+        .run(next, syncId, expected).changes === 1
+    );
+  }
+
   setNextRunAt(syncId: string, at: string | null): void {
     this.db.prepare('UPDATE sync_states SET next_run_at = ? WHERE sync_id = ?').run(at, syncId);
   }

@@ -33,6 +33,13 @@ export interface SyncRuntimeDeps {
   /** Waits of rate limits and backoff (tests make them instant). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   now?: () => number;
+  /**
+   * Several workers (issue 29): whether this process runs the project's scheduled runs (it owns
+   * the project, or takes it now). Absent: every project's, as the one process.
+   */
+  adopt?: (projectId: string) => boolean;
+  /** Whether start-up marks runs left queued or running as interrupted: only when no other process can be running them. Default true. */
+  recover?: boolean;
 }
 
 /** A run asked for: its record now, and the record once it has finished. */
@@ -51,6 +58,8 @@ interface Active {
 
 /** Longest the scheduler sleeps between looks at the schedule (a changed clock, a missed wake-up). */
 const MAX_TIMER_MS = 30_000;
+/** Several workers: how soon it looks again while another process's sync is due (its owner takes it). */
+const OTHERS_DUE_MS = 1000;
 
 /**
  * The platform sync runtime (issue 16): the scheduler of interval syncs (the next run time in
@@ -69,6 +78,8 @@ export class SyncRuntime {
   private running = 0;
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
+  /** The last look at the schedule left a due sync to another process. */
+  private leftToOthers = false;
   private readonly now: () => number;
 
   constructor(private readonly d: SyncRuntimeDeps) {
@@ -99,10 +110,15 @@ export class SyncRuntime {
     return [...this.byProvider.values()];
   }
 
-  /** Starts scheduling; runs a stopped process left behind are recorded as interrupted. */
+  /**
+   * Starts scheduling; runs a stopped process left behind are recorded as interrupted (among
+   * several workers, only by the first of the box: the others' runs may be going on).
+   */
   start(): void {
-    const n = this.runs.interruptLeftovers('the service stopped during the run');
-    if (n > 0) this.d.logger.warn({ runs: n }, 'sync runs interrupted by a restart');
+    if (this.d.recover !== false) {
+      const n = this.runs.interruptLeftovers('the service stopped during the run');
+      if (n > 0) this.d.logger.warn({ runs: n }, 'sync runs interrupted by a restart');
+    }
     this.stopped = false;
     this.arm();
   }
@@ -249,19 +265,30 @@ export class SyncRuntime {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
     const next = this.runs.nextDue();
-    const wait = next === null ? MAX_TIMER_MS : Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(next) - this.now()));
+    // A sync left to its owner stays due here: not a reason to look again at once.
+    const soonest = this.leftToOthers ? OTHERS_DUE_MS : 0;
+    const wait = next === null ? MAX_TIMER_MS : Math.min(MAX_TIMER_MS, Math.max(soonest, Date.parse(next) - this.now()));
     this.timer = setTimeout(() => this.tick(), wait);
     this.timer.unref();
   }
 
-  /** Queues a run of every due interval sync that is not running, and moves its next run time on. */
+  /**
+   * Queues a run of every due interval sync that is not running, and moves its next run time on.
+   * Among several workers, only syncs of projects this process runs, each claimed by a
+   * compare-and-swap on its next run time: a due run starts in one process only.
+   */
   private tick(): void {
     this.timer = null;
     if (this.stopped) return;
+    this.leftToOthers = false;
     try {
       const now = this.now();
       for (const state of this.runs.due(new Date(now).toISOString(), 1000)) {
-        this.runs.setNextRunAt(state.sync_id, nextRunAt(Date.parse(state.next_run_at!), now, state.interval_s ?? 60));
+        if (this.d.adopt && !this.d.adopt(state.project_id)) {
+          this.leftToOthers = true;
+          continue;
+        }
+        if (!this.runs.claimDue(state.sync_id, state.next_run_at!, nextRunAt(Date.parse(state.next_run_at!), now, state.interval_s ?? 60))) continue;
         const elsewhere = this.elsewhere.get(state.provider);
         if (elsewhere) {
           // A failed run records itself; anything else thrown is logged, and the schedule goes on.

@@ -1,4 +1,4 @@
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HostShell } from './hostShell.ts';
 import { hasFineCtime, removeFolder, removeTree } from './materialize.ts';
@@ -121,6 +121,34 @@ function capNote(strategy: Strategy, tmpfs: boolean, mounts: boolean, isRoot: bo
 
 /** The pool's own folders under its root; anything else there (a runtime's probe, say) is left alone. */
 const OWN = ['runs', 'pristine', 'pristine-disk', 'probe'];
+
+/**
+ * Several workers (issue 29), at the box's start before any other worker runs: what pools left
+ * under `sandboxDir` besides `own` is cleared too (a single process's folders in `sandboxDir`
+ * itself; other workers' pools, the subfolders holding a pool's folders).
+ */
+export async function clearLeftoverPools(sandboxDir: string, own: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(sandboxDir);
+  } catch {
+    return;
+  }
+  const host = new HostShell();
+  try {
+    await clearOwn(host, sandboxDir);
+    for (const name of names) {
+      const dir = join(sandboxDir, name);
+      if (dir === own || OWN.includes(name)) continue;
+      const inside = await readdir(dir).catch(() => [] as string[]);
+      if (!inside.some((n) => OWN.includes(n))) continue;
+      await clearOwn(host, dir);
+      await rmdir(dir).catch(() => undefined);
+    }
+  } finally {
+    host.close();
+  }
+}
 
 async function clearRoot(host: HostShell, root: string): Promise<void> {
   await mkdir(root, { recursive: true, mode: 0o711 });

@@ -6,7 +6,7 @@ import { normalizePath } from '../../content/paths.ts';
 import type { Logger } from '../../logging/logger.ts';
 import { exportPristine, makeCopyFolder, makeOverlayFolder, needsChown, removeFolder, removeTree, type Owner } from './materialize.ts';
 import type { HostShell } from './hostShell.ts';
-import { clearOwn, setUpPool, type PoolSetup, type Strategy } from './poolSetup.ts';
+import { clearLeftoverPools, clearOwn, setUpPool, type PoolSetup, type Strategy } from './poolSetup.ts';
 import { RunFolder, WorkspaceHandle, type Pristine } from './runFolder.ts';
 import type { Workspace } from './workspace.ts';
 
@@ -36,6 +36,11 @@ export interface WorkspacePoolOptions {
   maxPristines?: number;
   /** Size of the tmpfs holding pristine checkouts (when mounting). Default 1 GiB. */
   pristineBytes?: number;
+  /**
+   * Several workers, at the box's start: the folder holding every worker's pool (`root` is one of
+   * them), whose other pools' leftovers are cleared first. Absent: only `root` is cleared.
+   */
+  clearPoolsUnder?: string;
 }
 
 export interface AcquireOptions {
@@ -67,14 +72,19 @@ export class WorkspacePool {
 
   constructor(private readonly o: WorkspacePoolOptions) {
     this.root = resolve(o.root);
-    this.ready = setUpPool(this.root, {
-      strategy: o.strategy ?? 'auto',
-      mounts: o.mounts,
-      pristineBytes: o.pristineBytes ?? 1024 * MiB,
-    }).then((setup) => {
-      this.setup = setup;
-      o.logger?.info({ workspaces: { root: this.root, strategy: setup.strategy, diskCap: setup.diskCapNote } }, `sandbox workspaces: ${setup.strategy}`);
-    });
+    const cleared = o.clearPoolsUnder ? clearLeftoverPools(resolve(o.clearPoolsUnder), this.root) : Promise.resolve();
+    this.ready = cleared
+      .then(() =>
+        setUpPool(this.root, {
+          strategy: o.strategy ?? 'auto',
+          mounts: o.mounts,
+          pristineBytes: o.pristineBytes ?? 1024 * MiB,
+        }),
+      )
+      .then((setup) => {
+        this.setup = setup;
+        o.logger?.info({ workspaces: { root: this.root, strategy: setup.strategy, diskCap: setup.diskCapNote } }, `sandbox workspaces: ${setup.strategy}`);
+      });
     this.ready.catch(() => undefined);
   }
 

@@ -1,4 +1,5 @@
 import nock from 'nock';
+import { recordRequest } from '../../helpers/recordedRequest.ts';
 import { githubConnector } from '../../../src/platform/connectors/github.ts';
 import type { PlatformConnector, PushOutcome, SourceChange } from '../../../src/platform/runtime/connector.ts';
 
@@ -62,15 +63,7 @@ export class FakeSource {
 
   intercept(): nock.Scope {
     const handle = async (req: Request): Promise<nock.ReplyFnResult> => {
-      const url = new URL(req.url);
-      const text = await req.text();
-      const seen: SeenRequest = {
-        method: req.method,
-        path: url.pathname,
-        query: Object.fromEntries(url.searchParams),
-        headers: Object.fromEntries(req.headers),
-        body: text === '' ? null : (JSON.parse(text) as Record<string, unknown>),
-      };
+      const seen = (await recordRequest(req)) as SeenRequest;
       this.seen.push(seen);
       if (seen.method === 'GET' && seen.path === '/changes') {
         const hold = this.holds.get(++this.changeRequests);

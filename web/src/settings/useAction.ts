@@ -7,7 +7,8 @@ export interface Action {
   /** What the last successful change did (shown in a role="status"). */
   note: string | null;
   /**
-   * Runs a change and then `after` (a reload); the outcome is announced either way. Answers
+   * Runs a change and then `after` (a reload); the outcome is announced either way, a success after
+   * the reload. Answers
    * what the API answered, or null when it refused.
    */
   run: <T>(change: () => Promise<T>, done: string | ((answer: T) => string), after?: () => Promise<void>) => Promise<T | null>;
@@ -27,8 +28,9 @@ export function useAction(): Action {
       setError(messageOf(err));
       return null;
     }
-    setNote(typeof done === 'string' ? done : done(answer));
+    // Announced once the panel shows the change, so the note never contradicts the list.
     await after?.();
+    setNote(typeof done === 'string' ? done : done(answer));
     return answer;
   };
   return { error, note, run };

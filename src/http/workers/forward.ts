@@ -1,0 +1,63 @@
+import { Agent, request } from 'node:http';
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import type { Context } from 'koa';
+import type { Member } from '../../cluster/messages.ts';
+
+/** Headers a forward adds: the box's secret (so the owner trusts the next one) and the client's address. */
+export const FORWARD_SECRET_HEADER = 'x-cns-forward';
+export const CLIENT_IP_HEADER = 'x-cns-client-ip';
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+
+const agents = new Map<number, Agent>();
+const agentFor = (port: number) => {
+  let a = agents.get(port);
+  if (!a) agents.set(port, (a = new Agent({ keepAlive: true, maxSockets: 64 })));
+  return a;
+};
+
+/**
+ * Runs the request on another worker (the project's owner) over its private loopback listener
+ * and streams the answer back: the body is either the bytes already read (a JSON body kept for
+ * this) or the request itself, unread. The caller's credentials travel as they came; the
+ * secret header tells the owner the client address is ours to vouch for.
+ */
+export async function forwardTo(ctx: Context, member: Member, secret: string, body: Buffer | Readable): Promise<void> {
+  ctx.respond = false;
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(ctx.req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
+  headers[FORWARD_SECRET_HEADER] = secret;
+  headers[CLIENT_IP_HEADER] = ctx.ip;
+  if (Buffer.isBuffer(body)) headers['content-length'] = String(body.length);
+  else if (ctx.req.headers['transfer-encoding']) delete headers['content-length'];
+  const out = ctx.res;
+  await new Promise<void>((resolve) => {
+    const up = request({ host: '127.0.0.1', port: member.port, method: ctx.method, path: ctx.originalUrl, headers, agent: agentFor(member.port) });
+    const fail = (status: number, code: string, message: string) => {
+      if (!out.headersSent) {
+        out.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });
+        out.end(JSON.stringify({ success: false, code, message, data: null }));
+      } else out.destroy();
+      resolve();
+    };
+    up.on('response', (res) => {
+      const h: Record<string, string | string[]> = {};
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) h[k] = v;
+      out.writeHead(res.statusCode ?? 502, res.statusMessage, h);
+      // Event streams flush each event as it comes: nothing is buffered on the way.
+      out.flushHeaders();
+      res.pipe(out);
+      finished(out).then(resolve, () => {
+        res.destroy();
+        resolve();
+      });
+    });
+    up.on('error', () => fail(503, 'SERVICE_UNAVAILABLE', 'The worker that writes this project did not answer; retry the request.'));
+    // A client that goes away cancels the request on the owner too.
+    out.on('close', () => {
+      if (!out.writableFinished) up.destroy();
+    });
+    if (Buffer.isBuffer(body)) up.end(body);
+    else body.pipe(up);
+  });
+}
