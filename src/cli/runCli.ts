@@ -7,6 +7,7 @@ import { clientHelp } from './client/helpText.ts';
 import { registerArchiveCommands } from './commands/archives.ts';
 import { registerBrowseCommands } from './commands/browse.ts';
 import { registerCloneCommand } from './commands/clone.ts';
+import { registerDbCommands } from './commands/db.ts';
 import { registerFileCommands } from './commands/files.ts';
 import { registerGitCredentialCommand } from './commands/gitCredential.ts';
 import { registerHistoryCommands } from './commands/history.ts';
@@ -47,6 +48,7 @@ function program(io: CliIo): Command {
     registerServeCommand,
     registerUserCommand,
     registerReindexCommand,
+    registerDbCommands,
     registerGitCredentialCommand,
     registerLoginCommands,
     registerProjectsCommands,
