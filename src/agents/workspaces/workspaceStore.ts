@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { MetadataDb, MetadataStore } from '../../db/metadata/metadataStore.ts';
 import type { AgentWorkspacesTable } from '../../db/metadata/tables/agents.ts';
 import type { WritableNodeType } from '../../content/types.ts';
@@ -63,7 +62,7 @@ const entriesOf = (db: MetadataDb, agentId: string) =>
   db
     .selectFrom('agent_workspace_files')
     .select(['path', 'action', 'type', 'base_version', 'base_node_id', 'base_project_version', 'updated_at'])
-    .select(sql<number>`coalesce(length(content), 0)`.as('size'))
+    .select((eb) => eb.fn.coalesce(eb.fn<number>('length', ['content']), eb.lit(0)).as('size'))
     .where('agent_id', '=', agentId)
     .orderBy('path');
 
