@@ -1,5 +1,6 @@
 import type { ContentStore } from '../content/contentStore.ts';
 import type { Db } from '../db/database.ts';
+import type { MetadataStore } from '../db/metadata/metadataStore.ts';
 import type { AccessConnectionStore } from '../domain/connections/accessConnectionStore.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Authorizer } from '../policies/authorize.ts';
@@ -40,15 +41,19 @@ export interface AgentsService {
   workspaces: AgentWorkspaces;
   /** Tools bound to agents: served on each agent's MCP server (src/mcp/agents/) and offered in its chat. */
   bindings: AgentToolBindings;
+  /** Before serving: executions a previous run left `running` become failed (when `recover`). */
+  start(): Promise<void>;
 }
 
 /**
  * Agents (spec 4.8): configuration, accesses, bash tools, chat sessions, messages and
- * executions. Built at start-up, when executions a previous run left `running` become failed
+ * executions, their records on the metadata store (the agents themselves are connections, on
+ * `db`). Started before serving, when executions a previous run left `running` become failed
  * (`interrupted`): no turn survives its process.
  */
 export function createAgents(d: {
   db: Db;
+  metadata: MetadataStore;
   logger: Logger;
   connections: AccessConnectionStore;
   content: ContentStore;
@@ -67,19 +72,18 @@ export function createAgents(d: {
   const ref = parseModelRef(d.llm.defaultModel);
   if (typeof ref === 'string') throw new Error(`CNS_DEFAULT_MODEL: ${ref}`);
   const defaultModel = d.llm.defaultModel;
-  const accessStore = new AccessStore(d.db);
+  const accessStore = new AccessStore(d.metadata);
   const agents = new Agents({ db: d.db, connections: d.connections, accesses: accessStore, authorizer: d.authorizer, defaultModel });
   const reach = { content: d.content, access: d.access, agents };
-  const sessionStore = new SessionStore(d.db);
-  const messages = new MessageStore(d.db, sessionStore);
-  const executions = new ExecutionStore(d.db);
-  if (d.recover !== false) executions.failInterrupted();
+  const sessionStore = new SessionStore(d.metadata);
+  const messages = new MessageStore(d.metadata);
+  const executions = new ExecutionStore(d.metadata);
   const accesses = new AgentAccesses({ ...reach, store: accessStore });
-  const bashTools = new AgentBashTools({ ...reach, store: new BashToolStore(d.db) });
+  const bashTools = new AgentBashTools({ ...reach, store: new BashToolStore(d.metadata) });
   const sessions = new ChatSessions({ agents, store: sessionStore, messages, authorizer: d.authorizer });
   const providers = new ChatProviders(d.llm);
-  const bindings = new AgentToolBindings({ db: d.db, agents, tools: d.tools, content: d.content, access: d.access });
-  const workspaces = new AgentWorkspaces({ db: d.db, content: d.content, access: d.access, authorizer: d.authorizer, sandbox: d.sandbox });
+  const bindings = new AgentToolBindings({ metadata: d.metadata, agents, tools: d.tools, content: d.content, access: d.access });
+  const workspaces = new AgentWorkspaces({ metadata: d.metadata, content: d.content, access: d.access, authorizer: d.authorizer, sandbox: d.sandbox });
   const chat = new AgentChat({
     accesses,
     bashTools,
@@ -94,5 +98,8 @@ export function createAgents(d: {
     toolset: { logger: d.logger, tools: d.tools, content: d.content, indexer: d.indexer },
     logger: d.logger,
   });
-  return { agents, accesses, bashTools, sessions, sessionStore, messages, executions, providers, chat, workspaces, bindings };
+  const start = async () => {
+    if (d.recover !== false) await executions.failInterrupted();
+  };
+  return { agents, accesses, bashTools, sessions, sessionStore, messages, executions, providers, chat, workspaces, bindings, start };
 }

@@ -61,6 +61,8 @@ export async function startServer(settings: Settings, logger: Logger = createLog
   let boot: BootstrapResult;
   try {
     boot = await bootstrap(services);
+    // Turns a previous run left running are marked interrupted before any new one starts.
+    await services.agents.start();
     await services.sandbox.start();
     // Commits that reached a repository without being indexed (a crash after a push) are indexed before serving.
     await services.content.reconcileAll();

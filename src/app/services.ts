@@ -182,9 +182,9 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   const authenticator = new Authenticator(db, users, accessTokens, anonKeyOf(signingSecret), refreshTokens);
   const writeTimeGrants = new WriteTimeGrants({ authenticator, access });
   // A command's write-back asks the policy again; an agent's, through its reach as it stands then.
-  const sandbox = createSandbox({ settings, logger, content, bus, connections, access, authorizer, writeTimeGrants, narrowAtWrite: narrowAtWrite(reachesNow({ db, content })), worker: ownership });
+  const sandbox = createSandbox({ settings, logger, content, bus, connections, access, authorizer, writeTimeGrants, narrowAtWrite: narrowAtWrite(reachesNow({ metadata, content })), worker: ownership });
   const tools = createTools({ settings, logger, metadata, content, bus, changelog, access, authorizer, sandbox: sandbox.executor, ownership });
-  const agents = createAgents({ db, logger, connections, content, access, authorizer, tools: tools.tools, indexer: tools.indexer, sandbox: sandbox.executor, llm: settings.llm, recover: ownership.boxStart });
+  const agents = createAgents({ db, metadata, logger, connections, content, access, authorizer, tools: tools.tools, indexer: tools.indexer, sandbox: sandbox.executor, llm: settings.llm, recover: ownership.boxStart });
   const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog, agents: agents.agents, agentTools: agents.bindings });
   const publishing = createPublishing({ metadata, content, access, bus });
   const oauth = createOAuth({ metadata, signingSecret, settings: () => settings, authorizer, users, logger });

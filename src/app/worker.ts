@@ -66,6 +66,8 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
     // under the projects' leases (the writers' fence), which go back to nobody afterwards.
     await ownership.recover(services.content.listProjects(), () => services.content.reconcileAll());
   }
+  // At the box's start only (recover): turns a previous run left running are marked interrupted.
+  await services.agents.start();
   await services.sandbox.start();
   services.syncRuntime.start();
   startWebhooks(services);

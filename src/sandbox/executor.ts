@@ -64,10 +64,10 @@ export interface ExecutorDeps {
   /** The policy asked again when a command's changes are written: the principal as it stands then. */
   writeTimeGrants: Pick<WriteTimeGrants, 'require'>;
   /**
-   * What a principal acts through, re-applied as it stands at write time (an agent's access: see
-   * src/agents/tools/reachNow.ts); undefined for a principal that acts as itself.
+   * What a principal acts through, read as it stands at write time and re-applied (an agent's
+   * access: see src/agents/tools/reachNow.ts); undefined for a principal that acts as itself.
    */
-  narrowAtWrite?: (acting: Principal) => ((current: Principal) => Principal | null) | undefined;
+  narrowAtWrite?: (acting: Principal) => Promise<((current: Principal) => Principal | null) | undefined>;
   /** Chooses the runtime at start-up (probing bubblewrap is asynchronous). */
   selectRuntime: () => Promise<SandboxRuntime>;
   pool: WorkspacePool;
@@ -163,8 +163,9 @@ export class SandboxExecutor {
               message: `exec: ${shortened(req.command)}`,
               maxContentBytes: content.maxContentBytes,
               // A key revoked, a role lowered or a scope narrowed while the command ran writes nothing.
-              authorize: (paths) => {
-                this.d.writeTimeGrants.require(req.grant.principal, projectId, paths, this.d.narrowAtWrite?.(req.grant.principal));
+              authorize: async (paths) => {
+                const narrow = await this.d.narrowAtWrite?.(req.grant.principal);
+                this.d.writeTimeGrants.require(req.grant.principal, projectId, paths, narrow);
               },
             });
           }

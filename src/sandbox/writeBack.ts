@@ -25,9 +25,10 @@ export interface WriteBackInput {
   /**
    * Asks the policy, as it stands when the changes are written, whether the run may write these
    * project paths; it throws (a domain error) when not, and nothing is written. It runs inside
-   * the project's serialized section, so nothing written before the answer changes it.
+   * the project's serialized section, before the commit, so nothing written before the answer
+   * changes it (it may read the metadata store: the section awaits it).
    */
-  authorize: (paths: readonly string[]) => void;
+  authorize: (paths: readonly string[]) => void | Promise<void>;
 }
 
 export interface WrittenChange {
@@ -100,7 +101,7 @@ export async function writeBack(content: ContentStore, input: WriteBackInput): P
   let incoming: IncomingChange[] = [];
   let skipped: SkippedEntry[] = [];
   const nothingThen: Seen = { nodeId: null, version: null, projectVersion: at };
-  const changes = (): IncomingChange[] => {
+  const changes = async (): Promise<IncomingChange[]> => {
     skipped = [...read.skipped];
     incoming = [
       ...deletedFolders.map((path): IncomingChange => ({ op: 'remove', path, type: 'folder', seen: seenAt(content, projectId, path, at) })),
@@ -118,7 +119,7 @@ export async function writeBack(content: ContentStore, input: WriteBackInput): P
       incoming.push({ op: 'write', path: f.path, type, bytes, seen: f.action === 'created' ? nothingThen : seenAt(content, projectId, f.path, at) });
     }
     incoming.push(...createdFolders.map((path): IncomingChange => ({ op: 'mkdir', path, seen: nothingThen })));
-    if (incoming.length) input.authorize(incoming.map((c) => c.path));
+    if (incoming.length) await input.authorize(incoming.map((c) => c.path));
     return incoming;
   };
   const { plan, result } = await commitMerge(content, projectId, input.actor, { message: input.message, wording: sandboxWording, changes });

@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.ts';
 import type { MetadataStore } from '../db/metadata/metadataStore.ts';
 import { oneOf } from '../db/metadata/oneOf.ts';
 import type { ToolsTable } from '../db/metadata/tables/tools.ts';
@@ -102,19 +101,4 @@ export class ToolStore {
       .executeTakeFirstOrThrow();
     return Number(n);
   }
-}
-
-/**
- * A tool by id read synchronously on the content core's connection, for the one reader that
- * cannot wait: an agent's reach as it stands at write time (agents/tools/reachNow.ts), which
- * the write-time grant asks from inside a commit's guard (policies/writeTimeGrant.ts). It reads
- * the same `tools` table while the metadata store is SQLite in the same file; step 3 of
- * docs/design/postgres.md moves that grant before the transaction, and this reader goes then.
- */
-export function toolReaderNow(db: Db): (id: string) => ToolRecord | null {
-  const find = db.prepare('SELECT * FROM tools WHERE id = ?');
-  return (id) => {
-    const r = find.get(id) as ToolsTable | undefined;
-    return r ? fromRow(r) : null;
-  };
 }

@@ -49,7 +49,7 @@ function turn(provider: ChatProvider, toolset: AgentToolset, over: Partial<TurnI
     message: 'go',
     toolset,
     signal: new AbortController().signal,
-    record: (m) => void recorded.push(m),
+    record: async (m) => void recorded.push(m),
     ...over,
   };
   return runTurn(input, (e) => void events.push(e)).then((outcome) => ({ outcome, events, recorded }));

@@ -246,7 +246,7 @@ test('accesses: defaults by mode, write needs read_write, the node must be reach
   const agent = (await server.api('GET', `/agent-config/${id}`, { token })).body.data;
   t.is(agent.accesses.find((a: { id: string }) => a.id === file.body.data.id).path, 'docs/handbook.md');
   await contentApi(server, token, projectId)('POST', '/rm', { path: 'docs/handbook.md' });
-  t.is(server.services.agents.accesses.located(id).find((a) => a.id === file.body.data.id)!.path, null);
+  t.is((await server.services.agents.accesses.located(id)).find((a) => a.id === file.body.data.id)!.path, null);
 
   const other = await createAgent(server, token, projectId, { name: 'other' });
   t.is((await server.api('DELETE', `/agent-config/${other.id}/accesses/${read.body.data.id}`, { token })).status, 404, "another agent's access is not found");
@@ -265,7 +265,7 @@ test('replacing all accesses is one transaction: every item checked first, a bad
   const [docsAccess] = first.body.data.accesses;
 
   const snapshot = () => server.services.agents.accesses.located(id);
-  const before = snapshot();
+  const before = await snapshot();
   const bad = [
     [[{ node_id: scratch, mode: 'read' }, { node_id: docs, mode: 'read' }, { node_id: 'node_nope', mode: 'read' }], 'accesses.2.node_id'],
     [[{ node_id: scratch, mode: 'read' }, { node_id: docs, mode: 'read', tools: ['write'] }], 'accesses.1.tools'],
@@ -278,14 +278,14 @@ test('replacing all accesses is one transaction: every item checked first, a bad
     t.is(res.status, 422, field);
     t.deepEqual(fieldsOf(res), [field]);
   }
-  t.deepEqual(snapshot(), before, 'nothing changed');
+  t.deepEqual(await snapshot(), before, 'nothing changed');
 
   const second = await server.api('PUT', `/agent-config/${id}/accesses`, { token, body: { accesses: [{ node_id: scratch, mode: 'read' }, { node_id: docs, mode: 'read_write' }] } });
   t.is(second.status, 200);
   const [s0, s1] = second.body.data.accesses;
   t.like(s0, { node_id: scratch, path: 'scratch', mode: 'read' });
   t.like(s1, { id: docsAccess.id, node_id: docs, mode: 'read_write' }, 'an access to the same node keeps its id');
-  t.deepEqual(snapshot().map((a) => a.node_id).sort(), [docs, scratch].sort(), 'the archive access is gone');
+  t.deepEqual((await snapshot()).map((a) => a.node_id).sort(), [docs, scratch].sort(), 'the archive access is gone');
   const empty = await server.api('PUT', `/agent-config/${id}/accesses`, { token, body: { accesses: [] } });
   t.deepEqual(empty.body.data.accesses, []);
 });
@@ -317,7 +317,7 @@ test('bash tools: a folder or the whole project, names unique per agent, limits 
   check(t, 'put', '/agent-config/{agent_id}/bash/{bash_id}', changed);
   t.like(changed.body.data, { name: 'docs_sh', limits: { memory_mb: 256 }, node_id: docs });
 
-  const before = server.services.agents.bashTools.located(id);
+  const before = await server.services.agents.bashTools.located(id);
   const bad = await server.api('PUT', `/agent-config/${id}/bash`, {
     token,
     body: { bash_tools: [{ node_id: null, name: 'a' }, { node_id: null, name: 'a' }, { node_id: nodeAt(server, projectId, 'docs/data.json'), name: 'c' }] },
@@ -326,7 +326,7 @@ test('bash tools: a folder or the whole project, names unique per agent, limits 
   t.deepEqual(fieldsOf(bad), ['bash_tools.2.node_id']);
   const dupNames = await server.api('PUT', `/agent-config/${id}/bash`, { token, body: { bash_tools: [{ node_id: null, name: 'a' }, { node_id: docs, name: 'a' }] } });
   t.deepEqual(fieldsOf(dupNames), ['bash_tools.1.name']);
-  t.deepEqual(server.services.agents.bashTools.located(id), before, 'nothing changed');
+  t.deepEqual(await server.services.agents.bashTools.located(id), before, 'nothing changed');
 
   const replaced = await server.api('PUT', `/agent-config/${id}/bash`, { token, body: { bash_tools: [{ node_id: docs, name: 'project_sh' }, { node_id: null }] } });
   check(t, 'put', '/agent-config/{agent_id}/bash', replaced);
@@ -370,8 +370,8 @@ test('deleting an agent deletes its connection, key, accesses, bash tools, sessi
   await server.api('POST', `/agent-config/${id}/bash`, { token, body: { node_id: null } });
   const session = (await server.api('POST', '/chat/sessions', { token, body: { agent_id: id } })).body.data;
   const { agents } = server.services;
-  const exe = agents.executions.start({ agentId: id, sessionId: session.id, model: 'openai:gpt-4.1-mini' });
-  agents.messages.append(session.id, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello', toolCalls: [] }], exe);
+  const exe = await agents.executions.start({ agentId: id, sessionId: session.id, model: 'openai:gpt-4.1-mini' });
+  await agents.messages.append(session.id, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello', toolCalls: [] }], exe);
 
   const del = await server.api('DELETE', `/agent-config/${id}`, { token });
   check(t, 'delete', '/agent-config/{agent_id}', del);
@@ -387,10 +387,10 @@ test('executions: newest first, paginated by cursor; an unknown cursor is 422', 
   const { executions } = server.services.agents;
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) {
-    const e = executions.start({ agentId: id, sessionId: null, model: 'openai:gpt-4.1-mini' });
+    const e = await executions.start({ agentId: id, sessionId: null, model: 'openai:gpt-4.1-mini' });
     ids.push(e);
     if (i < 4) {
-      executions.finish(e, {
+      await executions.finish(e, {
         status: i === 3 ? 'failed' : 'succeeded',
         inputTokens: 10 * i,
         outputTokens: i,
@@ -400,7 +400,7 @@ test('executions: newest first, paginated by cursor; an unknown cursor is 422', 
       });
     }
   }
-  t.false(executions.finish(ids[0]!, { status: 'cancelled', inputTokens: 0, outputTokens: 0, toolCalls: [], versionsWritten: [] }), 'a finished execution stays finished');
+  t.false(await executions.finish(ids[0]!, { status: 'cancelled', inputTokens: 0, outputTokens: 0, toolCalls: [], versionsWritten: [] }), 'a finished execution stays finished');
 
   const seen: string[] = [];
   let before: string | null = null;
@@ -434,9 +434,9 @@ test('executions left running by a stopped service are failed (interrupted) when
     const tok = (await first.login()).token;
     const { projectId: pid } = await defaultProject(first, tok);
     const { id } = await createAgent(first, tok, pid, { name: 'crashy' });
-    const running = first.services.agents.executions.start({ agentId: id, sessionId: null, model: 'openai:gpt-4.1-mini' });
-    const done = first.services.agents.executions.start({ agentId: id, sessionId: null, model: 'openai:gpt-4.1-mini' });
-    first.services.agents.executions.finish(done, { status: 'succeeded', inputTokens: 1, outputTokens: 1, toolCalls: [], versionsWritten: [] });
+    const running = await first.services.agents.executions.start({ agentId: id, sessionId: null, model: 'openai:gpt-4.1-mini' });
+    const done = await first.services.agents.executions.start({ agentId: id, sessionId: null, model: 'openai:gpt-4.1-mini' });
+    await first.services.agents.executions.finish(done, { status: 'succeeded', inputTokens: 1, outputTokens: 1, toolCalls: [], versionsWritten: [] });
     await first.stop();
 
     const second = await startTestServer({ dataDir });

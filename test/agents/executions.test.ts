@@ -25,8 +25,8 @@ async function turnBy(tok: string, command: string) {
   const session = await server.api('POST', '/chat/sessions', { token: tok, body: { agent_id: agent.id } });
   if (session.status !== 201) throw new Error(`session: ${session.status} ${JSON.stringify(session.body)}`);
   const { executions } = server.services.agents;
-  const id = executions.start({ agentId: agent.id, sessionId: session.body.data.id, model: 'openai:gpt-4.1-mini' });
-  executions.finish(id, {
+  const id = await executions.start({ agentId: agent.id, sessionId: session.body.data.id, model: 'openai:gpt-4.1-mini' });
+  await executions.finish(id, {
     status: 'failed',
     inputTokens: 30,
     outputTokens: 5,

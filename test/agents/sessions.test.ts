@@ -83,8 +83,8 @@ test('a session is seen by whoever started it and by project admins; other membe
   t.is((await server.api('GET', `/chat/sessions/${mine.id}`, { token })).status, 200);
   t.is((await server.api('GET', `/chat/sessions/${mine.id}`, { token: editor.token })).status, 200);
   t.is((await server.api('DELETE', `/chat/sessions/${mine.id}`, { token })).status, 200, 'an admin deletes others’');
-  t.is(server.services.agents.sessionStore.find(mine.id), null);
-  t.truthy(server.services.agents.sessionStore.find(viewers.id), 'the untouched one stays');
+  t.is(await server.services.agents.sessionStore.find(mine.id), null);
+  t.truthy(await server.services.agents.sessionStore.find(viewers.id), 'the untouched one stays');
 });
 
 test("an agent's own key starts and lists its own sessions; not another agent's", async (t) => {
@@ -113,11 +113,11 @@ const conversation: ChatMessage[] = [
 test('messages: stored one row per text, call and result, paginated in order; history rebuilds the provider conversation', async (t) => {
   const session = await newSession(token);
   const { messages, executions } = server.services.agents;
-  const exe = executions.start({ agentId: agent.id, sessionId: session.id, model: 'openai:gpt-4.1-mini' });
-  const stored = messages.append(session.id, conversation, exe);
+  const exe = await executions.start({ agentId: agent.id, sessionId: session.id, model: 'openai:gpt-4.1-mini' });
+  const stored = await messages.append(session.id, conversation, exe);
   t.deepEqual(stored.map((m) => m.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
   t.deepEqual(stored.map((m) => m.role), ['user', 'assistant', 'tool_call', 'tool_call', 'tool_result', 'tool_result', 'tool_call', 'tool_result', 'assistant']);
-  t.deepEqual(messages.history(session.id), conversation, 'the conversation round-trips');
+  t.deepEqual(await messages.history(session.id), conversation, 'the conversation round-trips');
 
   const pages: number[][] = [];
   let after = 0;
@@ -135,21 +135,21 @@ test('messages: stored one row per text, call and result, paginated in order; hi
   t.deepEqual(fieldsOf(await server.api('GET', `/chat/sessions/${session.id}/messages?after_seq=-1`, { token })), ['after_seq']);
 
   // A later turn continues the numbering.
-  t.deepEqual(messages.append(session.id, [{ role: 'user', content: 'thanks' }]).map((m) => m.seq), [10]);
-  t.is(messages.append(session.id, []).length, 0);
-  t.throws(() => messages.append('chat_nope', [{ role: 'user', content: 'x' }]), { message: /Chat session not found/ });
+  t.deepEqual((await messages.append(session.id, [{ role: 'user', content: 'thanks' }])).map((m) => m.seq), [10]);
+  t.is((await messages.append(session.id, [])).length, 0);
+  await t.throwsAsync(messages.append('chat_nope', [{ role: 'user', content: 'x' }]), { message: /Chat session not found/ });
 });
 
 test('history answers tool calls a cut-short turn left without results, and drops orphan results', async (t) => {
   const session = await newSession(token);
   const { messages } = server.services.agents;
-  messages.append(session.id, [
+  await messages.append(session.id, [
     { role: 'user', content: 'go' },
     { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'ls', arguments: {} }, { id: 'b', name: 'cat', arguments: { path: 'x' } }] },
     { role: 'tool', toolCallId: 'a', name: 'ls', content: 'ok', isError: false },
   ]);
-  messages.append(session.id, [{ role: 'tool', toolCallId: 'zzz', name: 'ls', content: 'stray', isError: false }, { role: 'user', content: 'again' }]);
-  t.deepEqual(messages.history(session.id), [
+  await messages.append(session.id, [{ role: 'tool', toolCallId: 'zzz', name: 'ls', content: 'stray', isError: false }, { role: 'user', content: 'again' }]);
+  t.deepEqual(await messages.history(session.id), [
     { role: 'user', content: 'go' },
     { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'ls', arguments: {} }, { id: 'b', name: 'cat', arguments: { path: 'x' } }] },
     { role: 'tool', toolCallId: 'a', name: 'ls', content: 'ok', isError: false },
@@ -161,17 +161,17 @@ test('history answers tool calls a cut-short turn left without results, and drop
 test('deleting a session deletes its messages and keeps its executions; deleting the project removes its sessions', async (t) => {
   const session = await newSession(token);
   const { messages, executions } = server.services.agents;
-  const exe = executions.start({ agentId: agent.id, sessionId: session.id, model: 'openai:gpt-4.1-mini' });
-  messages.append(session.id, [{ role: 'user', content: 'hi' }], exe);
+  const exe = await executions.start({ agentId: agent.id, sessionId: session.id, model: 'openai:gpt-4.1-mini' });
+  await messages.append(session.id, [{ role: 'user', content: 'hi' }], exe);
   await server.api('DELETE', `/chat/sessions/${session.id}`, { token });
   const n = (sql: string, ...args: string[]) => (server.services.db.prepare(sql).get(...args) as { n: number }).n;
   t.is(n('SELECT COUNT(*) AS n FROM chat_messages WHERE session_id = ?', session.id), 0);
-  t.like(executions.find(exe), { session_id: null, agent_id: agent.id });
+  t.like(await executions.find(exe), { session_id: null, agent_id: agent.id });
 
   const pid = await createProject(server, token, orgId, 'short-lived');
   const doomed = await createAgent(server, token, pid, { name: 'doomed' });
   const s2 = (await server.api('POST', '/chat/sessions', { token, body: { agent_id: doomed.id } })).body.data;
-  messages.append(s2.id, [{ role: 'user', content: 'bye' }]);
+  await messages.append(s2.id, [{ role: 'user', content: 'bye' }]);
   t.is((await server.api('DELETE', `/projects/${pid}`, { token })).status, 200);
   t.is(n('SELECT COUNT(*) AS n FROM chat_sessions WHERE project_id = ?', pid), 0);
   t.is(n('SELECT COUNT(*) AS n FROM chat_messages WHERE session_id = ?', s2.id), 0);

@@ -109,7 +109,7 @@ test.serial('a workspace is opened once per agent over its read_write accesses; 
 test.serial('the library tools run over the draft: writes stay in it, reads, listings and trees show it', async (t) => {
   const a = await agentWithAccesses(server, token, projectId, 'drafter');
   t.is((await open(a.id)).status, 201);
-  const ws = server.services.agents.workspaces.find(a.id)!;
+  const ws = (await server.services.agents.workspaces.find(a.id))!;
   t.truthy(ws);
   const principal = agentPrincipal(server, a.id, a.docsAccess);
   const tool = toolOver(server, ws, principal, docsId);
@@ -160,7 +160,7 @@ test.serial('the library tools run over the draft: writes stay in it, reads, lis
 test.serial('a bash run sees the draft and its changes land in the draft, not in the live content', async (t) => {
   const a = await agentWithAccesses(server, token, projectId, 'basher');
   t.is((await open(a.id)).status, 201);
-  const ws = server.services.agents.workspaces.find(a.id)!;
+  const ws = (await server.services.agents.workspaces.find(a.id))!;
   const principal = agentPrincipal(server, a.id, a.docsAccess);
   const tool = toolOver(server, ws, principal, docsId);
   await tool('write', { path: 'new/idea.md', content: 'first idea\n' });
@@ -216,7 +216,7 @@ test.serial('a bash run sees the draft and its changes land in the draft, not in
 test.serial('status diffs each drafted path against its base; complete merges a concurrent live edit into ONE commit by the agent', async (t) => {
   const a = await agentWithAccesses(server, token, projectId, 'completer');
   t.is((await open(a.id)).status, 201);
-  const ws = server.services.agents.workspaces.find(a.id)!;
+  const ws = (await server.services.agents.workspaces.find(a.id))!;
   const principal = agentPrincipal(server, a.id, a.docsAccess);
   const tool = toolOver(server, ws, principal, docsId);
   const notesBase = server.services.content.findByPath(projectId, 'docs/notes.md')!.version;
@@ -263,7 +263,7 @@ test.serial('status diffs each drafted path against its base; complete merges a 
   const v = server.services.content.getVersion(projectId, { path: 'docs/plan.md' }, 1);
   t.like(v, { actorType: 'agent', actorId: a.id, author: 'agent:completer', message: 'apply the plan' });
   t.is((await status(a.id)).status, 404, 'the workspace is closed');
-  t.is(server.services.agents.workspaces.find(a.id), null);
+  t.is(await server.services.agents.workspaces.find(a.id), null);
 
   // An empty workspace completes with nothing written.
   t.is((await open(a.id)).status, 201);
@@ -276,7 +276,7 @@ test.serial('status diffs each drafted path against its base; complete merges a 
 test.serial('an overlapping live edit is a conflict: 409 with the regions, nothing written, the workspace kept; then discarded', async (t) => {
   const a = await agentWithAccesses(server, token, projectId, 'conflicted');
   t.is((await open(a.id)).status, 201);
-  const ws = server.services.agents.workspaces.find(a.id)!;
+  const ws = (await server.services.agents.workspaces.find(a.id))!;
   const tool = toolOver(server, ws, agentPrincipal(server, a.id, a.docsAccess), docsId);
   const text = await liveText('docs/notes.md');
   await tool('write', { path: 'notes.md', content: text.replace('line two', 'line two, by the agent') });
@@ -308,7 +308,7 @@ test.serial('a completion racing live writes to the same file: merged with the o
   t.is((await c('POST', '/write', { path: 'docs/race.md', node_type: 'markdown', content: lines('a', 'b', 'c', 'd', 'e') })).status, 201);
   const a = await agentWithAccesses(server, token, projectId, 'racer');
   t.is((await open(a.id)).status, 201);
-  const ws = server.services.agents.workspaces.find(a.id)!;
+  const ws = (await server.services.agents.workspaces.find(a.id))!;
   await toolOver(server, ws, agentPrincipal(server, a.id, a.docsAccess), docsId)('write', { path: 'race.md', content: lines('a', 'b', 'c', 'd', 'E') });
   const node = content.findByPath(projectId, 'docs/race.md')!;
   const start = version();
@@ -348,7 +348,7 @@ test('a workspace survives a restart of the server', async (t) => {
     await seed(contentApi(s, tok, pid));
     const a = await agentWithAccesses(s, tok, pid, 'durable');
     t.is((await s.api('POST', '/workspace/create', { token: tok, body: { agent_id: a.id } })).status, 201);
-    const ws = s.services.agents.workspaces.find(a.id)!;
+    const ws = (await s.services.agents.workspaces.find(a.id))!;
     await toolOver(s, ws, agentPrincipal(s, a.id, a.docsAccess), nodeAt(s, pid, 'docs'))('write', { path: 'kept.md', content: 'kept across restarts\n' });
     await s.stop();
     s = await startTestServer({ dataDir });
@@ -356,7 +356,7 @@ test('a workspace survives a restart of the server', async (t) => {
     const st = await s.api('GET', `/workspace/${a.id}/status`, { token: tok2 });
     t.is(st.status, 200);
     t.deepEqual(st.body.data.changes.map((x: { path: string }) => x.path), ['docs/kept.md']);
-    const again = s.services.agents.workspaces.find(a.id)!;
+    const again = (await s.services.agents.workspaces.find(a.id))!;
     t.is((await again.readContent(pid, { path: 'docs/kept.md' })).bytes.toString(), 'kept across restarts\n');
     const done = await s.api('POST', `/workspace/${a.id}/complete`, { token: tok2 });
     t.is(done.status, 200, JSON.stringify(done.body));

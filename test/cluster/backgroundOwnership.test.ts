@@ -48,6 +48,7 @@ async function serveWith(dataDir: string, ownership: Ownership): Promise<{ servi
   );
   const services = createServices(settings, createLogger('silent'), ownership);
   await bootstrap(services);
+  await services.agents.start();
   services.syncRuntime.start();
   startWebhooks(services);
   const http = createServer(createApp(services).callback());

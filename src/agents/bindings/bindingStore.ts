@@ -1,5 +1,6 @@
-import type { Db } from '../../db/database.ts';
-import { statementCache } from '../../db/statements.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
+import { isUniqueViolation } from '../../db/metadata/uniqueViolation.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import { newId, nowIso } from '../../util/ids.ts';
 
 /** A tool of the agent's project bound to the agent; a NULL name or description is the tool's own. */
@@ -13,45 +14,69 @@ export interface ToolBinding {
   updated_at: string;
 }
 
-/** The `agent_tool_bindings` table. Authorization and validation are the caller's (AgentToolBindings). */
-export class BindingStore {
-  private readonly sql: ReturnType<typeof statementCache>;
+/** A unique index refusing a binding: the tool bound twice, or an explicit name the agent has already. */
+function refusal(err: unknown, toolId: string, name: string | null): DomainError | null {
+  if (isUniqueViolation(err, 'tool_id')) return new DomainError('CONFLICT', 'This tool is already bound to the agent (change the binding with PUT).', { tool_id: toolId });
+  if (isUniqueViolation(err, 'name')) return new DomainError('CONFLICT', `The agent already offers a tool named "${name}": give this binding another name.`, { name });
+  return null;
+}
 
-  constructor(db: Db) {
-    this.sql = statementCache(db);
-  }
+/**
+ * The `agent_tool_bindings` table, on the metadata store. Authorization and validation are the
+ * caller's (AgentToolBindings); the unique indexes refuse what a race let through (409).
+ */
+export class BindingStore {
+  constructor(private readonly metadata: MetadataStore) {}
 
   /** In the order they were bound. */
-  list(agentId: string): ToolBinding[] {
-    return this.sql('SELECT * FROM agent_tool_bindings WHERE agent_id = ? ORDER BY created_at, id').all(agentId) as ToolBinding[];
+  async list(agentId: string): Promise<ToolBinding[]> {
+    return await this.metadata.db.selectFrom('agent_tool_bindings').selectAll().where('agent_id', '=', agentId).orderBy('created_at').orderBy('id').execute();
   }
 
-  byId(id: string): ToolBinding | null {
-    return (this.sql('SELECT * FROM agent_tool_bindings WHERE id = ?').get(id) as ToolBinding | undefined) ?? null;
+  async byId(id: string): Promise<ToolBinding | null> {
+    return (await this.metadata.db.selectFrom('agent_tool_bindings').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
   }
 
-  find(agentId: string, toolId: string): ToolBinding | null {
-    return (this.sql('SELECT * FROM agent_tool_bindings WHERE agent_id = ? AND tool_id = ?').get(agentId, toolId) as ToolBinding | undefined) ?? null;
+  async find(agentId: string, toolId: string): Promise<ToolBinding | null> {
+    return (await this.metadata.db.selectFrom('agent_tool_bindings').selectAll().where('agent_id', '=', agentId).where('tool_id', '=', toolId).executeTakeFirst()) ?? null;
   }
 
-  insert(agentId: string, toolId: string, fields: Pick<ToolBinding, 'name' | 'description'>): ToolBinding {
+  async insert(agentId: string, toolId: string, fields: Pick<ToolBinding, 'name' | 'description'>): Promise<ToolBinding> {
     const now = nowIso();
     const binding: ToolBinding = { id: newId('atb'), agent_id: agentId, tool_id: toolId, ...fields, created_at: now, updated_at: now };
-    this.sql('INSERT INTO agent_tool_bindings (id, agent_id, tool_id, name, description, created_at, updated_at) VALUES (@id, @agent_id, @tool_id, @name, @description, @created_at, @updated_at)').run(binding);
+    try {
+      await this.metadata.db.insertInto('agent_tool_bindings').values(binding).execute();
+    } catch (err) {
+      throw refusal(err, toolId, fields.name) ?? err;
+    }
     return binding;
   }
 
-  update(binding: ToolBinding, fields: Pick<ToolBinding, 'name' | 'description'>): ToolBinding {
-    const next: ToolBinding = { ...binding, ...fields, updated_at: nowIso() };
-    this.sql('UPDATE agent_tool_bindings SET name = @name, description = @description, updated_at = @updated_at WHERE id = @id').run(next);
-    return next;
+  /** The binding with these fields; null when it was deleted meanwhile. */
+  async update(binding: ToolBinding, fields: Pick<ToolBinding, 'name' | 'description'>): Promise<ToolBinding | null> {
+    try {
+      const r = await this.metadata.db
+        .updateTable('agent_tool_bindings')
+        .set({ name: fields.name, description: fields.description, updated_at: nowIso() })
+        .where('id', '=', binding.id)
+        .returningAll()
+        .executeTakeFirst();
+      return r ?? null;
+    } catch (err) {
+      throw refusal(err, binding.tool_id, fields.name) ?? err;
+    }
   }
 
-  delete(id: string): void {
-    this.sql('DELETE FROM agent_tool_bindings WHERE id = ?').run(id);
+  async delete(id: string): Promise<void> {
+    await this.metadata.db.deleteFrom('agent_tool_bindings').where('id', '=', id).execute();
   }
 
-  count(agentId: string): number {
-    return (this.sql('SELECT COUNT(*) AS n FROM agent_tool_bindings WHERE agent_id = ?').get(agentId) as { n: number }).n;
+  async count(agentId: string): Promise<number> {
+    const { n } = await this.metadata.db
+      .selectFrom('agent_tool_bindings')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('agent_id', '=', agentId)
+      .executeTakeFirstOrThrow();
+    return Number(n);
   }
 }

@@ -1,5 +1,4 @@
-import type { Db } from '../../db/database.ts';
-import { statementCache } from '../../db/statements.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
 
 /** Where a bound tool was called from: the agent's MCP server or a chat turn. */
 export type CallSurface = 'mcp' | 'chat';
@@ -17,39 +16,58 @@ const KEEP_MS = 7 * DAY_MS;
 const PRUNE_EVERY_MS = 3600_000;
 
 /**
- * The `agent_tool_calls` table: one row per bound-tool call, for an agent's status. Old rows are
- * pruned as calls are recorded, except each agent's latest, so its last call stays known.
+ * The `agent_tool_calls` table, on the metadata store: one row per bound-tool call, for an
+ * agent's status. Old rows are pruned as calls are recorded, except each agent's latest (highest
+ * `seq`), so its last call stays known.
  */
 export class ToolCallLog {
-  private readonly sql: ReturnType<typeof statementCache>;
   private prunedAt = 0;
 
-  constructor(db: Db, private readonly now: () => number = Date.now) {
-    this.sql = statementCache(db);
-  }
+  constructor(
+    private readonly metadata: MetadataStore,
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  /** Records a call; a call of an agent deleted meanwhile is dropped (nothing to report it on). */
-  record(agentId: string, toolName: string, ok: boolean, durationMs: number, surface: CallSurface): void {
+  /**
+   * Records a call of an agent the caller found (AgentToolBindings.recordCall); one deleted
+   * meanwhile refuses the row on SQLite (the foreign key), which is dropped: nothing to report
+   * it on. (PostgreSQL has no connections table yet to refuse it: see migrations/postgres.)
+   */
+  async record(agentId: string, toolName: string, ok: boolean, durationMs: number, surface: CallSurface): Promise<void> {
     const now = this.now();
-    this.sql(
-      `INSERT INTO agent_tool_calls (agent_id, tool_name, ok, duration_ms, surface, at)
-       SELECT @agentId, @toolName, @ok, @durationMs, @surface, @at WHERE EXISTS (SELECT 1 FROM connections WHERE id = @agentId)`,
-    ).run({ agentId, toolName, ok: ok ? 1 : 0, durationMs: Math.max(0, Math.round(durationMs)), surface, at: new Date(now).toISOString() });
-    if (now - this.prunedAt >= PRUNE_EVERY_MS) this.prune(now);
+    try {
+      await this.metadata.db
+        .insertInto('agent_tool_calls')
+        .values({ agent_id: agentId, tool_name: toolName, ok: ok ? 1 : 0, duration_ms: Math.max(0, Math.round(durationMs)), surface, at: new Date(now).toISOString() })
+        .execute();
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_CONSTRAINT_FOREIGNKEY') throw err;
+    }
+    if (now - this.prunedAt >= PRUNE_EVERY_MS) await this.prune(now);
   }
 
-  figures(agentId: string): CallFigures {
+  async figures(agentId: string): Promise<CallFigures> {
     const since = new Date(this.now() - DAY_MS).toISOString();
-    const day = this.sql('SELECT COUNT(*) AS calls, COALESCE(SUM(ok = 0), 0) AS errors FROM agent_tool_calls WHERE agent_id = ? AND at >= ?').get(agentId, since) as {
-      calls: number;
-      errors: number;
-    };
-    const last = this.sql('SELECT MAX(at) AS at FROM agent_tool_calls WHERE agent_id = ?').get(agentId) as { at: string | null };
-    return { calls_24h: day.calls, errors_24h: day.errors, last_call_at: last.at };
+    const day = await this.metadata.db
+      .selectFrom('agent_tool_calls')
+      .select((eb) => [eb.fn.countAll<number>().as('calls'), eb.fn.sum<number>(eb.case().when('ok', '=', 0).then(1).else(0).end()).as('errors')])
+      .where('agent_id', '=', agentId)
+      .where('at', '>=', since)
+      .executeTakeFirstOrThrow();
+    const last = await this.metadata.db
+      .selectFrom('agent_tool_calls')
+      .select((eb) => eb.fn.max('at').as('at'))
+      .where('agent_id', '=', agentId)
+      .executeTakeFirst();
+    return { calls_24h: Number(day.calls), errors_24h: Number(day.errors ?? 0), last_call_at: last?.at ?? null };
   }
 
-  private prune(now: number): void {
+  private async prune(now: number): Promise<void> {
     this.prunedAt = now;
-    this.sql('DELETE FROM agent_tool_calls WHERE at < ? AND rowid NOT IN (SELECT MAX(rowid) FROM agent_tool_calls GROUP BY agent_id)').run(new Date(now - KEEP_MS).toISOString());
+    await this.metadata.db
+      .deleteFrom('agent_tool_calls')
+      .where('at', '<', new Date(now - KEEP_MS).toISOString())
+      .where('seq', 'not in', (eb) => eb.selectFrom('agent_tool_calls as latest').select((l) => l.fn.max('latest.seq').as('seq')).groupBy('latest.agent_id'))
+      .execute();
   }
 }

@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal.ts';
-import type { Db } from '../../db/database.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
 import { DomainError, invalidField } from '../../errors/domainError.ts';
 import { toolTypes } from '../../tools/registry.ts';
 import type { ToolRecord } from '../../tools/toolStore.ts';
@@ -84,9 +84,9 @@ export class AgentToolBindings {
   private readonly store: BindingStore;
   private readonly calls: ToolCallLog;
 
-  constructor(private readonly d: ReachDeps & { db: Db; agents: Pick<Agents, 'find'>; tools: Pick<Tools, 'find' | 'findMany' | 'visible'>; now?: () => number }) {
-    this.store = new BindingStore(d.db);
-    this.calls = new ToolCallLog(d.db, d.now);
+  constructor(private readonly d: ReachDeps & { metadata: MetadataStore; agents: Pick<Agents, 'find'>; tools: Pick<Tools, 'find' | 'findMany' | 'visible'>; now?: () => number }) {
+    this.store = new BindingStore(d.metadata);
+    this.calls = new ToolCallLog(d.metadata, d.now);
   }
 
   /** The agent's bound tools for a caller who sees its project: a key reads only its own agent's. */
@@ -98,18 +98,16 @@ export class AgentToolBindings {
   async bind(principal: Principal, agent: Agent, request: BindRequest): Promise<BoundTool> {
     const tool = await this.reachableTool(principal, agent, request.toolId);
     checkName(request.name);
-    // Read first: from the checks to the insert nothing is awaited.
+    // A bind racing this one past these checks is refused by the store's unique indexes (409 too).
     const offered = await this.boundTools(agent.connection.id);
-    if (this.store.find(agent.connection.id, tool.id)) throw new DomainError('CONFLICT', 'This tool is already bound to the agent (change the binding with PUT).', { tool_id: tool.id });
+    if (await this.store.find(agent.connection.id, tool.id)) throw new DomainError('CONFLICT', 'This tool is already bound to the agent (change the binding with PUT).', { tool_id: tool.id });
     const fields = { name: request.name ?? null, description: request.description ?? null };
     requireFreeName(offered, offeredName(fields, tool), tool.id);
-    return this.bound(agent, this.store.insert(agent.connection.id, tool.id, fields), tool);
+    return this.bound(agent, await this.store.insert(agent.connection.id, tool.id, fields), tool);
   }
 
   async update(principal: Principal, agent: Agent, toolId: string, changes: BindingChanges): Promise<BoundTool> {
-    // Read first: from the checks to the update nothing is awaited.
-    const [tool, offered] = await Promise.all([this.d.tools.find(toolId), this.boundTools(agent.connection.id)]);
-    const binding = this.store.find(agent.connection.id, toolId);
+    const [tool, offered, binding] = await Promise.all([this.d.tools.find(toolId), this.boundTools(agent.connection.id), this.store.find(agent.connection.id, toolId)]);
     if (!binding || !tool) throw bindingNotFound();
     checkName(changes.name);
     const fields = {
@@ -117,13 +115,15 @@ export class AgentToolBindings {
       description: changes.description === undefined ? binding.description : changes.description,
     };
     requireFreeName(offered, offeredName(fields, tool), tool.id);
-    return this.bound(agent, this.store.update(binding, fields), tool);
+    const updated = await this.store.update(binding, fields);
+    if (!updated) throw bindingNotFound();
+    return this.bound(agent, updated, tool);
   }
 
-  unbind(principal: Principal, agent: Agent, toolId: string): ToolBinding {
-    const binding = this.store.find(agent.connection.id, toolId);
+  async unbind(principal: Principal, agent: Agent, toolId: string): Promise<ToolBinding> {
+    const binding = await this.store.find(agent.connection.id, toolId);
     if (!binding) throw bindingNotFound();
-    this.store.delete(binding.id);
+    await this.store.delete(binding.id);
     return binding;
   }
 
@@ -135,7 +135,7 @@ export class AgentToolBindings {
   async boundTools(agentId: string): Promise<BoundTool[]> {
     const agent = this.d.agents.find(agentId);
     if (!agent) return [];
-    const bindings = this.store.list(agentId);
+    const bindings = await this.store.list(agentId);
     const tools = await this.d.tools.findMany(bindings.map((b) => b.tool_id));
     const taken = new Set<string>();
     const out: BoundTool[] = [];
@@ -152,14 +152,16 @@ export class AgentToolBindings {
   }
 
   /** Records one call of a bound tool (for the status figures); never throws for a deleted agent. */
-  recordCall(agentId: string, name: string, ok: boolean, durationMs: number, surface: CallSurface): void {
-    this.calls.record(agentId, name, ok, durationMs, surface);
+  async recordCall(agentId: string, name: string, ok: boolean, durationMs: number, surface: CallSurface): Promise<void> {
+    if (!this.d.agents.find(agentId)) return;
+    await this.calls.record(agentId, name, ok, durationMs, surface);
   }
 
   /** The agent's MCP status for a caller who sees its project: a key reads only its own agent's. */
-  status(principal: Principal, agent: Agent): AgentToolStatus {
+  async status(principal: Principal, agent: Agent): Promise<AgentToolStatus> {
     const id = agent.connection.id;
-    return { agent_id: id, active: agent.connection.status === 'active', tool_count: this.store.count(id), ...this.calls.figures(id) };
+    const [toolCount, figures] = await Promise.all([this.store.count(id), this.calls.figures(id)]);
+    return { agent_id: id, active: agent.connection.status === 'active', tool_count: toolCount, ...figures };
   }
 
   /** A tool of the agent's project the caller sees, on a node the caller reaches: 404 otherwise. */

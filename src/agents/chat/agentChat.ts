@@ -7,6 +7,7 @@ import type { Agent } from '../config/agentRecord.ts';
 import type { AgentAccesses } from '../config/accesses.ts';
 import type { AgentBashTools } from '../config/bashTools.ts';
 import type { ExecutionStore } from '../executions/executionStore.ts';
+import type { ChatMessage } from '../../llm/provider.ts';
 import { InvalidModelRef, ProviderNotConfigured, type ChatProviders } from '../../llm/providers.ts';
 import type { ChatSessions } from '../sessions/chatSessions.ts';
 import type { MessageStore } from '../sessions/messageStore.ts';
@@ -27,7 +28,7 @@ export interface AgentChatDeps {
   /** Tools bound to the agent, and the log of its tool calls (its MCP status counts them). */
   bindings: Pick<AgentToolBindings, 'boundTools' | 'recordCall'>;
   /** The agent's open workspace, if any: its tool calls then act on the draft. */
-  workspaces: { find(agentId: string): DraftView | null };
+  workspaces: { find(agentId: string): Promise<DraftView | null> };
   authorizer: Authorizer;
   toolset: ToolsetEnv;
   logger: Logger;
@@ -67,31 +68,37 @@ export class AgentChat {
     const { provider, model } = this.resolveModel(settings.model);
     let sessionId = input.sessionId;
     if (sessionId !== undefined) {
-      const session = this.d.sessions.visible(principal, sessionId);
+      const session = await this.d.sessions.visible(principal, sessionId);
       if (session.agent_id !== connection.id) throw invalidField('session_id', 'this chat session belongs to another agent');
+      if (this.busySessions.has(sessionId)) throw new DomainError('CONFLICT', 'A turn is already running in this chat session; wait for its `done` event.');
     }
-    // Read first: from the busy check to the turn's start nothing is awaited.
-    const boundTools = await this.d.bindings.boundTools(connection.id);
-    if (sessionId !== undefined && this.busySessions.has(sessionId)) {
-      throw new DomainError('CONFLICT', 'A turn is already running in this chat session; wait for its `done` event.');
-    }
-    sessionId ??= this.d.sessions.create(principal, agent, titleFrom(input.message)).id;
+    sessionId ??= (await this.d.sessions.create(principal, agent, titleFrom(input.message))).id;
     const session = sessionId;
-
-    const accesses: AccessReach[] = this.d.accesses
-      .located(connection.id)
-      .flatMap((a) => (a.path === null ? [] : [{ id: a.id, nodeId: a.node_id, path: a.path, mode: a.mode, tools: a.tools }]));
-    const bash: BashReach[] = this.d.bashTools
-      .located(connection.id)
-      .flatMap((b) => (b.path === null ? [] : [{ id: b.id, name: b.name, nodeId: b.node_id, path: b.path, mode: b.mode, limits: b.limits }]));
-    const bound: BoundReach[] = boundTools.flatMap((b) => (b.nodePath === null ? [] : [{ bindingId: b.binding.id, name: b.name, description: b.description, tool: b.tool, nodePath: b.nodePath }]));
-    const toolset = logged(
-      agentToolset(this.d.toolset, connection, accesses, bash, this.mayWrite(principal, connection.project_id), this.d.workspaces.find(connection.id), bound),
-      (name, ok, ms) => this.d.bindings.recordCall(connection.id, name, ok, ms, 'chat'),
-    );
-    const history = this.d.messages.history(session);
-    const executionId = this.d.executions.start({ agentId: connection.id, sessionId: session, model: settings.model });
+    // Taken from here, across the reads below: a second turn of the session is refused meanwhile.
     this.busySessions.add(session);
+
+    let toolset: AgentToolset;
+    let history: ChatMessage[];
+    let executionId: string;
+    try {
+      const [located, bashTools, boundTools, workspace] = await Promise.all([
+        this.d.accesses.located(connection.id),
+        this.d.bashTools.located(connection.id),
+        this.d.bindings.boundTools(connection.id),
+        this.d.workspaces.find(connection.id),
+      ]);
+      const accesses: AccessReach[] = located.flatMap((a) => (a.path === null ? [] : [{ id: a.id, nodeId: a.node_id, path: a.path, mode: a.mode, tools: a.tools }]));
+      const bash: BashReach[] = bashTools.flatMap((b) => (b.path === null ? [] : [{ id: b.id, name: b.name, nodeId: b.node_id, path: b.path, mode: b.mode, limits: b.limits }]));
+      const bound: BoundReach[] = boundTools.flatMap((b) => (b.nodePath === null ? [] : [{ bindingId: b.binding.id, name: b.name, description: b.description, tool: b.tool, nodePath: b.nodePath }]));
+      toolset = logged(agentToolset(this.d.toolset, connection, accesses, bash, this.mayWrite(principal, connection.project_id), workspace, bound), (name, ok, ms) =>
+        this.d.bindings.recordCall(connection.id, name, ok, ms, 'chat'),
+      );
+      history = await this.d.messages.history(session);
+      executionId = await this.d.executions.start({ agentId: connection.id, sessionId: session, model: settings.model });
+    } catch (e) {
+      this.busySessions.delete(session);
+      throw e;
+    }
 
     return {
       sessionId: session,
@@ -110,7 +117,9 @@ export class AgentChat {
               message: input.message,
               toolset,
               signal,
-              record: (m) => this.d.messages.append(session, [m], executionId),
+              record: async (m) => {
+                await this.d.messages.append(session, [m], executionId);
+              },
             },
             emit,
           );
@@ -122,7 +131,7 @@ export class AgentChat {
         } finally {
           this.busySessions.delete(session);
         }
-        this.d.executions.finish(executionId, {
+        await this.d.executions.finish(executionId, {
           status: outcome.status,
           inputTokens: outcome.usage.input_tokens,
           outputTokens: outcome.usage.output_tokens,
@@ -130,7 +139,7 @@ export class AgentChat {
           versionsWritten: outcome.versionsWritten,
           error: outcome.error,
         });
-        this.d.sessionStore.touch(session, nowIso());
+        await this.d.sessionStore.touch(session, nowIso());
         emit({ type: 'done', session_id: session, execution_id: executionId, status: outcome.status, usage: outcome.usage });
         return outcome;
       },
@@ -161,13 +170,13 @@ export class AgentChat {
 }
 
 /** A toolset whose calls are also logged (the agent's status counts calls from every surface). */
-function logged(toolset: AgentToolset, record: (name: string, ok: boolean, ms: number) => void): AgentToolset {
+function logged(toolset: AgentToolset, record: (name: string, ok: boolean, ms: number) => Promise<void>): AgentToolset {
   return {
     definitions: toolset.definitions,
     async run(call) {
       const started = performance.now();
       const outcome = await toolset.run(call);
-      record(call.name, !outcome.isError, Math.round(performance.now() - started));
+      await record(call.name, !outcome.isError, Math.round(performance.now() - started));
       return outcome;
     },
   };

@@ -24,7 +24,7 @@ export interface TurnInput {
   /** Aborted when the client goes away: the upstream request stops and the turn is cancelled. */
   signal: AbortSignal;
   /** Keeps each message of the turn as soon as it is complete (the user's first). */
-  record(message: ChatMessage): void;
+  record(message: ChatMessage): Promise<void>;
 }
 
 export interface ToolCallRecord {
@@ -52,9 +52,9 @@ export interface TurnOutcome {
  */
 export async function runTurn(input: TurnInput, emit: (event: ChatEvent) => void): Promise<TurnOutcome> {
   const messages: ChatMessage[] = [...input.history];
-  const keep = (m: ChatMessage) => {
+  const keep = async (m: ChatMessage) => {
     messages.push(m);
-    input.record(m);
+    await input.record(m);
   };
   const outcome: TurnOutcome = { status: 'succeeded', usage: { input_tokens: 0, output_tokens: 0 }, toolCalls: [], versionsWritten: [], error: null };
   const fail = (status: 'failed' | 'cancelled', code: string, message: string, extra: { retry_after_ms?: number } = {}) => {
@@ -63,7 +63,7 @@ export async function runTurn(input: TurnInput, emit: (event: ChatEvent) => void
     if (status === 'failed') emit({ type: 'error', code, message, ...extra });
     return outcome;
   };
-  keep({ role: 'user', content: input.message });
+  await keep({ role: 'user', content: input.message });
 
   for (let round = 0; ; round++) {
     let text = '';
@@ -91,26 +91,26 @@ export async function runTurn(input: TurnInput, emit: (event: ChatEvent) => void
       }
     } catch (err) {
       // What the model said before the failure stays in the session; its unfinished tool calls do not.
-      if (text) keep({ role: 'assistant', content: text, toolCalls: [] });
+      if (text) await keep({ role: 'assistant', content: text, toolCalls: [] });
       if (input.signal.aborted) return fail('cancelled', 'cancelled', 'The client disconnected; the turn was cancelled.');
       if (err instanceof ProviderError) {
         return fail('failed', `provider_${err.kind}`, err.message, err.retryAfterMs !== null ? { retry_after_ms: err.retryAfterMs } : {});
       }
       throw err;
     }
-    keep({ role: 'assistant', content: text, toolCalls: calls });
+    await keep({ role: 'assistant', content: text, toolCalls: calls });
     if (calls.length === 0) return outcome;
 
     const overLimit = round >= input.maxToolRounds;
     for (const [index, call] of calls.entries()) {
       const skip = overLimit ? `Not run: this turn reached its limit of ${input.maxToolRounds} tool rounds.` : input.signal.aborted ? 'Not run: the turn was cancelled.' : null;
       if (skip) {
-        keep({ role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify({ error: { code: 'not_run', message: skip } }), isError: true });
+        await keep({ role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify({ error: { code: 'not_run', message: skip } }), isError: true });
         continue;
       }
       if (index >= input.maxToolCallsPerRound) {
         const refusal = { error: { code: 'too_many_tool_calls', message: tooManyCalls(calls.length, input.maxToolCallsPerRound) } };
-        keep({ role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify(refusal), isError: true });
+        await keep({ role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify(refusal), isError: true });
         emit({ type: 'tool_result', id: call.id, name: call.name, content: refusal, is_error: true });
         continue;
       }
@@ -119,7 +119,7 @@ export async function runTurn(input: TurnInput, emit: (event: ChatEvent) => void
       outcome.toolCalls.push({ name: call.name, arguments: abbreviated(call.arguments) as Record<string, unknown>, ok: !result.isError, duration_ms: Math.round(performance.now() - started) });
       outcome.versionsWritten.push(...result.versions);
       const shown = forModel(result.result);
-      keep({ role: 'tool', toolCallId: call.id, name: call.name, content: shown.text, isError: result.isError });
+      await keep({ role: 'tool', toolCallId: call.id, name: call.name, content: shown.text, isError: result.isError });
       emit({ type: 'tool_result', id: call.id, name: call.name, content: shown.truncated ? shown.text : result.result, is_error: result.isError, ...(shown.truncated ? { truncated: true } : {}) });
     }
     if (input.signal.aborted) return fail('cancelled', 'cancelled', 'The client disconnected; the turn was cancelled.');

@@ -1,7 +1,8 @@
-import type { Db } from '../../db/database.ts';
-import { inTransaction } from '../../db/database.ts';
-import { statementCache } from '../../db/statements.ts';
+import type { MetadataDb, MetadataStore } from '../../db/metadata/metadataStore.ts';
+import { lockKey } from '../../db/metadata/keyLock.ts';
+import type { AgentAccessesTable } from '../../db/metadata/tables/agents.ts';
 import type { ConnectionMode } from '../../domain/connections/connectionRecord.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import { newId, nowIso } from '../../util/ids.ts';
 import type { AccessToolName, AgentAccess } from './agentRecord.ts';
 
@@ -12,64 +13,99 @@ export interface AccessInput {
   tools: AccessToolName[];
 }
 
-type Row = Omit<AgentAccess, 'tools'> & { tools: string };
-const fromRow = (r: Row): AgentAccess => ({ ...r, tools: JSON.parse(r.tools) as AccessToolName[] });
-const toRow = (a: AgentAccess): Row => ({ ...a, tools: JSON.stringify(a.tools) });
+const fromRow = (r: AgentAccessesTable): AgentAccess => ({ ...r, tools: JSON.parse(r.tools) as AccessToolName[] });
+const toRow = (a: AgentAccess): AgentAccessesTable => ({ ...a, tools: JSON.stringify(a.tools) });
 
-/** The `agent_accesses` table. Authorization and validation are the caller's (AgentAccesses). */
+/** One access per node and agent: a second one is refused, naming the first. */
+const taken = (nodeId: string | null, existing: AgentAccess) =>
+  new DomainError('CONFLICT', `The agent already has an access to ${nodeId === null ? 'the whole project' : 'this node'}; change that one instead.`, { access_id: existing.id });
+
+/**
+ * The `agent_accesses` table, on the metadata store. Authorization and validation are the
+ * caller's (AgentAccesses). The writes of one agent's accesses take turns (lockKey): the check
+ * that a node is free and the write that takes it are one transaction.
+ */
 export class AccessStore {
-  private readonly sql: ReturnType<typeof statementCache>;
+  constructor(private readonly metadata: MetadataStore) {}
 
-  constructor(private readonly db: Db) {
-    this.sql = statementCache(db);
+  async list(agentId: string, db: MetadataDb = this.metadata.db): Promise<AgentAccess[]> {
+    const rows = await db.selectFrom('agent_accesses').selectAll().where('agent_id', '=', agentId).orderBy('created_at').orderBy('id').execute();
+    return rows.map(fromRow);
   }
 
-  list(agentId: string): AgentAccess[] {
-    return (this.sql('SELECT * FROM agent_accesses WHERE agent_id = ? ORDER BY created_at, id').all(agentId) as Row[]).map(fromRow);
-  }
-
-  find(id: string): AgentAccess | null {
-    const r = this.sql('SELECT * FROM agent_accesses WHERE id = ?').get(id) as Row | undefined;
+  async find(id: string): Promise<AgentAccess | null> {
+    const r = await this.metadata.db.selectFrom('agent_accesses').selectAll().where('id', '=', id).executeTakeFirst();
     return r ? fromRow(r) : null;
   }
 
   /** The agent's access to this node (null: its whole-project access), if it has one. */
-  forNode(agentId: string, nodeId: string | null): AgentAccess | null {
-    const r = this.sql(`SELECT * FROM agent_accesses WHERE agent_id = ? AND ifnull(node_id, '') = ifnull(?, '')`).get(agentId, nodeId) as Row | undefined;
+  async forNode(agentId: string, nodeId: string | null, db: MetadataDb = this.metadata.db): Promise<AgentAccess | null> {
+    const q = db.selectFrom('agent_accesses').selectAll().where('agent_id', '=', agentId);
+    const r = await (nodeId === null ? q.where('node_id', 'is', null) : q.where('node_id', '=', nodeId)).executeTakeFirst();
     return r ? fromRow(r) : null;
   }
 
-  insert(agentId: string, input: AccessInput): AgentAccess {
-    const now = nowIso();
-    const access: AgentAccess = { id: newId('acc'), agent_id: agentId, ...input, created_at: now, updated_at: now };
-    this.sql('INSERT INTO agent_accesses (id, agent_id, node_id, mode, tools, created_at, updated_at) VALUES (@id, @agent_id, @node_id, @mode, @tools, @created_at, @updated_at)').run(toRow(access));
-    return access;
+  /** Adds an access; CONFLICT when the agent has one to the node already. */
+  async insert(agentId: string, input: AccessInput): Promise<AgentAccess> {
+    return this.metadata.transaction(async (trx) => {
+      await lockKey(this.metadata.engine, trx, `agent-accesses:${agentId}`);
+      const existing = await this.forNode(agentId, input.node_id, trx);
+      if (existing) throw taken(input.node_id, existing);
+      return this.insertIn(trx, agentId, input);
+    });
   }
 
-  update(id: string, input: AccessInput): AgentAccess {
-    const next: AgentAccess = { ...this.find(id)!, ...input, updated_at: nowIso() };
-    this.sql('UPDATE agent_accesses SET node_id = @node_id, mode = @mode, tools = @tools, updated_at = @updated_at WHERE id = @id').run(toRow(next));
-    return next;
+  /** Changes an access; CONFLICT when another access of the agent has the node, null when it was deleted meanwhile. */
+  async update(current: AgentAccess, input: AccessInput): Promise<AgentAccess | null> {
+    return this.metadata.transaction(async (trx) => {
+      await lockKey(this.metadata.engine, trx, `agent-accesses:${current.agent_id}`);
+      const existing = await this.forNode(current.agent_id, input.node_id, trx);
+      if (existing && existing.id !== current.id) throw taken(input.node_id, existing);
+      return this.updateIn(trx, current.id, input);
+    });
   }
 
-  delete(id: string): void {
-    this.sql('DELETE FROM agent_accesses WHERE id = ?').run(id);
+  async delete(id: string): Promise<void> {
+    await this.metadata.db.deleteFrom('agent_accesses').where('id', '=', id).execute();
   }
 
   /**
    * Replaces the agent's accesses with `items` in one transaction. An access to a node that was
    * already there keeps its id and creation time (clients holding the id still find it).
    */
-  replace(agentId: string, items: AccessInput[]): AgentAccess[] {
-    return inTransaction(this.db, () => {
-      const kept = new Map(this.list(agentId).map((a) => [a.node_id ?? '', a]));
-      const result = items.map((item) => {
+  async replace(agentId: string, items: AccessInput[]): Promise<AgentAccess[]> {
+    return this.metadata.transaction(async (trx) => {
+      await lockKey(this.metadata.engine, trx, `agent-accesses:${agentId}`);
+      const kept = new Map((await this.list(agentId, trx)).map((a) => [a.node_id ?? '', a]));
+      const reuse = items.map((item) => {
         const old = kept.get(item.node_id ?? '');
         kept.delete(item.node_id ?? '');
-        return old ? this.update(old.id, item) : this.insert(agentId, item);
+        return old ?? null;
       });
-      for (const gone of kept.values()) this.delete(gone.id);
+      for (const gone of kept.values()) await trx.deleteFrom('agent_accesses').where('id', '=', gone.id).execute();
+      const result: AgentAccess[] = [];
+      for (const [i, item] of items.entries()) {
+        const old = reuse[i];
+        result.push(old ? (await this.updateIn(trx, old.id, item))! : await this.insertIn(trx, agentId, item));
+      }
       return result;
     });
+  }
+
+  private async insertIn(db: MetadataDb, agentId: string, input: AccessInput): Promise<AgentAccess> {
+    const now = nowIso();
+    const access: AgentAccess = { id: newId('acc'), agent_id: agentId, ...input, created_at: now, updated_at: now };
+    await db.insertInto('agent_accesses').values(toRow(access)).execute();
+    return access;
+  }
+
+  private async updateIn(db: MetadataDb, id: string, input: AccessInput): Promise<AgentAccess | null> {
+    const r = await db
+      .updateTable('agent_accesses')
+      .set({ node_id: input.node_id, mode: input.mode, tools: JSON.stringify(input.tools), updated_at: nowIso() })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+    return r ? fromRow(r) : null;
   }
 }

@@ -43,44 +43,43 @@ export class AgentAccesses {
   constructor(private readonly d: ReachDeps & { agents: Pick<Agents, 'find'>; store: AccessStore }) {}
 
   /** The agent's accesses with their nodes' current paths, without any check (the chat loop). */
-  located(agentId: string): Located<AgentAccess>[] {
+  async located(agentId: string): Promise<Located<AgentAccess>[]> {
     const agent = this.d.agents.find(agentId);
     if (!agent) return [];
-    return this.d.store.list(agentId).map((a) => this.locate(agent, a));
+    return (await this.d.store.list(agentId)).map((a) => this.locate(agent, a));
   }
 
-  add(principal: Principal, agent: Agent, request: AccessRequest): Located<AgentAccess> {
+  /** Adds an access; CONFLICT when the agent has one to that node already (the store decides, whoever races). */
+  async add(principal: Principal, agent: Agent, request: AccessRequest): Promise<Located<AgentAccess>> {
     const input = this.check(principal, agent, request.nodeId, request.mode, request.tools);
-    this.requireFree(agent, input.node_id, null);
-    return this.locate(agent, this.d.store.insert(agent.connection.id, input));
+    return this.locate(agent, await this.d.store.insert(agent.connection.id, input));
   }
 
   /**
    * Changes an access. A new mode without tools keeps tools that were chosen by hand (422 when
    * they include `write` and the mode becomes read) and moves default ones to the new mode's.
    */
-  update(principal: Principal, agent: Agent, accessId: string, changes: AccessChanges): Located<AgentAccess> {
-    const current = this.owned(agent, accessId);
+  async update(principal: Principal, agent: Agent, accessId: string, changes: AccessChanges): Promise<Located<AgentAccess>> {
+    const current = await this.owned(agent, accessId);
     const mode = changes.mode ?? current.mode;
     const chosenByHand = !sameSet(current.tools, defaultAccessTools[current.mode]);
     const tools = changes.tools ?? (mode === current.mode || chosenByHand ? current.tools : undefined);
     const nodeId = changes.nodeId === undefined ? current.node_id : changes.nodeId;
     const input = this.check(principal, agent, nodeId, mode, tools);
-    this.requireFree(agent, input.node_id, current.id);
-    return this.locate(agent, this.d.store.update(current.id, input));
+    return this.locate(agent, (await this.d.store.update(current, input)) ?? throwing(accessNotFound()));
   }
 
-  remove(principal: Principal, agent: Agent, accessId: string): AgentAccess {
-    const current = this.owned(agent, accessId);
-    this.d.store.delete(current.id);
+  async remove(principal: Principal, agent: Agent, accessId: string): Promise<AgentAccess> {
+    const current = await this.owned(agent, accessId);
+    await this.d.store.delete(current.id);
     return current;
   }
 
   /** Replaces every access at once: each item is checked first (422 naming its index), then one transaction writes them. */
-  replace(principal: Principal, agent: Agent, requests: AccessRequest[]): Located<AgentAccess>[] {
+  async replace(principal: Principal, agent: Agent, requests: AccessRequest[]): Promise<Located<AgentAccess>[]> {
     const inputs = checkAll('accesses', requests, (r) => this.check(principal, agent, r.nodeId, r.mode, r.tools));
     requireUnique('accesses', 'node_id', inputs, (i) => i.node_id ?? '');
-    return this.d.store.replace(agent.connection.id, inputs).map((a) => this.locate(agent, a));
+    return (await this.d.store.replace(agent.connection.id, inputs)).map((a) => this.locate(agent, a));
   }
 
   private check(principal: Principal, agent: Agent, nodeId: string | null, mode: ConnectionMode, tools: readonly AccessToolName[] | undefined): AccessInput {
@@ -89,15 +88,8 @@ export class AgentAccesses {
     return { node_id: node?.id ?? null, mode, tools: checkedTools };
   }
 
-  private requireFree(agent: Agent, nodeId: string | null, except: string | null): void {
-    const existing = this.d.store.forNode(agent.connection.id, nodeId);
-    if (existing && existing.id !== except) {
-      throw new DomainError('CONFLICT', `The agent already has an access to ${nodeId === null ? 'the whole project' : 'this node'}; change that one instead.`, { access_id: existing.id });
-    }
-  }
-
-  private owned(agent: Agent, accessId: string): AgentAccess {
-    const access = this.d.store.find(accessId);
+  private async owned(agent: Agent, accessId: string): Promise<AgentAccess> {
+    const access = await this.d.store.find(accessId);
     if (!access || access.agent_id !== agent.connection.id) throw accessNotFound();
     return access;
   }
@@ -105,4 +97,8 @@ export class AgentAccesses {
   private locate(agent: Agent, a: AgentAccess): Located<AgentAccess> {
     return { ...a, path: currentPath(this.d, agent.connection.project_id, a.node_id) };
   }
+}
+
+function throwing(e: Error): never {
+  throw e;
 }

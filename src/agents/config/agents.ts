@@ -62,6 +62,9 @@ export class Agents {
     this.sql = statementCache(d.db);
   }
 
+  /** Default agents being made by this process, by project. */
+  private readonly makingDefault = new Map<string, Promise<Agent>>();
+
   /** Told when an agent is paused or deleted: surfaces holding its sessions (its MCP server) end them. */
   onAccessEnded: ((agentId: string) => void) | null = null;
 
@@ -154,31 +157,44 @@ export class Agents {
 
   /**
    * The project's default agent, created on first use by anyone who may read the project: the
-   * default prompt and model, and one access to the whole project (read_write). Created in one
-   * write transaction, and the store's unique marker allows one per project, so callers racing
-   * to create it all get the same agent. Its own key may read it; other keys may not.
+   * default prompt and model, and one access to the whole project (read_write). The agent is
+   * created in one write transaction, and the store's unique marker allows one per project, so
+   * callers racing to create it all get the same agent. Its access is on the metadata store,
+   * written by the one caller that created the agent, just after (a crash between leaves the
+   * default agent without access: it reaches nothing until it is given one; another process may
+   * answer it in between without its access). Its own key may read it; other keys may not.
    */
-  defaultFor(principal: Principal, projectId: string): Agent {
+  async defaultFor(principal: Principal, projectId: string): Promise<Agent> {
     if (principal.kind === 'key') {
       const existing = this.findDefault(projectId);
       if (!existing || existing.connection.id !== principal.connection.id) throw agentNotFound();
       return existing;
     }
-    return inTransaction(this.d.db, () => {
-      const existing = this.findDefault(projectId);
-      if (existing) return existing;
-      const { connection } = this.d.connections.createConnection({
-        projectId,
-        kind: 'agent',
-        name: DEFAULT_AGENT_NAME,
-        scopePath: '',
-        mode: 'read_write',
-        createdBy: principal.id,
-        config: agentConfig(defaultAgentSettings(this.d.defaultModel), true),
+    // Callers of this process arriving while it is being made wait for its access too.
+    const pending = this.makingDefault.get(projectId);
+    if (pending) return pending;
+    const existing = this.findDefault(projectId);
+    if (existing) return existing;
+    const making = (async () => {
+      const made = inTransaction(this.d.db, () => {
+        const again = this.findDefault(projectId);
+        if (again) return { agent: again, created: false };
+        const { connection } = this.d.connections.createConnection({
+          projectId,
+          kind: 'agent',
+          name: DEFAULT_AGENT_NAME,
+          scopePath: '',
+          mode: 'read_write',
+          createdBy: principal.id,
+          config: agentConfig(defaultAgentSettings(this.d.defaultModel), true),
+        });
+        return { agent: toAgent(connection), created: true };
       });
-      this.d.accesses.insert(connection.id, defaultAgentAccess);
-      return toAgent(connection);
-    });
+      if (made.created) await this.d.accesses.insert(made.agent.connection.id, defaultAgentAccess);
+      return made.agent;
+    })().finally(() => this.makingDefault.delete(projectId));
+    this.makingDefault.set(projectId, making);
+    return making;
   }
 
   private findDefault(projectId: string): Agent | null {

@@ -1,7 +1,8 @@
-import type { Db } from '../../db/database.ts';
-import { inTransaction } from '../../db/database.ts';
-import { statementCache } from '../../db/statements.ts';
+import type { MetadataDb, MetadataStore } from '../../db/metadata/metadataStore.ts';
+import { lockKey } from '../../db/metadata/keyLock.ts';
+import type { AgentBashToolsTable } from '../../db/metadata/tables/agents.ts';
 import type { ConnectionMode } from '../../domain/connections/connectionRecord.ts';
+import { DomainError } from '../../errors/domainError.ts';
 import type { EndpointLimits } from '../../sandbox/limits.ts';
 import { newId, nowIso } from '../../util/ids.ts';
 import type { AgentBashTool } from './agentRecord.ts';
@@ -14,57 +15,90 @@ export interface BashToolInput {
   limits: EndpointLimits;
 }
 
-type Row = Omit<AgentBashTool, 'limits'> & { limits: string };
-const fromRow = (r: Row): AgentBashTool => ({ ...r, limits: JSON.parse(r.limits) as EndpointLimits });
-const toRow = (b: AgentBashTool): Row => ({ ...b, limits: JSON.stringify(b.limits) });
+const fromRow = (r: AgentBashToolsTable): AgentBashTool => ({ ...r, limits: JSON.parse(r.limits) as EndpointLimits });
+const toRow = (b: AgentBashTool): AgentBashToolsTable => ({ ...b, limits: JSON.stringify(b.limits) });
 
-/** The `agent_bash_tools` table. Authorization and validation are the caller's (AgentBashTools). */
+/** A name is the agent's once: a second tool of that name is refused, naming the first. */
+const taken = (existing: AgentBashTool) => new DomainError('CONFLICT', `The agent already has a bash tool named "${existing.name}".`, { bash_id: existing.id, name: existing.name });
+
+/**
+ * The `agent_bash_tools` table, on the metadata store. Authorization and validation are the
+ * caller's (AgentBashTools). The writes of one agent's bash tools take turns (lockKey): the check
+ * that a name is free and the write that takes it are one transaction.
+ */
 export class BashToolStore {
-  private readonly sql: ReturnType<typeof statementCache>;
+  constructor(private readonly metadata: MetadataStore) {}
 
-  constructor(private readonly db: Db) {
-    this.sql = statementCache(db);
+  async list(agentId: string, db: MetadataDb = this.metadata.db): Promise<AgentBashTool[]> {
+    const rows = await db.selectFrom('agent_bash_tools').selectAll().where('agent_id', '=', agentId).orderBy('created_at').orderBy('id').execute();
+    return rows.map(fromRow);
   }
 
-  list(agentId: string): AgentBashTool[] {
-    return (this.sql('SELECT * FROM agent_bash_tools WHERE agent_id = ? ORDER BY created_at, id').all(agentId) as Row[]).map(fromRow);
-  }
-
-  find(id: string): AgentBashTool | null {
-    const r = this.sql('SELECT * FROM agent_bash_tools WHERE id = ?').get(id) as Row | undefined;
+  async find(id: string): Promise<AgentBashTool | null> {
+    const r = await this.metadata.db.selectFrom('agent_bash_tools').selectAll().where('id', '=', id).executeTakeFirst();
     return r ? fromRow(r) : null;
   }
 
-  byName(agentId: string, name: string): AgentBashTool | null {
-    const r = this.sql('SELECT * FROM agent_bash_tools WHERE agent_id = ? AND name = ?').get(agentId, name) as Row | undefined;
+  async byName(agentId: string, name: string, db: MetadataDb = this.metadata.db): Promise<AgentBashTool | null> {
+    const r = await db.selectFrom('agent_bash_tools').selectAll().where('agent_id', '=', agentId).where('name', '=', name).executeTakeFirst();
     return r ? fromRow(r) : null;
   }
 
-  insert(agentId: string, input: BashToolInput): AgentBashTool {
-    const now = nowIso();
-    const tool: AgentBashTool = { id: newId('bash'), agent_id: agentId, ...input, created_at: now, updated_at: now };
-    this.sql('INSERT INTO agent_bash_tools (id, agent_id, node_id, name, mode, limits, created_at, updated_at) VALUES (@id, @agent_id, @node_id, @name, @mode, @limits, @created_at, @updated_at)').run(toRow(tool));
-    return tool;
+  /** Adds a bash tool; CONFLICT when the agent has one of that name already. */
+  async insert(agentId: string, input: BashToolInput): Promise<AgentBashTool> {
+    return this.metadata.transaction(async (trx) => {
+      await lockKey(this.metadata.engine, trx, `agent-bash:${agentId}`);
+      const existing = await this.byName(agentId, input.name, trx);
+      if (existing) throw taken(existing);
+      return this.insertIn(trx, agentId, input);
+    });
   }
 
-  update(id: string, input: BashToolInput): AgentBashTool {
-    const next: AgentBashTool = { ...this.find(id)!, ...input, updated_at: nowIso() };
-    this.sql('UPDATE agent_bash_tools SET node_id = @node_id, name = @name, mode = @mode, limits = @limits, updated_at = @updated_at WHERE id = @id').run(toRow(next));
-    return next;
+  /** Changes a bash tool; CONFLICT when another of the agent's has the name, null when it was deleted meanwhile. */
+  async update(current: AgentBashTool, input: BashToolInput): Promise<AgentBashTool | null> {
+    return this.metadata.transaction(async (trx) => {
+      await lockKey(this.metadata.engine, trx, `agent-bash:${current.agent_id}`);
+      const existing = await this.byName(current.agent_id, input.name, trx);
+      if (existing && existing.id !== current.id) throw taken(existing);
+      return this.updateIn(trx, current.id, input);
+    });
   }
 
-  delete(id: string): void {
-    this.sql('DELETE FROM agent_bash_tools WHERE id = ?').run(id);
+  async delete(id: string): Promise<void> {
+    await this.metadata.db.deleteFrom('agent_bash_tools').where('id', '=', id).execute();
   }
 
   /** Replaces the agent's bash tools in one transaction; a tool whose name was already there keeps its id. */
-  replace(agentId: string, items: BashToolInput[]): AgentBashTool[] {
-    return inTransaction(this.db, () => {
-      const kept = new Map(this.list(agentId).map((b) => [b.name, b]));
+  async replace(agentId: string, items: BashToolInput[]): Promise<AgentBashTool[]> {
+    return this.metadata.transaction(async (trx) => {
+      await lockKey(this.metadata.engine, trx, `agent-bash:${agentId}`);
+      const kept = new Map((await this.list(agentId, trx)).map((b) => [b.name, b]));
       // Names move between items freely: the old rows leave first so UNIQUE(agent_id, name) holds at each step.
       const reuse = items.map((item) => kept.get(item.name) ?? null);
-      for (const old of kept.values()) if (!reuse.includes(old)) this.delete(old.id);
-      return items.map((item, i) => (reuse[i] ? this.update(reuse[i].id, item) : this.insert(agentId, item)));
+      for (const old of kept.values()) if (!reuse.includes(old)) await trx.deleteFrom('agent_bash_tools').where('id', '=', old.id).execute();
+      const result: AgentBashTool[] = [];
+      for (const [i, item] of items.entries()) {
+        const old = reuse[i];
+        result.push(old ? (await this.updateIn(trx, old.id, item))! : await this.insertIn(trx, agentId, item));
+      }
+      return result;
     });
+  }
+
+  private async insertIn(db: MetadataDb, agentId: string, input: BashToolInput): Promise<AgentBashTool> {
+    const now = nowIso();
+    const tool: AgentBashTool = { id: newId('bash'), agent_id: agentId, ...input, created_at: now, updated_at: now };
+    await db.insertInto('agent_bash_tools').values(toRow(tool)).execute();
+    return tool;
+  }
+
+  private async updateIn(db: MetadataDb, id: string, input: BashToolInput): Promise<AgentBashTool | null> {
+    const r = await db
+      .updateTable('agent_bash_tools')
+      .set({ node_id: input.node_id, name: input.name, mode: input.mode, limits: JSON.stringify(input.limits), updated_at: nowIso() })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+    return r ? fromRow(r) : null;
   }
 }

@@ -52,41 +52,42 @@ export class AgentBashTools {
   constructor(private readonly d: ReachDeps & { agents: Pick<Agents, 'find'>; store: BashToolStore }) {}
 
   /** The agent's bash tools with their folders' current paths, without any check (the chat loop). */
-  located(agentId: string): Located<AgentBashTool>[] {
+  async located(agentId: string): Promise<Located<AgentBashTool>[]> {
     const agent = this.d.agents.find(agentId);
     if (!agent) return [];
-    return this.d.store.list(agentId).map((b) => this.locate(agent, b));
+    return (await this.d.store.list(agentId)).map((b) => this.locate(agent, b));
   }
 
-  add(principal: Principal, agent: Agent, request: BashToolRequest): Located<AgentBashTool> {
+  /** Adds a bash tool; CONFLICT when the agent has one of that name already (the store decides, whoever races). */
+  async add(principal: Principal, agent: Agent, request: BashToolRequest): Promise<Located<AgentBashTool>> {
     const input = this.check(principal, agent, { ...request, name: request.name ?? DEFAULT_BASH_NAME, mode: request.mode ?? 'read' });
-    this.requireFreeName(agent, input.name, null);
-    return this.locate(agent, this.d.store.insert(agent.connection.id, input));
+    return this.locate(agent, await this.d.store.insert(agent.connection.id, input));
   }
 
-  update(principal: Principal, agent: Agent, bashId: string, changes: BashToolChanges): Located<AgentBashTool> {
-    const current = this.owned(agent, bashId);
+  async update(principal: Principal, agent: Agent, bashId: string, changes: BashToolChanges): Promise<Located<AgentBashTool>> {
+    const current = await this.owned(agent, bashId);
     const input = this.check(principal, agent, {
       nodeId: changes.nodeId === undefined ? current.node_id : changes.nodeId,
       name: changes.name ?? current.name,
       mode: changes.mode ?? current.mode,
       limits: changes.limits ?? current.limits,
     });
-    this.requireFreeName(agent, input.name, current.id);
-    return this.locate(agent, this.d.store.update(current.id, input));
+    const updated = await this.d.store.update(current, input);
+    if (!updated) throw bashNotFound();
+    return this.locate(agent, updated);
   }
 
-  remove(principal: Principal, agent: Agent, bashId: string): AgentBashTool {
-    const current = this.owned(agent, bashId);
-    this.d.store.delete(current.id);
+  async remove(principal: Principal, agent: Agent, bashId: string): Promise<AgentBashTool> {
+    const current = await this.owned(agent, bashId);
+    await this.d.store.delete(current.id);
     return current;
   }
 
   /** Replaces every bash tool at once: each item is checked first (422 naming its index), then one transaction writes them. */
-  replace(principal: Principal, agent: Agent, requests: BashToolRequest[]): Located<AgentBashTool>[] {
+  async replace(principal: Principal, agent: Agent, requests: BashToolRequest[]): Promise<Located<AgentBashTool>[]> {
     const inputs = checkAll('bash_tools', requests, (r) => this.check(principal, agent, { ...r, name: r.name ?? DEFAULT_BASH_NAME, mode: r.mode ?? 'read' }));
     requireUnique('bash_tools', 'name', inputs, (i) => i.name);
-    return this.d.store.replace(agent.connection.id, inputs).map((b) => this.locate(agent, b));
+    return (await this.d.store.replace(agent.connection.id, inputs)).map((b) => this.locate(agent, b));
   }
 
   private check(principal: Principal, agent: Agent, r: Required<Omit<BashToolRequest, 'limits'>> & { limits?: EndpointLimits }): BashToolInput {
@@ -96,13 +97,8 @@ export class AgentBashTools {
     return { node_id: node?.id ?? null, name, mode: r.mode, limits };
   }
 
-  private requireFreeName(agent: Agent, name: string, except: string | null): void {
-    const existing = this.d.store.byName(agent.connection.id, name);
-    if (existing && existing.id !== except) throw new DomainError('CONFLICT', `The agent already has a bash tool named "${name}".`, { bash_id: existing.id, name });
-  }
-
-  private owned(agent: Agent, bashId: string): AgentBashTool {
-    const tool = this.d.store.find(bashId);
+  private async owned(agent: Agent, bashId: string): Promise<AgentBashTool> {
+    const tool = await this.d.store.find(bashId);
     if (!tool || tool.agent_id !== agent.connection.id) throw bashNotFound();
     return tool;
   }

@@ -27,7 +27,7 @@ export class ChatSessions {
   constructor(private readonly d: ChatSessionsDeps) {}
 
   /** Starts a session with an agent the caller sees (its project, and a key only its own agent: the route checked both). */
-  create(principal: Principal, agent: Agent, title?: string): ChatSession {
+  create(principal: Principal, agent: Agent, title?: string): Promise<ChatSession> {
     return this.d.store.create({ agentId: agent.connection.id, projectId: agent.connection.project_id, title, createdBy: principal.id });
   }
 
@@ -35,7 +35,7 @@ export class ChatSessions {
    * The sessions of an agent or of a project the principal may see: all of them for an admin, its
    * own otherwise. Either may be named, so the whole check is made here.
    */
-  list(principal: Principal, filter: { agentId?: string; projectId?: string }, page: Page): Paged<ChatSession> {
+  async list(principal: Principal, filter: { agentId?: string; projectId?: string }, page: Page): Promise<Paged<ChatSession>> {
     let projectId = filter.projectId;
     if (filter.agentId !== undefined) {
       const agent = this.d.agents.readable(principal, filter.agentId);
@@ -54,8 +54,8 @@ export class ChatSessions {
   }
 
   /** A session the principal may see (404 otherwise), its agent still within the principal's reach: the whole check, for a session named where no route checked it (a chat turn's). */
-  visible(principal: Principal, id: string): ChatSession {
-    const session = this.d.store.find(id);
+  async visible(principal: Principal, id: string): Promise<ChatSession> {
+    const session = await this.d.store.find(id);
     if (!session) throw sessionNotFound();
     try {
       this.d.agents.readable(principal, session.agent_id);
@@ -76,16 +76,16 @@ export class ChatSessions {
     return session;
   }
 
-  rename(principal: Principal, session: ChatSession, title: string): ChatSession {
-    return this.d.store.rename(this.seenBy(principal, session).id, title);
+  async rename(principal: Principal, session: ChatSession, title: string): Promise<ChatSession> {
+    return (await this.d.store.rename(this.seenBy(principal, session).id, title)) ?? throwing(sessionNotFound());
   }
 
-  delete(principal: Principal, session: ChatSession): ChatSession {
-    this.d.store.delete(this.seenBy(principal, session).id);
+  async delete(principal: Principal, session: ChatSession): Promise<ChatSession> {
+    await this.d.store.delete(this.seenBy(principal, session).id);
     return session;
   }
 
-  messages(principal: Principal, session: ChatSession, page: { afterSeq: number; limit: number }): { items: StoredMessage[]; next: number | null } {
+  messages(principal: Principal, session: ChatSession, page: { afterSeq: number; limit: number }): Promise<{ items: StoredMessage[]; next: number | null }> {
     return this.d.messages.page(this.seenBy(principal, session).id, page);
   }
 
@@ -98,4 +98,8 @@ export class ChatSessions {
       return false;
     }
   }
+}
+
+function throwing(e: Error): never {
+  throw e;
 }

@@ -1,10 +1,9 @@
-import { inTransaction, type Db } from '../../db/database.ts';
-import { statementCache } from '../../db/statements.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
+import type { ChatMessagesTable } from '../../db/metadata/tables/agents.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import { newId, nowIso } from '../../util/ids.ts';
 import type { ChatMessage } from '../../llm/provider.ts';
 import { toConversation, toRows, type MessageRole } from './conversation.ts';
-import type { SessionStore } from './sessionStore.ts';
 
 /** A message as stored and listed: its place in the session (`seq`, from 1) and the turn that produced it. */
 export interface StoredMessage {
@@ -17,54 +16,62 @@ export interface StoredMessage {
   created_at: string;
 }
 
-type Row = Omit<StoredMessage, 'content'> & { content: string };
-const fromRow = (r: Row): StoredMessage => ({ ...r, content: JSON.parse(r.content) as Record<string, unknown> });
+const fromRow = (r: ChatMessagesTable): StoredMessage => ({ ...r, content: JSON.parse(r.content) as Record<string, unknown> });
+const sessionNotFound = () => new DomainError('NOT_FOUND', 'Chat session not found.');
 
-/** The `chat_messages` table: a session's conversation, in order. Authorization is the caller's. */
+/** The `chat_messages` table, on the metadata store: a session's conversation, in order. Authorization is the caller's. */
 export class MessageStore {
-  private readonly sql: ReturnType<typeof statementCache>;
-
-  constructor(
-    private readonly db: Db,
-    private readonly sessions: SessionStore,
-  ) {
-    this.sql = statementCache(db);
-  }
+  constructor(private readonly metadata: MetadataStore) {}
 
   /**
    * Appends provider-shaped messages (see conversation.ts for the rows they become) after the
-   * session's last one. The sequence numbers are taken in the same write transaction as the
-   * rows, so concurrent appends to one session never collide or interleave within a call.
+   * session's last one. The transaction first moves the session's `updated_at`, which locks its
+   * row (PostgreSQL; SQLite's transaction holds the write lock anyway): concurrent appends to one
+   * session take their sequence numbers in turn, never colliding or interleaving within a call.
    */
-  append(sessionId: string, messages: readonly ChatMessage[], executionId: string | null = null): StoredMessage[] {
+  async append(sessionId: string, messages: readonly ChatMessage[], executionId: string | null = null): Promise<StoredMessage[]> {
     const rows = toRows(messages);
-    return inTransaction(this.db, () => {
-      if (!this.sessions.find(sessionId)) throw new DomainError('NOT_FOUND', 'Chat session not found.');
-      const { last } = this.sql('SELECT COALESCE(MAX(seq), 0) AS last FROM chat_messages WHERE session_id = ?').get(sessionId) as { last: number };
+    if (rows.length === 0) {
+      const exists = await this.metadata.db.selectFrom('chat_sessions').select('id').where('id', '=', sessionId).executeTakeFirst();
+      if (!exists) throw sessionNotFound();
+      return [];
+    }
+    return this.metadata.transaction(async (trx) => {
       const now = nowIso();
+      const touched = await trx.updateTable('chat_sessions').set({ updated_at: now }).where('id', '=', sessionId).executeTakeFirst();
+      if (touched.numUpdatedRows === 0n) throw sessionNotFound();
+      const { last } = await trx
+        .selectFrom('chat_messages')
+        .select((eb) => eb.fn.coalesce(eb.fn.max('seq'), eb.lit(0)).as('last'))
+        .where('session_id', '=', sessionId)
+        .executeTakeFirstOrThrow();
       const stored = rows.map(
-        (r, i): StoredMessage => ({ id: newId('msg'), session_id: sessionId, seq: last + 1 + i, role: r.role, content: r.content, execution_id: executionId, created_at: now }),
+        (r, i): StoredMessage => ({ id: newId('msg'), session_id: sessionId, seq: Number(last) + 1 + i, role: r.role, content: r.content, execution_id: executionId, created_at: now }),
       );
-      const insert = this.sql(
-        'INSERT INTO chat_messages (id, session_id, seq, role, content, execution_id, created_at) VALUES (@id, @session_id, @seq, @role, @content, @execution_id, @created_at)',
-      );
-      for (const m of stored) insert.run({ ...m, content: JSON.stringify(m.content) });
-      if (stored.length) this.sessions.touch(sessionId, now);
+      await trx
+        .insertInto('chat_messages')
+        .values(stored.map((m) => ({ ...m, content: JSON.stringify(m.content) })))
+        .execute();
       return stored;
     });
   }
 
   /** The whole conversation as the provider takes it (unanswered tool calls answered, see toConversation). */
-  history(sessionId: string): ChatMessage[] {
-    const rows = (this.sql('SELECT role, content FROM chat_messages WHERE session_id = ? ORDER BY seq').all(sessionId) as { role: MessageRole; content: string }[]).map(
-      (r) => ({ role: r.role, content: JSON.parse(r.content) as Record<string, unknown> }),
-    );
-    return toConversation(rows);
+  async history(sessionId: string): Promise<ChatMessage[]> {
+    const rows = await this.metadata.db.selectFrom('chat_messages').select(['role', 'content']).where('session_id', '=', sessionId).orderBy('seq').execute();
+    return toConversation(rows.map((r) => ({ role: r.role, content: JSON.parse(r.content) as Record<string, unknown> })));
   }
 
   /** The messages after `afterSeq` (0: from the start), in order; `next` is the after_seq of the following page, null at the end. */
-  page(sessionId: string, page: { afterSeq: number; limit: number }): { items: StoredMessage[]; next: number | null } {
-    const rows = this.sql('SELECT * FROM chat_messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(sessionId, page.afterSeq, page.limit + 1) as Row[];
+  async page(sessionId: string, page: { afterSeq: number; limit: number }): Promise<{ items: StoredMessage[]; next: number | null }> {
+    const rows = await this.metadata.db
+      .selectFrom('chat_messages')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .where('seq', '>', page.afterSeq)
+      .orderBy('seq')
+      .limit(page.limit + 1)
+      .execute();
     const items = rows.slice(0, page.limit).map(fromRow);
     return { items, next: rows.length > page.limit ? items[items.length - 1]!.seq : null };
   }

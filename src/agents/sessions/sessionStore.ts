@@ -1,5 +1,4 @@
-import type { Db } from '../../db/database.ts';
-import { statementCache } from '../../db/statements.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
 import type { Page, Paged } from '../../domain/pagination.ts';
 import { newId, nowIso } from '../../util/ids.ts';
 
@@ -23,15 +22,11 @@ export interface SessionFilter {
   createdBy?: string;
 }
 
-/** The `chat_sessions` table. Authorization is the caller's (ChatSessions). */
+/** The `chat_sessions` table, on the metadata store. Authorization is the caller's (ChatSessions). */
 export class SessionStore {
-  private readonly sql: ReturnType<typeof statementCache>;
+  constructor(private readonly metadata: MetadataStore) {}
 
-  constructor(db: Db) {
-    this.sql = statementCache(db);
-  }
-
-  create(input: { agentId: string; projectId: string; title?: string; createdBy: string }): ChatSession {
+  async create(input: { agentId: string; projectId: string; title?: string; createdBy: string }): Promise<ChatSession> {
     const now = nowIso();
     const session: ChatSession = {
       id: newId('chat'),
@@ -42,40 +37,36 @@ export class SessionStore {
       created_at: now,
       updated_at: now,
     };
-    this.sql(
-      'INSERT INTO chat_sessions (id, agent_id, project_id, title, created_by, created_at, updated_at) VALUES (@id, @agent_id, @project_id, @title, @created_by, @created_at, @updated_at)',
-    ).run(session);
+    await this.metadata.db.insertInto('chat_sessions').values(session).execute();
     return session;
   }
 
-  find(id: string): ChatSession | null {
-    return (this.sql('SELECT * FROM chat_sessions WHERE id = ?').get(id) as ChatSession | undefined) ?? null;
+  async find(id: string): Promise<ChatSession | null> {
+    return (await this.metadata.db.selectFrom('chat_sessions').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
   }
 
   /** Newest activity first. */
-  list(filter: SessionFilter, page: Page): Paged<ChatSession> {
-    const where = `WHERE (@agentId IS NULL OR agent_id = @agentId) AND (@projectId IS NULL OR project_id = @projectId) AND (@createdBy IS NULL OR created_by = @createdBy)`;
-    const params = { agentId: filter.agentId ?? null, projectId: filter.projectId ?? null, createdBy: filter.createdBy ?? null };
-    const items = this.sql(`SELECT * FROM chat_sessions ${where} ORDER BY updated_at DESC, id DESC LIMIT @limit OFFSET @offset`).all({
-      ...params,
-      limit: page.limit,
-      offset: page.offset,
-    }) as ChatSession[];
-    const { n } = this.sql(`SELECT COUNT(*) AS n FROM chat_sessions ${where}`).get(params) as { n: number };
-    return { items, total: n };
+  async list(filter: SessionFilter, page: Page): Promise<Paged<ChatSession>> {
+    let q = this.metadata.db.selectFrom('chat_sessions');
+    if (filter.agentId !== undefined) q = q.where('agent_id', '=', filter.agentId);
+    if (filter.projectId !== undefined) q = q.where('project_id', '=', filter.projectId);
+    if (filter.createdBy !== undefined) q = q.where('created_by', '=', filter.createdBy);
+    const items = await q.selectAll().orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+    const { n } = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { items, total: Number(n) };
   }
 
-  rename(id: string, title: string): ChatSession {
-    this.sql('UPDATE chat_sessions SET title = ?, updated_at = ? WHERE id = ?').run(title, nowIso(), id);
-    return this.find(id)!;
+  /** The session renamed; null when it was deleted meanwhile. */
+  async rename(id: string, title: string): Promise<ChatSession | null> {
+    return (await this.metadata.db.updateTable('chat_sessions').set({ title, updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirst()) ?? null;
   }
 
-  touch(id: string, at: string): void {
-    this.sql('UPDATE chat_sessions SET updated_at = ? WHERE id = ?').run(at, id);
+  async touch(id: string, at: string): Promise<void> {
+    await this.metadata.db.updateTable('chat_sessions').set({ updated_at: at }).where('id', '=', id).execute();
   }
 
   /** Its messages go with it; the agent's executions of it stay (their session_id becomes null). */
-  delete(id: string): void {
-    this.sql('DELETE FROM chat_sessions WHERE id = ?').run(id);
+  async delete(id: string): Promise<void> {
+    await this.metadata.db.deleteFrom('chat_sessions').where('id', '=', id).execute();
   }
 }

@@ -48,8 +48,11 @@ export interface BoundReach {
   nodePath: string;
 }
 
-/** An agent's open workspace as the toolset uses it: a view of the content (and a sandbox over it) with its drafts. */
-export type DraftView = ToolContent & ToolSandbox & { inRoots(path: string): boolean };
+/**
+ * An agent's open workspace as the toolset uses it: a view of the content (and a sandbox over it)
+ * with its drafts, read again (`refresh`) before each tool call.
+ */
+export type DraftView = ToolContent & ToolSandbox & { inRoots(path: string): boolean; refresh(): Promise<void> };
 
 export interface AgentToolset {
   definitions: ToolDefinition[];
@@ -192,6 +195,7 @@ export function agentToolset(
     async run(request) {
       try {
         if (request.argumentsError) throw new DomainError('VALIDATION_ERROR', `The arguments are not a JSON object: ${request.argumentsError}`);
+        await workspace?.refresh();
         const bash = bashByName.get(request.name);
         if (bash) return await runBash(bash, request.arguments);
         const bound = boundByName.get(request.name);

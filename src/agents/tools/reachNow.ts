@@ -1,7 +1,7 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { ContentStore } from '../../content/contentStore.ts';
-import type { Db } from '../../db/database.ts';
-import { toolReaderNow } from '../../tools/toolStore.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
+import { ToolStore } from '../../tools/toolStore.ts';
 import { BindingStore } from '../bindings/bindingStore.ts';
 import { AccessStore } from '../config/accessStore.ts';
 import { BashToolStore } from '../config/bashToolStore.ts';
@@ -15,22 +15,21 @@ type Reach = { path: string; mode: 'read' | 'read_write' };
  * (its node where it is now, its mode), a tool binding (the tool's node, writable when the tool
  * writes). Null once it is gone (deleted, or its node left the project).
  */
-export function reachesNow(d: { db: Db; content: Pick<ContentStore, 'findById'> }): (agent: { id: string; project_id: string }, reachId: string) => Reach | null {
-  const accesses = new AccessStore(d.db);
-  const bash = new BashToolStore(d.db);
-  const bindings = new BindingStore(d.db);
-  // Synchronous: the write-time grant asks this inside a commit's guard (see toolReaderNow).
-  const findTool = toolReaderNow(d.db);
+export function reachesNow(d: { metadata: MetadataStore; content: Pick<ContentStore, 'findById'> }): (agent: { id: string; project_id: string }, reachId: string) => Promise<Reach | null> {
+  const accesses = new AccessStore(d.metadata);
+  const bash = new BashToolStore(d.metadata);
+  const bindings = new BindingStore(d.metadata);
+  const tools = new ToolStore(d.metadata);
   const at = (agent: { project_id: string }, nodeId: string | null) => currentPath(d, agent.project_id, nodeId);
-  return (agent, reachId) => {
+  return async (agent, reachId) => {
     const own = <T extends { agent_id: string }>(r: T | null) => (r && r.agent_id === agent.id ? r : null);
-    const a = own(accesses.find(reachId)) ?? own(bash.find(reachId));
+    const a = own(await accesses.find(reachId)) ?? own(await bash.find(reachId));
     if (a) {
       const path = at(agent, a.node_id);
       return path === null ? null : { path, mode: a.mode };
     }
-    const b = own(bindings.byId(reachId));
-    const tool = b ? findTool(b.tool_id) : null;
+    const b = own(await bindings.byId(reachId));
+    const tool = b ? await tools.find(b.tool_id) : null;
     if (!tool || tool.project_id !== agent.project_id) return null;
     const path = at(agent, tool.node_id);
     return path === null ? null : { path, mode: toolWrites(tool.type, tool.config) ? 'read_write' : 'read' };
@@ -42,15 +41,20 @@ export function reachesNow(d: { db: Db; content: Pick<ContentStore, 'findById'> 
  * write-back): the principal as it stands at write time, its key now narrowed to that reach as
  * it stands now (never wider than the run started with: a read-only start stays read-only); null
  * when the reach is gone. Undefined for any other principal, which acts as itself.
+ *
+ * The reach is read from the metadata store first (asynchronously), then applied synchronously
+ * by the write-time grant: the write-back asks both in the project's serialized section, before
+ * its commit (the sandbox's `authorize`, inside ContentStore.commitPlanned's plan), so no other
+ * write of the project comes between the reading and the commit.
  */
 export function narrowAtWrite(reaches: ReturnType<typeof reachesNow>) {
-  return (acting: Principal): ((current: Principal) => Principal | null) | undefined => {
+  return async (acting: Principal): Promise<((current: Principal) => Principal | null) | undefined> => {
     if (acting.kind !== 'key' || !acting.agentAccess) return undefined;
     const through = acting.agentAccess.id;
     const startedReadOnly = acting.connection.mode === 'read';
+    const now = await reaches(acting.connection, through);
     return (current) => {
       if (current.kind !== 'key' || current.id !== acting.id) return null;
-      const now = reaches(current.connection, through);
       if (!now) return null;
       return actingThrough(current.connection, { id: through, path: now.path, mode: startedReadOnly ? 'read' : now.mode });
     };

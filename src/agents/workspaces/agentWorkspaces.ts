@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { ContentStore } from '../../content/contentStore.ts';
-import type { Db } from '../../db/database.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
@@ -17,7 +17,7 @@ import { draftChanges, type DraftChange } from './workspaceStatus.ts';
 import { WorkspaceStore, type WorkspaceRecord } from './workspaceStore.ts';
 
 export interface AgentWorkspacesDeps {
-  db: Db;
+  metadata: MetadataStore;
   content: ContentStore;
   access: ContentAccess;
   authorizer: Pick<Authorizer, 'requireProject'>;
@@ -52,14 +52,14 @@ export class AgentWorkspaces {
   private readonly lock = new KeyedLock();
 
   constructor(private readonly d: AgentWorkspacesDeps) {
-    this.store = new WorkspaceStore(d.db);
-    this.accesses = new AccessStore(d.db);
+    this.store = new WorkspaceStore(d.metadata);
+    this.accesses = new AccessStore(d.metadata);
   }
 
   /** Opens the agent's workspace over its read_write accesses as they are now (422 without any, 409 when one is open). */
-  open(principal: Principal, agent: ConnectionRecord): WorkspaceRecord {
+  async open(principal: Principal, agent: ConnectionRecord): Promise<WorkspaceRecord> {
     this.actingOn(principal, agent, 'content:write');
-    const roots = outermost(this.writable(agent).map((a) => a.path));
+    const roots = outermost((await this.writable(agent)).map((a) => a.path));
     if (roots.length === 0) {
       throw new DomainError('VALIDATION_ERROR', 'The agent has no read_write access: a workspace holds drafts of what it may write.', [
         { field: 'agent_id', message: 'the agent has no read_write access' },
@@ -78,15 +78,16 @@ export class AgentWorkspaces {
    * The agent's open workspace as tools see it, or null (no check: the chat loop, which has
    * authorized the turn, asks each turn and routes the agent's writes and bash runs into it).
    */
-  find(agentId: string): WorkspaceContent | null {
-    const record = this.store.find(agentId);
-    return record ? new WorkspaceContent({ store: this.store, content: this.d.content, sandbox: this.d.sandbox, lock: this.lock }, record) : null;
+  async find(agentId: string): Promise<WorkspaceContent | null> {
+    const record = await this.store.find(agentId);
+    if (!record) return null;
+    return new WorkspaceContent({ store: this.store, content: this.d.content, sandbox: this.d.sandbox, lock: this.lock }, record, await this.store.entries(agentId));
   }
 
   async status(principal: Principal, agent: ConnectionRecord): Promise<WorkspaceStatus> {
     this.actingOn(principal, agent, 'content:read');
-    const workspace = this.store.find(agent.id) ?? throwing(noWorkspace());
-    return { workspace, changes: await draftChanges(this.d.content, workspace.projectId, this.store.rows(agent.id)) };
+    const workspace = (await this.store.find(agent.id)) ?? throwing(noWorkspace());
+    return { workspace, changes: await draftChanges(this.d.content, workspace.projectId, await this.store.rows(agent.id)) };
   }
 
   /**
@@ -97,14 +98,14 @@ export class AgentWorkspaces {
   async complete(principal: Principal, agent: ConnectionRecord, message?: string): Promise<{ version: number | null; changes: CompletedChange[] }> {
     this.actingOn(principal, agent, 'content:write');
     return this.lock.run(agent.id, async () => {
-      const workspace = this.store.find(agent.id) ?? throwing(noWorkspace());
-      const rows = this.store.rows(agent.id);
-      const grants = this.grantsFor(agent, rows.map((r) => r.path));
+      const workspace = (await this.store.find(agent.id)) ?? throwing(noWorkspace());
+      const rows = await this.store.rows(agent.id);
+      const grants = this.grantsFor(await this.writable(agent), agent, rows.map((r) => r.path));
       const actor = grants[0]?.actor;
       const result = actor
         ? await completeDraft(this.d.content, workspace.projectId, actor, rows, message ?? `Agent "${agent.name}": workspace of ${rows.length} change(s)`)
         : { version: null, changes: [] };
-      this.store.delete(agent.id);
+      await this.store.delete(agent.id);
       return result;
     });
   }
@@ -112,8 +113,8 @@ export class AgentWorkspaces {
   /** Drops the draft (after a bash run or write in progress ends). */
   async discard(principal: Principal, agent: ConnectionRecord): Promise<void> {
     this.actingOn(principal, agent, 'content:write');
-    await this.lock.run(agent.id, () => {
-      if (!this.store.delete(agent.id)) throw noWorkspace();
+    await this.lock.run(agent.id, async () => {
+      if (!(await this.store.delete(agent.id))) throw noWorkspace();
     });
   }
 
@@ -130,9 +131,8 @@ export class AgentWorkspaces {
   }
 
   /** The agent's read_write accesses with their nodes' current paths (those whose node is gone grant nothing). */
-  private writable(agent: ConnectionRecord): WritableReach[] {
-    return this.accesses
-      .list(agent.id)
+  private async writable(agent: ConnectionRecord): Promise<WritableReach[]> {
+    return (await this.accesses.list(agent.id))
       .filter((a) => a.mode === 'read_write')
       .flatMap((a) => {
         const path = currentPath({ content: this.d.content }, agent.project_id, a.node_id);
@@ -144,8 +144,7 @@ export class AgentWorkspaces {
    * The agent's write grant for each path, through the access that covers it now, decided by the
    * policy like any write of the agent: a path no read_write access covers any more is FORBIDDEN.
    */
-  private grantsFor(agent: ConnectionRecord, paths: readonly string[]): ContentGrant[] {
-    const reach = this.writable(agent);
+  private grantsFor(reach: readonly WritableReach[], agent: ConnectionRecord, paths: readonly string[]): ContentGrant[] {
     return paths.map((path) => {
       const covering = reach.filter((a) => pathInScope(a.path, path));
       if (covering.length === 0) {

@@ -17,7 +17,8 @@ export interface DraftRunContext {
   content: ContentStore;
   sandbox: SandboxExecutor;
   record: WorkspaceRecord;
-  view(): DraftView;
+  /** The draft as it stands (read under the workspace's lock). */
+  view: DraftView;
   node(v: DraftView, path: string): NodeInfo | null;
 }
 
@@ -33,7 +34,7 @@ const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? 
 export async function runDraftCommand(ctx: DraftRunContext, req: ExecRequest): Promise<DraftExecResult> {
   const { content, record } = ctx;
   const { scope } = req;
-  const v = ctx.view();
+  const v = ctx.view;
   if (scope !== '') {
     const n = ctx.node(v, scope);
     if (!n) throw new NotFoundError(`no node at ${scope}`, { path: scope });
@@ -44,13 +45,13 @@ export async function runDraftCommand(ctx: DraftRunContext, req: ExecRequest): P
     }
   }
   const beneath = (p: string) => scope === '' || p.startsWith(`${scope}/`);
-  const rows = ctx.store.rows(record.agentId).filter((r) => beneath(r.path));
+  const rows = (await ctx.store.rows(record.agentId)).filter((r) => beneath(r.path));
   const overlay = rows.map((r) => ({ path: r.path, action: r.action, kind: r.type === 'folder' ? ('folder' as const) : ('file' as const), bytes: r.content }));
   const { timings: _timings, folder, baseVersion, ...run } = await ctx.sandbox.execDraft({ ...req, overlay });
   const answer = { ...run, version: null, conflicts: [] };
   if (!folder) return { ...answer, changes: [], skipped: [] };
   const plan = reconcile(content, record.projectId, scope, baseVersion, rows, folder);
-  ctx.store.change(record.agentId, plan.remove, plan.upsert);
+  await ctx.store.change(record.agentId, plan.remove, plan.upsert);
   return { ...answer, changes: plan.changes, skipped: plan.skipped };
 }
 

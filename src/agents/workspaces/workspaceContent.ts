@@ -43,10 +43,25 @@ const DRAFT_ID = 'draft:';
  * ones. Draft files have no git blob yet: their `contentHash` is null.
  */
 export class WorkspaceContent implements ToolContent {
+  /** The drafted paths as last read (the reads of ToolContent are synchronous): see refresh. */
+  private entries: readonly DraftEntry[];
+
   constructor(
     private readonly d: WorkspaceDeps,
     readonly record: WorkspaceRecord,
-  ) {}
+    entries: readonly DraftEntry[],
+  ) {
+    this.entries = entries;
+  }
+
+  /**
+   * Reads the drafted paths again. The reads answer from the rows as last read: the toolset
+   * refreshes before each tool call (a call sees the draft as it was when it began, and its own
+   * writes), and every change of the draft here reads them under the workspace's lock first.
+   */
+  async refresh(): Promise<void> {
+    this.entries = await this.d.store.entries(this.agentId);
+  }
 
   get agentId(): string {
     return this.record.agentId;
@@ -121,7 +136,7 @@ export class WorkspaceContent implements ToolContent {
     if (!node || node.projectId !== projectId) throw new NotFoundError('id' in ref ? `no node ${ref.id}` : `no node at ${ref.path}`, 'id' in ref ? { id: ref.id } : { path: ref.path });
     if (node.type === 'folder') throw new NotFoundError(`${node.path} is a folder`, { path: node.path });
     const row = node.state === 'active' ? this.view().at(node.path) : undefined;
-    if (row?.action === 'written') return { node, bytes: this.d.store.content(this.agentId, node.path) ?? Buffer.alloc(0) };
+    if (row?.action === 'written') return { node, bytes: (await this.d.store.content(this.agentId, node.path)) ?? Buffer.alloc(0) };
     return this.d.content.readContent(projectId, { id: node.id });
   }
 
@@ -176,16 +191,20 @@ export class WorkspaceContent implements ToolContent {
     const scope = normalizePath(req.scope, 'scope');
     if (req.grant.projectId !== this.projectId) throw new DomainError('FORBIDDEN', "The agent's workspace holds drafts of its own project only.");
     if (req.mode === 'read_write') this.requireRoot(scope);
-    return this.d.lock.run(this.agentId, () =>
-      runDraftCommand({ store: this.d.store, content: this.d.content, sandbox: this.d.sandbox, record: this.requireOpen(), view: () => this.view(), node: (v, p) => this.node(v, p) }, { ...req, scope }),
-    );
+    return this.d.lock.run(this.agentId, async () => {
+      const record = await this.requireOpen();
+      await this.refresh();
+      const result = await runDraftCommand({ store: this.d.store, content: this.d.content, sandbox: this.d.sandbox, record, view: this.view(), node: (v, p) => this.node(v, p) }, { ...req, scope });
+      await this.refresh();
+      return result;
+    });
   }
 
   // ------------------------------------------------------------------ the overlay
 
-  /** The workspace's drafted paths as they are now. */
+  /** The workspace's drafted paths as last read (refresh). */
   view(): DraftView {
-    return new DraftView(this.d.store.entries(this.agentId));
+    return new DraftView(this.entries);
   }
 
   /** The node at `path` with the draft over the live content, or null. */
@@ -279,7 +298,8 @@ export class WorkspaceContent implements ToolContent {
   // ------------------------------------------------------------------ drafting a write
 
   private async draftWrite(m: Extract<PreparedMutation, { op: 'write' }>): Promise<WriteResult> {
-    this.requireOpen();
+    await this.requireOpen();
+    await this.refresh();
     const { path } = m;
     const bytes = m.bytes!;
     const v = this.view();
@@ -307,7 +327,8 @@ export class WorkspaceContent implements ToolContent {
     changes.set(path, backToLive ? null : { path, action: 'written', type: m.type, content: bytes, ...base });
     const remove = [...changes].filter(([, r]) => r === null).map(([p]) => p);
     const upsert = [...changes.values()].filter((r): r is NewDraftRow => r !== null);
-    this.d.store.change(this.agentId, remove, upsert);
+    await this.d.store.change(this.agentId, remove, upsert);
+    await this.refresh();
     const node = this.node(this.view(), path)!;
     return { node, changed: true, commitId: null, projectVersion: null };
   }
@@ -350,7 +371,7 @@ export class WorkspaceContent implements ToolContent {
   /** Whether the node (as the draft shows it) holds exactly `bytes`. */
   private async sameBytes(v: DraftView, node: NodeInfo, bytes: Buffer, blobId: string): Promise<boolean> {
     if (v.at(node.path)?.action !== 'written') return node.contentHash === blobId;
-    return (this.d.store.content(this.agentId, node.path) ?? Buffer.alloc(0)).equals(bytes);
+    return ((await this.d.store.content(this.agentId, node.path)) ?? Buffer.alloc(0)).equals(bytes);
   }
 
   private requireRoot(path: string): void {
@@ -360,8 +381,8 @@ export class WorkspaceContent implements ToolContent {
   }
 
   /** The workspace still open (a completion or discard may have closed it since this view was made). */
-  private requireOpen(): WorkspaceRecord {
-    const now = this.d.store.find(this.agentId);
+  private async requireOpen(): Promise<WorkspaceRecord> {
+    const now = await this.d.store.find(this.agentId);
     if (!now || now.createdAt !== this.record.createdAt) throw new DomainError('NOT_FOUND', 'This workspace was completed or discarded.');
     return now;
   }

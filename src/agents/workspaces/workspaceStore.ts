@@ -1,5 +1,5 @@
-import { inTransaction, type Db } from '../../db/database.ts';
-import { statementCache } from '../../db/statements.ts';
+import type { MetadataDb, MetadataStore } from '../../db/metadata/metadataStore.ts';
+import type { AgentWorkspacesTable } from '../../db/metadata/tables/agents.ts';
 import type { WritableNodeType } from '../../content/types.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import { nowIso } from '../../util/ids.ts';
@@ -35,13 +35,12 @@ export interface DraftRow extends DraftEntry {
   content: Buffer | null;
 }
 
-type WorkspaceSqlRow = { agent_id: string; project_id: string; base_version: number; roots: string; created_by: string; created_at: string; updated_at: string };
 type EntrySqlRow = { path: string; action: DraftEntry['action']; type: DraftEntry['type']; base_version: number | null; base_node_id: string | null; base_project_version: number; size: number; updated_at: string };
 
-const toRecord = (r: WorkspaceSqlRow): WorkspaceRecord => ({
+const toRecord = (r: AgentWorkspacesTable): WorkspaceRecord => ({
   agentId: r.agent_id,
   projectId: r.project_id,
-  baseVersion: r.base_version,
+  baseVersion: Number(r.base_version),
   roots: JSON.parse(r.roots) as string[],
   createdBy: r.created_by,
   createdAt: r.created_at,
@@ -54,71 +53,85 @@ const toEntry = (r: EntrySqlRow): DraftEntry => ({
   baseVersion: r.base_version,
   baseNodeId: r.base_node_id,
   baseProjectVersion: r.base_project_version,
-  size: r.size,
+  size: Number(r.size),
   updatedAt: r.updated_at,
 });
-const ENTRY = 'path, action, type, base_version, base_node_id, base_project_version, ifnull(length(content), 0) AS size, updated_at';
 
-/** The `agent_workspaces` and `agent_workspace_files` tables. Authorization is the caller's. */
+/** The drafted paths of an agent, by path, without their content. */
+const entriesOf = (db: MetadataDb, agentId: string) =>
+  db
+    .selectFrom('agent_workspace_files')
+    .select(['path', 'action', 'type', 'base_version', 'base_node_id', 'base_project_version', 'updated_at'])
+    .select((eb) => eb.fn.coalesce(eb.fn<number>('length', ['content']), eb.lit(0)).as('size'))
+    .where('agent_id', '=', agentId)
+    .orderBy('path');
+
+/** The `agent_workspaces` and `agent_workspace_files` tables, on the metadata store. Authorization is the caller's. */
 export class WorkspaceStore {
-  private readonly sql: ReturnType<typeof statementCache>;
+  constructor(private readonly metadata: MetadataStore) {}
 
-  constructor(private readonly db: Db) {
-    this.sql = statementCache(db);
-  }
-
-  find(agentId: string): WorkspaceRecord | null {
-    const r = this.sql('SELECT * FROM agent_workspaces WHERE agent_id = ?').get(agentId) as WorkspaceSqlRow | undefined;
+  async find(agentId: string): Promise<WorkspaceRecord | null> {
+    const r = await this.metadata.db.selectFrom('agent_workspaces').selectAll().where('agent_id', '=', agentId).executeTakeFirst();
     return r ? toRecord(r) : null;
   }
 
   /** Opens a workspace; CONFLICT when the agent has one already (the primary key decides, whoever races). */
-  create(input: Omit<WorkspaceRecord, 'createdAt' | 'updatedAt'>): WorkspaceRecord {
+  async create(input: Omit<WorkspaceRecord, 'createdAt' | 'updatedAt'>): Promise<WorkspaceRecord> {
     const now = nowIso();
-    const changes = this.sql(
-      `INSERT INTO agent_workspaces (agent_id, project_id, base_version, roots, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (agent_id) DO NOTHING`,
-    ).run(input.agentId, input.projectId, input.baseVersion, JSON.stringify(input.roots), input.createdBy, now, now).changes;
-    if (changes === 0) throw new DomainError('CONFLICT', 'This agent already has a workspace: complete or discard it first.', { agent_id: input.agentId });
+    const made = await this.metadata.db
+      .insertInto('agent_workspaces')
+      .values({ agent_id: input.agentId, project_id: input.projectId, base_version: input.baseVersion, roots: JSON.stringify(input.roots), created_by: input.createdBy, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('agent_id').doNothing())
+      .returning('agent_id')
+      .executeTakeFirst();
+    if (!made) throw new DomainError('CONFLICT', 'This agent already has a workspace: complete or discard it first.', { agent_id: input.agentId });
     return { ...input, createdAt: now, updatedAt: now };
   }
 
   /** Removes the workspace and its drafts; false when there was none. */
-  delete(agentId: string): boolean {
-    return this.sql('DELETE FROM agent_workspaces WHERE agent_id = ?').run(agentId).changes > 0;
+  async delete(agentId: string): Promise<boolean> {
+    const r = await this.metadata.db.deleteFrom('agent_workspaces').where('agent_id', '=', agentId).executeTakeFirst();
+    return r.numDeletedRows > 0n;
   }
 
   /** The drafted paths without their content, by path. */
-  entries(agentId: string): DraftEntry[] {
-    return (this.sql(`SELECT ${ENTRY} FROM agent_workspace_files WHERE agent_id = ? ORDER BY path`).all(agentId) as EntrySqlRow[]).map(toEntry);
+  async entries(agentId: string): Promise<DraftEntry[]> {
+    return (await entriesOf(this.metadata.db, agentId).execute()).map(toEntry);
   }
 
   /** The drafted paths with their content, by path. */
-  rows(agentId: string): DraftRow[] {
-    const rows = this.sql(`SELECT ${ENTRY}, content FROM agent_workspace_files WHERE agent_id = ? ORDER BY path`).all(agentId) as (EntrySqlRow & { content: Buffer | null })[];
+  async rows(agentId: string): Promise<DraftRow[]> {
+    const rows = await entriesOf(this.metadata.db, agentId).select('content').execute();
     return rows.map((r) => ({ ...toEntry(r), content: r.content }));
   }
 
-  content(agentId: string, path: string): Buffer | null {
-    const r = this.sql('SELECT content FROM agent_workspace_files WHERE agent_id = ? AND path = ?').get(agentId, path) as { content: Buffer | null } | undefined;
+  async content(agentId: string, path: string): Promise<Buffer | null> {
+    const r = await this.metadata.db.selectFrom('agent_workspace_files').select('content').where('agent_id', '=', agentId).where('path', '=', path).executeTakeFirst();
     return r?.content ?? null;
   }
 
   /** Removes the rows at `remove` and writes `upsert`, in one transaction, and marks the workspace updated. */
-  change(agentId: string, remove: readonly string[], upsert: readonly Omit<DraftRow, 'size' | 'updatedAt'>[]): void {
+  async change(agentId: string, remove: readonly string[], upsert: readonly Omit<DraftRow, 'size' | 'updatedAt'>[]): Promise<void> {
     const now = nowIso();
-    inTransaction(this.db, () => {
-      const del = this.sql('DELETE FROM agent_workspace_files WHERE agent_id = ? AND path = ?');
-      for (const path of remove) del.run(agentId, path);
-      const put = this.sql(
-        `INSERT INTO agent_workspace_files (agent_id, path, action, type, content, base_version, base_node_id, base_project_version, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (agent_id, path) DO UPDATE SET action = excluded.action, type = excluded.type, content = excluded.content,
-           base_version = excluded.base_version, base_node_id = excluded.base_node_id, base_project_version = excluded.base_project_version,
-           updated_at = excluded.updated_at`,
-      );
-      for (const r of upsert) put.run(agentId, r.path, r.action, r.type, r.content, r.baseVersion, r.baseNodeId, r.baseProjectVersion, now);
-      this.sql('UPDATE agent_workspaces SET updated_at = ? WHERE agent_id = ?').run(now, agentId);
+    await this.metadata.transaction(async (trx) => {
+      for (const path of remove) await trx.deleteFrom('agent_workspace_files').where('agent_id', '=', agentId).where('path', '=', path).execute();
+      for (const r of upsert) {
+        const row = {
+          action: r.action,
+          type: r.type,
+          content: r.content,
+          base_version: r.baseVersion,
+          base_node_id: r.baseNodeId,
+          base_project_version: r.baseProjectVersion,
+          updated_at: now,
+        };
+        await trx
+          .insertInto('agent_workspace_files')
+          .values({ agent_id: agentId, path: r.path, ...row })
+          .onConflict((oc) => oc.columns(['agent_id', 'path']).doUpdateSet(row))
+          .execute();
+      }
+      await trx.updateTable('agent_workspaces').set({ updated_at: now }).where('agent_id', '=', agentId).execute();
     });
   }
 }

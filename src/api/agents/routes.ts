@@ -45,7 +45,10 @@ export interface AgentConfigRouteServices {
 export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
   const a = () => s.agents;
   const agent = { resource: ({ params }: { params: { agent_id: string } }, principal: Principal) => visibleAgent(principal, a().agents.find(params.agent_id)), name: 'Agent' };
-  const full = (agent: Agent) => presentAgent(agent, a().accesses.located(agent.connection.id), a().bashTools.located(agent.connection.id));
+  const full = async (agent: Agent) => {
+    const [accesses, bashTools] = await Promise.all([a().accesses.located(agent.connection.id), a().bashTools.located(agent.connection.id)]);
+    return presentAgent(agent, accesses, bashTools);
+  };
   return {
     prefix: '/agent-config',
     tag: 'Agents',
@@ -58,9 +61,9 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         authorize: { project: ({ query }) => query.project_id },
         query: schema.listAgentsQuery,
         response: schema.agentList,
-        handle(ctx, { query, access }) {
+        async handle(ctx, { query, access }) {
           const { items, total } = a().agents.list(access.principal, query.project_id, query);
-          ok(ctx, { ...withItems('agents', items.map(full)), ...pageInfo(total, query) });
+          ok(ctx, { ...withItems('agents', await Promise.all(items.map(full))), ...pageInfo(total, query) });
         },
       }),
       route({
@@ -72,8 +75,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         authorize: { project: ({ query }) => query.project_id },
         query: schema.projectQuery,
         response: schema.agentSchema,
-        handle(ctx, { query, access }) {
-          ok(ctx, full(a().agents.defaultFor(access.principal, query.project_id)));
+        async handle(ctx, { query, access }) {
+          ok(ctx, await full(await a().agents.defaultFor(access.principal, query.project_id)));
         },
       }),
       route({
@@ -86,7 +89,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         status: 201,
         body: schema.createAgentBody,
         response: schema.agentWithKey,
-        handle(ctx, { body, access }) {
+        async handle(ctx, { body, access }) {
           const { agent, key } = a().agents.create(access.principal, {
             projectId: body.project_id,
             name: body.name,
@@ -97,7 +100,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
             maxToolRounds: body.max_tool_rounds,
             maxToolCallsPerRound: body.max_tool_calls_per_round,
           });
-          created(ctx, { id: agent.connection.id, agent: full(agent), key }, 'Agent created; its key is shown only this once');
+          created(ctx, { id: agent.connection.id, agent: await full(agent), key }, 'Agent created; its key is shown only this once');
         },
       }),
       route({
@@ -108,8 +111,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         authorize: agent,
         params: schema.agentParams,
         response: schema.agentSchema,
-        handle(ctx, { access }) {
-          ok(ctx, full(access.record));
+        async handle(ctx, { access }) {
+          ok(ctx, await full(access.record));
         },
       }),
       route({
@@ -121,7 +124,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         params: schema.agentParams,
         body: schema.updateAgentBody,
         response: schema.agentSchema,
-        handle(ctx, { body, access }) {
+        async handle(ctx, { body, access }) {
           const updated = a().agents.update(access.record, {
             name: body.name,
             systemPrompt: body.system_prompt,
@@ -132,7 +135,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
             maxToolCallsPerRound: body.max_tool_calls_per_round,
             status: body.status,
           });
-          ok(ctx, full(updated), 'Agent updated');
+          ok(ctx, await full(updated), 'Agent updated');
         },
       }),
       route({
@@ -159,8 +162,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         params: schema.agentParams,
         body: schema.accessBody,
         response: schema.accessSchema,
-        handle(ctx, { body, access }) {
-          created(ctx, presentAccess(a().accesses.add(access.principal, access.record, accessRequest(body))), 'Access added');
+        async handle(ctx, { body, access }) {
+          created(ctx, presentAccess(await a().accesses.add(access.principal, access.record, accessRequest(body))), 'Access added');
         },
       }),
       route({
@@ -173,8 +176,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         params: schema.agentParams,
         body: schema.replaceAccessesBody,
         response: schema.accessList,
-        handle(ctx, { body, access }) {
-          const accesses = a().accesses.replace(access.principal, access.record, body.accesses.map(accessRequest));
+        async handle(ctx, { body, access }) {
+          const accesses = await a().accesses.replace(access.principal, access.record, body.accesses.map(accessRequest));
           ok(ctx, { accesses: accesses.map(presentAccess) }, 'Accesses replaced');
         },
       }),
@@ -187,8 +190,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         params: schema.accessParams,
         body: schema.updateAccessBody,
         response: schema.accessSchema,
-        handle(ctx, { params, body, access }) {
-          const changed = a().accesses.update(access.principal, access.record, params.access_id, { nodeId: body.node_id, mode: body.mode, tools: body.tools });
+        async handle(ctx, { params, body, access }) {
+          const changed = await a().accesses.update(access.principal, access.record, params.access_id, { nodeId: body.node_id, mode: body.mode, tools: body.tools });
           ok(ctx, presentAccess(changed), 'Access updated');
         },
       }),
@@ -200,8 +203,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         authorize: agent,
         params: schema.accessParams,
         response: deletedSchema,
-        handle(ctx, { params, access }) {
-          a().accesses.remove(access.principal, access.record, params.access_id);
+        async handle(ctx, { params, access }) {
+          await a().accesses.remove(access.principal, access.record, params.access_id);
           ok(ctx, presentDeleted(params.access_id), 'Access removed');
         },
       }),
@@ -216,8 +219,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         params: schema.agentParams,
         body: schema.bashBody,
         response: schema.bashSchema,
-        handle(ctx, { body, access }) {
-          created(ctx, presentBashTool(a().bashTools.add(access.principal, access.record, bashRequest(body))), 'Bash tool added');
+        async handle(ctx, { body, access }) {
+          created(ctx, presentBashTool(await a().bashTools.add(access.principal, access.record, bashRequest(body))), 'Bash tool added');
         },
       }),
       route({
@@ -230,8 +233,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         params: schema.agentParams,
         body: schema.replaceBashBody,
         response: schema.bashList,
-        handle(ctx, { body, access }) {
-          const tools = a().bashTools.replace(access.principal, access.record, body.bash_tools.map(bashRequest));
+        async handle(ctx, { body, access }) {
+          const tools = await a().bashTools.replace(access.principal, access.record, body.bash_tools.map(bashRequest));
           ok(ctx, { bash_tools: tools.map(presentBashTool) }, 'Bash tools replaced');
         },
       }),
@@ -244,8 +247,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         params: schema.bashParams,
         body: schema.updateBashBody,
         response: schema.bashSchema,
-        handle(ctx, { params, body, access }) {
-          const tool = a().bashTools.update(access.principal, access.record, params.bash_id, { nodeId: body.node_id, name: body.name, mode: body.mode, limits: body.limits });
+        async handle(ctx, { params, body, access }) {
+          const tool = await a().bashTools.update(access.principal, access.record, params.bash_id, { nodeId: body.node_id, name: body.name, mode: body.mode, limits: body.limits });
           ok(ctx, presentBashTool(tool), 'Bash tool updated');
         },
       }),
@@ -257,8 +260,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         authorize: agent,
         params: schema.bashParams,
         response: deletedSchema,
-        handle(ctx, { params, access }) {
-          a().bashTools.remove(access.principal, access.record, params.bash_id);
+        async handle(ctx, { params, access }) {
+          await a().bashTools.remove(access.principal, access.record, params.bash_id);
           ok(ctx, presentDeleted(params.bash_id), 'Bash tool removed');
         },
       }),
@@ -273,9 +276,9 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         params: schema.agentParams,
         query: schema.executionsQuery,
         response: schema.executionList,
-        handle(ctx, { query, access }) {
+        async handle(ctx, { query, access }) {
           const { connection } = access.record;
-          const { items, next } = a().executions.list(connection.id, { limit: query.limit, before: query.before });
+          const { items, next } = await a().executions.list(connection.id, { limit: query.limit, before: query.before });
           const viewer = { principalId: access.principal.id, projectAdmin: access.role !== null && projectRoleAllows(access.role, MANAGE) };
           ok(ctx, { executions: items.map((e) => presentExecution(executionView(e, viewer))), next });
         },

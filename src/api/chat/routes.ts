@@ -37,8 +37,8 @@ export function chatSessionRoutes(s: { agents: Pick<AgentsService, 'agents' | 's
         status: 201,
         body: schema.createSessionBody,
         response: schema.sessionSchema,
-        handle(ctx, { body, access }) {
-          created(ctx, presentSession(sessions().create(access.principal, access.record, body.title)), 'Chat session started');
+        async handle(ctx, { body, access }) {
+          created(ctx, presentSession(await sessions().create(access.principal, access.record, body.title)), 'Chat session started');
         },
       }),
       route({
@@ -50,8 +50,8 @@ export function chatSessionRoutes(s: { agents: Pick<AgentsService, 'agents' | 's
         authorize: { checkedBy: 'the list names an agent or a project, and ChatSessions.list checks whichever is named' },
         query: schema.listSessionsQuery,
         response: schema.sessionList,
-        handle(ctx, { query }) {
-          const { items, total } = sessions().list(principalOf(ctx), { agentId: query.agent_id, projectId: query.project_id }, query);
+        async handle(ctx, { query }) {
+          const { items, total } = await sessions().list(principalOf(ctx), { agentId: query.agent_id, projectId: query.project_id }, query);
           ok(ctx, { sessions: items.map(presentSession), ...pageInfo(total, query) });
         },
       }),
@@ -76,8 +76,8 @@ export function chatSessionRoutes(s: { agents: Pick<AgentsService, 'agents' | 's
         params: schema.sessionParams,
         body: schema.renameSessionBody,
         response: schema.sessionSchema,
-        handle(ctx, { body, access }) {
-          ok(ctx, presentSession(sessions().rename(access.principal, access.record, body.title)), 'Chat session renamed');
+        async handle(ctx, { body, access }) {
+          ok(ctx, presentSession(await sessions().rename(access.principal, access.record, body.title)), 'Chat session renamed');
         },
       }),
       route({
@@ -88,8 +88,8 @@ export function chatSessionRoutes(s: { agents: Pick<AgentsService, 'agents' | 's
         authorize: session,
         params: schema.sessionParams,
         response: deletedSchema,
-        handle(ctx, { params, access }) {
-          sessions().delete(access.principal, access.record);
+        async handle(ctx, { params, access }) {
+          await sessions().delete(access.principal, access.record);
           ok(ctx, presentDeleted(params.session_id), 'Chat session deleted');
         },
       }),
@@ -102,8 +102,8 @@ export function chatSessionRoutes(s: { agents: Pick<AgentsService, 'agents' | 's
         params: schema.sessionParams,
         query: schema.messagesQuery,
         response: schema.messageList,
-        handle(ctx, { query, access }) {
-          const { items, next } = sessions().messages(access.principal, access.record, { afterSeq: query.after_seq, limit: query.limit });
+        async handle(ctx, { query, access }) {
+          const { items, next } = await sessions().messages(access.principal, access.record, { afterSeq: query.after_seq, limit: query.limit });
           ok(ctx, { messages: items.map(presentMessage), next_after_seq: next });
         },
       }),

@@ -91,8 +91,8 @@ export function mcpAgentRoutes(s: McpAgentRouteServices): RouteGroup {
         authorize: agent,
         params: schema.bindingParams,
         response: deletedSchema,
-        handle(ctx, { params, access }) {
-          ok(ctx, presentDeleted(bindings().unbind(access.principal, access.record, params.tool_id).id), 'Tool unbound from the agent');
+        async handle(ctx, { params, access }) {
+          ok(ctx, presentDeleted((await bindings().unbind(access.principal, access.record, params.tool_id)).id), 'Tool unbound from the agent');
         },
       }),
       route({
@@ -103,8 +103,8 @@ export function mcpAgentRoutes(s: McpAgentRouteServices): RouteGroup {
         authorize: agent,
         params: schema.agentParams,
         response: schema.statusSchema,
-        handle(ctx, { access }) {
-          ok(ctx, bindings().status(access.principal, access.record));
+        async handle(ctx, { access }) {
+          ok(ctx, await bindings().status(access.principal, access.record));
         },
       }),
       route({

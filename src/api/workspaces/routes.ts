@@ -35,8 +35,8 @@ export function workspaceRoutes(s: { agents: Pick<AgentsService, 'agents' | 'wor
         status: 201,
         body: schema.createBody,
         response: schema.workspaceSchema,
-        handle(ctx, { access }) {
-          ok(ctx, presentWorkspace(w().open(access.principal, access.record.connection)), 'Workspace opened', 201);
+        async handle(ctx, { access }) {
+          ok(ctx, presentWorkspace(await w().open(access.principal, access.record.connection)), 'Workspace opened', 201);
         },
       }),
       route({

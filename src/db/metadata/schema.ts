@@ -1,3 +1,4 @@
+import type { AgentsTables } from './tables/agents.ts';
 import type { AnalyticsTables } from './tables/analytics.ts';
 import type { DbConnectionsTables } from './tables/dbConnections.ts';
 import type { McpProxyTables } from './tables/mcpProxy.ts';
@@ -13,4 +14,4 @@ import type { WebhooksTables } from './tables/webhooks.ts';
  * domain adds its file here when its store moves to the metadata store; the migrations
  * (src/db/migrations/) stay the truth of the schema.
  */
-export interface MetadataSchema extends ProjectsTables, AnalyticsTables, McpProxyTables, WebhooksTables, PublishingTables, OAuthTables, DbConnectionsTables, ToolsTables {}
+export interface MetadataSchema extends ProjectsTables, AnalyticsTables, McpProxyTables, WebhooksTables, PublishingTables, OAuthTables, DbConnectionsTables, ToolsTables, AgentsTables {}

@@ -36,7 +36,7 @@ function asMcpTool(b: BoundTool): McpTool<AgentCallContext> {
         ok = true;
         return result;
       } finally {
-        c.env.bindings.recordCall(c.agent.connection.id, b.name, ok, performance.now() - started, 'mcp');
+        await c.env.bindings.recordCall(c.agent.connection.id, b.name, ok, performance.now() - started, 'mcp');
       }
     },
   };

@@ -197,5 +197,121 @@ CREATE TABLE tools (
 );
 CREATE INDEX tools_project ON tools(project_id, created_at);
 CREATE INDEX tools_node ON tools(node_id);
+
+-- Agents (src/agents/). An agent is a row of connections, not in this schema yet: agent_id has no
+-- foreign key here (on SQLite it cascades from connections); it gets one when connections moves.
+CREATE TABLE agent_accesses (
+  id TEXT PRIMARY KEY,
+  agent_id TEXT NOT NULL,
+  node_id TEXT,
+  mode TEXT NOT NULL CHECK (mode IN ('read', 'read_write')),
+  tools TEXT NOT NULL DEFAULT '[]',
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX agent_accesses_node ON agent_accesses(agent_id, coalesce(node_id, ''));
+
+CREATE TABLE agent_bash_tools (
+  id TEXT PRIMARY KEY,
+  agent_id TEXT NOT NULL,
+  node_id TEXT,
+  name TEXT NOT NULL,
+  mode TEXT NOT NULL CHECK (mode IN ('read', 'read_write')),
+  limits TEXT NOT NULL DEFAULT '{}',
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE (agent_id, name)
+);
+
+CREATE TABLE chat_sessions (
+  id TEXT PRIMARY KEY,
+  agent_id TEXT NOT NULL,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  title TEXT NOT NULL DEFAULT '',
+  created_by TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX chat_sessions_agent ON chat_sessions(agent_id, updated_at);
+CREATE INDEX chat_sessions_project ON chat_sessions(project_id, updated_at);
+
+CREATE TABLE agent_executions (
+  seq BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+  id TEXT PRIMARY KEY,
+  agent_id TEXT NOT NULL,
+  session_id TEXT REFERENCES chat_sessions(id) ON DELETE SET NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'cancelled')),
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  model TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  tool_calls TEXT NOT NULL DEFAULT '[]',
+  versions_written TEXT NOT NULL DEFAULT '[]',
+  error TEXT
+);
+CREATE INDEX agent_executions_agent ON agent_executions(agent_id, started_at, seq);
+CREATE INDEX agent_executions_session ON agent_executions(session_id);
+CREATE INDEX agent_executions_running ON agent_executions(status) WHERE status = 'running';
+
+CREATE TABLE chat_messages (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES chat_sessions(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool_call', 'tool_result')),
+  content TEXT NOT NULL,
+  execution_id TEXT REFERENCES agent_executions(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (session_id, seq)
+);
+CREATE INDEX chat_messages_execution ON chat_messages(execution_id);
+
+CREATE TABLE agent_workspaces (
+  agent_id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  base_version BIGINT NOT NULL,
+  roots TEXT NOT NULL,
+  created_by TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+
+CREATE TABLE agent_workspace_files (
+  agent_id TEXT NOT NULL REFERENCES agent_workspaces(agent_id) ON DELETE CASCADE,
+  path TEXT NOT NULL,
+  action TEXT NOT NULL CHECK (action IN ('written', 'deleted')),
+  type TEXT NOT NULL CHECK (type IN ('markdown', 'json', 'file', 'folder')),
+  content BYTEA,
+  base_version BIGINT,
+  base_node_id TEXT,
+  base_project_version BIGINT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (agent_id, path)
+);
+
+CREATE TABLE agent_tool_bindings (
+  id TEXT PRIMARY KEY,
+  agent_id TEXT NOT NULL,
+  tool_id TEXT NOT NULL REFERENCES tools(id) ON DELETE CASCADE,
+  name TEXT,
+  description TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE (agent_id, tool_id)
+);
+CREATE UNIQUE INDEX agent_tool_bindings_name ON agent_tool_bindings(agent_id, name) WHERE name IS NOT NULL;
+CREATE INDEX agent_tool_bindings_tool ON agent_tool_bindings(tool_id);
+
+CREATE TABLE agent_tool_calls (
+  seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  agent_id TEXT NOT NULL,
+  tool_name TEXT NOT NULL,
+  ok INTEGER NOT NULL,
+  duration_ms INTEGER NOT NULL,
+  surface TEXT NOT NULL CHECK (surface IN ('mcp', 'chat')),
+  at TEXT NOT NULL
+);
+CREATE INDEX agent_tool_calls_agent ON agent_tool_calls(agent_id, at);
+CREATE INDEX agent_tool_calls_at ON agent_tool_calls(at);
 `,
 };
