@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { beginImmediate, endTransaction } from '../writeTurn.ts';
+import { sqliteChanges, type MetadataChanges } from './metadataChanges.ts';
 import type { MetadataSchema } from './schema.ts';
 import { cachingStatements } from './statementCache.ts';
 
@@ -19,6 +20,8 @@ export interface MetadataStore {
    * back when it throws. `fn` must await only its own queries: the lock is held meanwhile.
    */
   transaction<T>(fn: (trx: MetadataDb) => Promise<T>): Promise<T>;
+  /** When cached rows may have changed (metadataCache.ts). */
+  readonly changes: MetadataChanges;
   close(): Promise<void>;
 }
 
@@ -55,6 +58,7 @@ export function openSqliteMetadata(file: string, options: SqliteMetadataOptions 
         endTransaction(raw, false);
         return result;
       }),
+    changes: sqliteChanges(raw),
     close: () => db.destroy(),
   };
 }

@@ -46,6 +46,18 @@ CREATE TABLE projects (
 );
 CREATE INDEX projects_org ON projects(org_id);
 
+-- Processes cache rows of these tables (db/metadata/metadataChanges.ts, CACHED_TABLES): every
+-- statement that changes one tells the listeners at commit. A table of that list moving here
+-- later gets its trigger with it.
+CREATE FUNCTION cns_metadata_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('cns_metadata_changed', TG_TABLE_NAME);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER users_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON users FOR EACH STATEMENT EXECUTE FUNCTION cns_metadata_changed();
+CREATE TRIGGER organizations_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON organizations FOR EACH STATEMENT EXECUTE FUNCTION cns_metadata_changed();
+CREATE TRIGGER projects_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON projects FOR EACH STATEMENT EXECUTE FUNCTION cns_metadata_changed();
+
 CREATE TABLE mcp_proxy_servers (
   id TEXT PRIMARY KEY,
   project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
