@@ -67,7 +67,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
     await ownership.recover(services.content.listProjects(), () => services.content.reconcileAll());
   }
   await services.sandbox.start();
-  services.syncRuntime.start();
+  await services.syncRuntime.start();
   startWebhooks(services);
 
   const handle = createApp(services).callback() as (req: IncomingMessage, res: ServerResponse) => void;
