@@ -110,7 +110,7 @@ export class SyncService {
   }
 
   /**
-   * Sets the trigger: `manual`, `interval` (with `interval_s`, scheduled in SQLite; platform and
+   * Sets the trigger: `manual`, `interval` (with `interval_s`, scheduled in the metadata store; platform and
    * url syncs), `webhook` (a new secret, answered once as `webhookSecret`) or a client mode
    * (`watch`). `interval_s` with another mode is refused rather than ignored.
    */

@@ -66,7 +66,7 @@ const OTHERS_DUE_MS = 1000;
 
 /**
  * The platform sync runtime (issue 16): the scheduler of interval syncs (the next run time in
- * SQLite, so the schedule survives restarts), a queue under a global cap on runs at once, at
+ * the metadata store, so the schedule survives restarts), a queue under a global cap on runs at once, at
  * most one run per sync at a time, and the runs themselves (runSync). A failing sync fails its
  * own run only.
  */
