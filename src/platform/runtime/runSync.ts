@@ -47,11 +47,12 @@ export const SYNC_PAGE_TRAILER = 'Cns-Sync-Page';
  * One run of a platform sync: pull page by page, each page ONE commit, then its item rows and
  * the source cursor in one metadata transaction (the two stores share no transaction: a page
  * committed before a crash is completed by the next run, see resumePage), then push the changes
- * made here since the last run. The sync writes as its key: the policy is asked
- * again before the run contacts the source, inside each page's commit and before the push, so a
- * key revoked, deleted or narrowed meanwhile stops the run at the next write (failed, its error
- * led by the policy's code). Throws nothing: what failed is in the summary (`needsReauth` set
- * when the credential is gone, for the runtime to pause the sync).
+ * made here since the last run. The sync writes as its key: the policy is asked again before the
+ * run contacts the source, inside each page's commit and before the push, so a key revoked,
+ * deleted or narrowed meanwhile stops the run at the next write (failed, its error led by the
+ * policy's code). Throws only when its run cannot be begun (the metadata store failed); what
+ * failed after is in the summary (`needsReauth` set when the credential is gone, for the runtime
+ * to pause the sync).
  */
 export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunSummary & { needsReauth: boolean }> {
   const { state, connection, connector, signal } = input;

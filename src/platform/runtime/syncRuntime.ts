@@ -194,12 +194,19 @@ export class SyncRuntime {
     return state;
   }
 
-  /** Pauses every sync of a project using `provider` (its connection was disconnected or lost its grant). */
+  /**
+   * Pauses every sync of a project using `provider` (its connection was disconnected or lost its
+   * grant). Never rejects (its callers do not wait for it): a store that fails is logged.
+   */
   async pauseProvider(projectId: string, provider: string, reason: string): Promise<void> {
-    const syncs = (await this.runs.listByProvider(projectId, provider)).filter((s) => s.status === 'active');
-    for (const s of syncs) await this.d.store.setStatus(s.sync_id, 'paused', reason);
-    if (syncs.length > 0) this.d.logger.warn({ project_id: projectId, provider, reason, syncs: syncs.length }, 'syncs paused');
-    await Promise.all(syncs.map((s) => this.cancel(s.sync_id)));
+    try {
+      const syncs = (await this.runs.listByProvider(projectId, provider)).filter((s) => s.status === 'active');
+      for (const s of syncs) await this.d.store.setStatus(s.sync_id, 'paused', reason);
+      if (syncs.length > 0) this.d.logger.warn({ project_id: projectId, provider, reason, syncs: syncs.length }, 'syncs paused');
+      await Promise.all(syncs.map((s) => this.cancel(s.sync_id)));
+    } catch (err) {
+      this.d.logger.error({ err, project_id: projectId, provider, reason }, 'pausing syncs failed');
+    }
   }
 
   /** Before a sync is deleted: its run is stopped and its item map dropped (the content stays). */
@@ -232,11 +239,17 @@ export class SyncRuntime {
       if (!a) continue;
       a.started = true;
       this.running++;
-      void this.execute(syncId, a).finally(() => {
-        this.running--;
-        this.active.delete(syncId);
-        this.pump();
-      });
+      void this.execute(syncId, a)
+        .catch(async (err: unknown) => {
+          // The run could not even be recorded (the metadata store failed): its waiters still hear of it.
+          this.d.logger.error({ err, sync_id: syncId, run_id: a.runId }, 'sync run could not be recorded');
+          a.resolve({ ...(await a.record), status: 'failed', finished_at: new Date().toISOString(), errors: JSON.stringify([runError(err)]) });
+        })
+        .finally(() => {
+          this.running--;
+          this.active.delete(syncId);
+          this.pump();
+        });
     }
   }
 
