@@ -67,7 +67,7 @@ export async function startServer(settings: Settings, logger: Logger = createLog
     // Commits that reached a repository without being indexed (a crash after a push) are indexed before serving.
     await services.content.reconcileAll();
     // After reconciling: a scheduled sync run writes through the content store.
-    services.syncRuntime.start();
+    await services.syncRuntime.start();
     // After reconciling too: commits a stop left unqueued are queued, then pending deliveries go out.
     startWebhooks(services);
   } catch (err) {

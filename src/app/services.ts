@@ -162,7 +162,7 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   const authorizer = new Authorizer({ organizations, orgMembers, projects, projectMembers });
   const connections = new AccessConnectionStore(db);
   const changelog = new Changelog(content);
-  const syncStore = new SyncStore(db);
+  const syncStore = new SyncStore(metadata);
   const folderSync = new FolderSyncService({ store: syncStore, connections, content, changelog });
   // The change bus: every acknowledged commit of the content core, whatever wrote it.
   const bus = new ChangeBus(logger);
@@ -191,7 +191,7 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   const ingest = createIngest({ settings, logger, db, content, access, writeTimeGrants, providers: agents.providers, syncConnector: connectorFor, ownership });
   const syncRuntime = new SyncRuntime({
     convert: ingest.convert,
-    db,
+    metadata,
     store: syncStore,
     connections,
     content,
@@ -245,7 +245,7 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
       urls: new UrlSyncs({ store: syncStore, connections, content, changelog, maxContentBytes: settings.maxContentBytes, allowPrivate: settings.urlFetchAllowPrivate }),
       runtime: syncRuntime,
       webhookBox: new SecretBox(signingSecret, 'sync-webhooks'),
-      deliveries: new WebhookDeliveries(db, () => settings.sync.webhookRemember),
+      deliveries: new WebhookDeliveries(metadata, () => settings.sync.webhookRemember),
       minIntervalS: () => settings.sync.minIntervalS,
     }),
     folderSync,

@@ -69,7 +69,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   // At the box's start only (recover): turns a previous run left running are marked interrupted.
   await services.agents.start();
   await services.sandbox.start();
-  services.syncRuntime.start();
+  await services.syncRuntime.start();
   startWebhooks(services);
 
   const handle = createApp(services).callback() as (req: IncomingMessage, res: ServerResponse) => void;

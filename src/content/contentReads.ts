@@ -6,6 +6,7 @@ import { BlobCache } from './blobCache.ts';
 import { ChildrenCache } from './childrenCache.ts';
 import { decodeContent } from './encoding.ts';
 import { NotFoundError, ValidationError } from '../errors/contentErrors.ts';
+import { trailerValue } from './trailers.ts';
 import { FolderSnapshots, type SnapshotPage } from './folderSnapshots.ts';
 import { Blamer, type BlameCommit } from './history/blame.ts';
 import { BlameWarmer } from './history/blameWarmer.ts';
@@ -427,6 +428,11 @@ export class ContentReads {
   /** Up to `limit` commits after project version `after`, oldest first. */
   commitsAfter(projectId: string, after: number, limit: number): CommitInfo[] {
     return this.changeIndex.commits(projectId, after, limit);
+  }
+
+  /** The value of the `key:` line a caller put in a commit's trailers (CommitOptions.trailers), read from git; null when it has none. */
+  async commitTrailer(projectId: string, commitId: string, key: string): Promise<string | null> {
+    return trailerValue((await this.repos.get(projectId).readCommit(commitId)).message, key);
   }
 
   /** Figures of the subtree at `scope` (a normalized, non-empty path): what lies inside it and the commits that touched it. */

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import { ContentReads, type ContentStoreOptions } from './contentReads.ts';
 import { assertWritableType } from './encoding.ts';
 import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../errors/contentErrors.ts';
+import { checkTrailers } from './trailers.ts';
 import { assertName, checkPlan, expectAbsent, expectInPlace, planMutations, planNodes, renamedPath, type NewNode, type NodePlan, type SeenNode } from './nodeOperations.ts';
 import { assertProjectId, isSameOrInside, joinPath, normalizePath, normalizeTargetPath } from './paths.ts';
 import type { PreparedMutation } from './mutations.ts';
@@ -206,7 +207,8 @@ export class ContentStore extends ContentReads {
         prepared.push(this.prepare(projectId, mutations[i], i));
       }
     }
-    const result = await this.writers.get(projectId).submit({ actor, message: options.message, mutations: prepared, guard: options.guard, recorded: options.recorded });
+    if (options.trailers) checkTrailers(options.trailers);
+    const result = await this.writers.get(projectId).submit({ actor, message: options.message, mutations: prepared, guard: options.guard, recorded: options.recorded, trailers: options.trailers });
     // Write-through: what was just written is what is most likely read next, and it is in hand.
     if (prepared.length <= 64) for (const m of prepared) if (m.op === 'write' && m.bytes) this.blobs.set(m.blobId, m.bytes);
     return result;

@@ -25,6 +25,7 @@ export interface NodeChange {
  * Trailer format (last paragraph of every commit this store makes):
  *
  *   Cns-Actor: <actor type> <actor id> <author text>
+ *   Cns-<Key>: <value>                             (a caller's own lines, CommitOptions.trailers)
  *   Cns-Node: <node id> <version> <type> <operation> <parent id|-> <size> <blob id|-> <path>
  *   Cns-From: <node id> <previous path>            (only for nodes that moved)
  *
@@ -39,8 +40,28 @@ export const CNS_LINE = /^Cns-/;
 /** A `Cns-Node` or `Cns-From` line, capturing the node id. */
 export const NODE_LINE = /^Cns-(?:Node|From): (\S+) /;
 
-export function formatMessage(message: string, actor: Actor, changes: NodeChange[]): string {
-  const lines = [`Cns-Actor: ${actor.type} ${oneWord(actor.id)} ${oneLine(actor.author)}`];
+/** A caller's own trailer line (CommitOptions.trailers): a `Cns-` key of its own and a one-line value. */
+const EXTRA_LINE = /^Cns-(?!Actor:|Node:|From:)[A-Z][A-Za-z-]*: [^\n]+$/;
+
+/** Throws unless every line is a trailer line a caller may add. */
+export function checkTrailers(lines: readonly string[]): void {
+  for (const l of lines) if (!EXTRA_LINE.test(l)) throw new Error(`not a trailer line a caller may add: ${JSON.stringify(l)}`);
+}
+
+/** The value of the first `key:` line of the store's trailer block of a commit message, or null. */
+export function trailerValue(full: string, key: string): string | null {
+  const text = full.replace(/\n+$/, '');
+  const block = text.slice(text.lastIndexOf('\n\n') + 2);
+  if (!block.startsWith('Cns-Actor: ')) return null;
+  for (const line of block.split('\n')) {
+    if (line.startsWith(`${key}: `)) return line.slice(key.length + 2);
+    if (line.startsWith('Cns-Node: ')) break; // the caller's lines come before the nodes'
+  }
+  return null;
+}
+
+export function formatMessage(message: string, actor: Actor, changes: NodeChange[], extra: readonly string[] = []): string {
+  const lines = [`Cns-Actor: ${actor.type} ${oneWord(actor.id)} ${oneLine(actor.author)}`, ...extra];
   for (const c of changes) {
     lines.push(
       `Cns-Node: ${c.id} ${c.version ?? 0} ${c.type} ${c.op} ${c.parentId ?? '-'} ${c.size} ${c.blobId ?? '-'} ${c.path}`,
@@ -169,8 +190,9 @@ function oneWord(s: string): string {
  * formatMessage() for commits of many thousands of nodes, as UTF-8 bytes built in pieces (one
  * 15 MB string join held the event loop): yields to the event loop between slices.
  */
-export async function formatMessageSliced(message: string, actor: Actor, changes: NodeChange[], tick: () => Promise<void>): Promise<Buffer> {
-  const parts: Buffer[] = [Buffer.from(`${cleanMessage(message)}\n\nCns-Actor: ${actor.type} ${oneWord(actor.id)} ${oneLine(actor.author)}\n`, 'utf8')];
+export async function formatMessageSliced(message: string, actor: Actor, changes: NodeChange[], tick: () => Promise<void>, extra: readonly string[] = []): Promise<Buffer> {
+  const head = [`Cns-Actor: ${actor.type} ${oneWord(actor.id)} ${oneLine(actor.author)}`, ...extra].map((l) => `${l}\n`).join('');
+  const parts: Buffer[] = [Buffer.from(`${cleanMessage(message)}\n\n${head}`, 'utf8')];
   let lines: string[] = [];
   const flush = () => {
     parts.push(Buffer.from(lines.join(''), 'utf8'));

@@ -117,6 +117,12 @@ export interface CommitOptions {
    * status and result). It must not fail: a throw fails the whole batch.
    */
   recorded?: (result: CommitResult) => void;
+  /**
+   * Lines of the caller's own in the commit's trailer block (`Cns-<Key>: <value>`), read back by
+   * ContentStore.commitTrailer: what a record kept elsewhere needs to learn from git whether this
+   * commit was made (a sync's page: src/platform/runtime/runSync.ts).
+   */
+  trailers?: string[];
 }
 
 export interface CommitResult {

@@ -5,7 +5,7 @@ import { DomainError, invalidField } from '../errors/domainError.ts';
 import type { ConnectorSpec } from '../sync/connectorSpec.ts';
 import type { FolderSyncService } from '../sync/folderSync.ts';
 import type { Sync, SyncRunRecord, SyncStateRecord } from '../sync/syncRecords.ts';
-import { assertActive } from '../sync/syncs.ts';
+import { assertActive, stateFor } from '../sync/syncs.ts';
 import type { SyncStore } from '../sync/syncStore.ts';
 import { checkConfigFields } from './connectors/configFields.ts';
 import { connectors } from './connectors/spec.ts';
@@ -40,8 +40,8 @@ export class SyncService {
     },
   ) {
     // Url syncs on an interval: the runtime's scheduler starts their refreshes.
-    deps.runtime.scheduleElsewhere('url', (syncId) =>
-      deps.urls.refresh(this.get(syncId), 'interval').catch((err: unknown) => {
+    deps.runtime.scheduleElsewhere('url', async (syncId) =>
+      deps.urls.refresh(await this.get(syncId), 'interval').catch((err: unknown) => {
         if (err instanceof RefreshFailed) return err.run; // recorded as a failed run
         throw err;
       }),
@@ -63,10 +63,10 @@ export class SyncService {
   }
 
   /** Creates the `sync` connection (its key returned once) and its state. */
-  bootstrap(input: { projectId: string; provider: string; name?: string; config: Record<string, unknown>; createdBy: string | null }): {
+  async bootstrap(input: { projectId: string; provider: string; name?: string; config: Record<string, unknown>; createdBy: string | null }): Promise<{
     sync: Sync;
     key: string;
-  } {
+  }> {
     const spec = this.specFor(input.provider);
     if (!spec) throw invalidField('provider', `unknown provider "${input.provider}"; see GET /sync/connectors`);
     const platform = this.deps.runtime.connector(spec.provider);
@@ -75,11 +75,11 @@ export class SyncService {
   }
 
   /** A platform sync: its config checked by its connector; its key's scope is the folder it fills. */
-  private bootstrapPlatform(
+  private async bootstrapPlatform(
     input: { projectId: string; provider: string; name?: string; config: Record<string, unknown>; createdBy: string | null },
     spec: ConnectorSpec,
     validate: ((config: Record<string, unknown>) => void) | undefined,
-  ): { sync: Sync; key: string } {
+  ): Promise<{ sync: Sync; key: string }> {
     checkConfigFields(spec, input.config);
     validate?.(input.config);
     const folder = syncFolder(input.config, spec.provider);
@@ -92,35 +92,34 @@ export class SyncService {
       createdBy: input.createdBy,
       config: { provider: spec.provider, ...input.config },
     });
-    const state = this.deps.store.create({ syncId: issued.connection.id, projectId: input.projectId, provider: spec.provider, triggerMode: spec.default_sync_mode });
+    const state = await stateFor(this.deps, { syncId: issued.connection.id, projectId: input.projectId, provider: spec.provider, triggerMode: spec.default_sync_mode });
     return { sync: { state, connection: issued.connection }, key: issued.key };
   }
 
-  get(syncId: string): Sync {
-    const state = this.deps.store.require(syncId);
+  async get(syncId: string): Promise<Sync> {
+    const state = await this.deps.store.require(syncId);
     const connection = this.deps.connections.find(syncId);
     if (!connection) throw new DomainError('NOT_FOUND', 'Sync not found.');
     return { state, connection };
   }
 
-  list(projectId: string): Sync[] {
-    return this.deps.store
-      .listByProject(projectId)
+  async list(projectId: string): Promise<Sync[]> {
+    return (await this.deps.store.listByProject(projectId))
       .map((state) => ({ state, connection: this.deps.connections.find(state.sync_id) }))
       .filter((s): s is Sync => s.connection !== undefined);
   }
 
   /**
-   * Sets the trigger: `manual`, `interval` (with `interval_s`, scheduled in SQLite; platform and
+   * Sets the trigger: `manual`, `interval` (with `interval_s`, scheduled in the metadata store; platform and
    * url syncs), `webhook` (a new secret, answered once as `webhookSecret`) or a client mode
    * (`watch`). `interval_s` with another mode is refused rather than ignored.
    */
-  setTrigger(sync: Sync, input: { mode: string; intervalS?: number; field: string }): { state: SyncStateRecord; webhookSecret: string | null } {
+  async setTrigger(sync: Sync, input: { mode: string; intervalS?: number; field: string }): Promise<{ state: SyncStateRecord; webhookSecret: string | null }> {
     const spec = this.specFor(sync.state.provider);
     if (!spec?.sync_modes.includes(input.mode)) throw invalidField(input.field, `must be one of: ${spec?.sync_modes.join(', ') ?? 'none'}`);
     if (input.mode !== 'interval' && input.intervalS !== undefined) throw invalidField('interval_s', 'is only for mode interval');
     // Client modes (a folder sync's `watch`) are the client's to keep; the server schedules the rest.
-    if (!this.isPlatform(sync) && sync.state.provider !== 'url') return { state: this.deps.store.setTriggerMode(sync.state.sync_id, input.mode), webhookSecret: null };
+    if (!this.isPlatform(sync) && sync.state.provider !== 'url') return { state: await this.deps.store.setTriggerMode(sync.state.sync_id, input.mode), webhookSecret: null };
     if (input.mode === 'interval') {
       const min = this.deps.minIntervalS();
       if (input.intervalS === undefined) throw invalidField('interval_s', 'is required with mode interval');
@@ -132,7 +131,7 @@ export class SyncService {
       secret = randomBytes(24).toString('base64url');
       sealed = this.deps.webhookBox.seal(secret, sync.state.sync_id);
     }
-    const state = this.deps.runtime.schedule(sync.state.sync_id, input.mode, input.intervalS ?? null, sealed);
+    const state = await this.deps.runtime.schedule(sync.state.sync_id, input.mode, input.intervalS ?? null, sealed);
     return { state, webhookSecret: secret };
   }
 
@@ -142,7 +141,7 @@ export class SyncService {
   }
 
   /** A run of a platform sync now, or the one already queued or running. */
-  runPlatform(sync: Sync, trigger: 'manual' | 'webhook'): RunHandle {
+  async runPlatform(sync: Sync, trigger: 'manual' | 'webhook'): Promise<RunHandle> {
     assertActive(sync);
     return this.deps.runtime.runNow(sync.state.sync_id, trigger);
   }
@@ -153,8 +152,8 @@ export class SyncService {
    * is answered). A delivery already accepted (the same `deliveryId`, or the same body and
    * signature under another id) is a duplicate: no run, the first delivery's run answered.
    */
-  webhook(syncId: string, body: Buffer, signature: string | undefined, deliveryId: string | null): { duplicate: boolean; run: SyncRunRecord | null } {
-    const state = this.deps.store.find(syncId);
+  async webhook(syncId: string, body: Buffer, signature: string | undefined, deliveryId: string | null): Promise<{ duplicate: boolean; run: SyncRunRecord | null }> {
+    const state = await this.deps.store.find(syncId);
     if (!state || !state.webhook_secret || state.trigger_mode !== 'webhook') throw new DomainError('NOT_FOUND', 'No webhook here.');
     const secret = this.deps.webhookBox.open(state.webhook_secret, syncId);
     const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
@@ -162,26 +161,26 @@ export class SyncService {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw new DomainError('UNAUTHORIZED', 'The webhook signature (X-Hub-Signature-256) does not match this sync\'s secret.');
     }
-    const sync = this.get(syncId);
+    const sync = await this.get(syncId);
     assertActive(sync);
     const digest = WebhookDeliveries.digest(body, signature!);
-    const claim = this.deps.deliveries.claim(syncId, deliveryId, digest);
-    if (claim.duplicate) return { duplicate: true, run: claim.runId ? (this.deps.store.findRun(claim.runId) ?? null) : null };
+    const claim = await this.deps.deliveries.claim(syncId, deliveryId, digest);
+    if (claim.duplicate) return { duplicate: true, run: claim.runId ? ((await this.deps.store.findRun(claim.runId)) ?? null) : null };
     let handle: RunHandle;
     try {
-      handle = this.runPlatform(sync, 'webhook');
+      handle = await this.runPlatform(sync, 'webhook');
     } catch (err) {
-      this.deps.deliveries.release(syncId, digest);
+      await this.deps.deliveries.release(syncId, digest);
       throw err;
     }
-    this.deps.deliveries.attachRun(syncId, digest, handle.run.id);
+    await this.deps.deliveries.attachRun(syncId, digest, handle.run.id);
     return { duplicate: false, run: handle.run };
   }
 
   /** Deleting a sync stops its run and deletes its connection: its key stops working at once. Content stays. */
   async delete(sync: Sync): Promise<void> {
     await this.deps.runtime.forget(sync.state.sync_id);
-    this.deps.store.delete(sync.state.sync_id);
+    await this.deps.store.delete(sync.state.sync_id);
     this.deps.connections.delete(sync.state.sync_id);
   }
 

@@ -6,7 +6,7 @@ import { checkStringFields, type ConnectorSpec } from './connectorSpec.ts';
 import { currentEntries, pullSet, type PullEntry } from './pullSet.ts';
 import { mutationsFor, type PushOp } from './pushOps.ts';
 import type { Sync, SyncRunRecord, SyncStateRecord } from './syncRecords.ts';
-import { actorOfSync, assertActive } from './syncs.ts';
+import { actorOfSync, assertActive, stateFor } from './syncs.ts';
 import type { SyncStore } from './syncStore.ts';
 
 /** The folder sync of `cns sync DIR`: the client pushes and pulls, the server keeps the cursor. */
@@ -55,7 +55,7 @@ export class FolderSyncService {
   constructor(
     private readonly deps: {
       store: SyncStore;
-      connections: Pick<AccessConnectionStore, 'createConnection'>;
+      connections: Pick<AccessConnectionStore, 'createConnection' | 'delete'>;
       content: ContentStore;
       changelog: Changelog;
     },
@@ -66,7 +66,7 @@ export class FolderSyncService {
    * and its state. Its name (the author of its versions, `agent:<name>`) is the one given, else
    * `folder <host>`; the client's local path is never kept (`config.folder` of older clients).
    */
-  create(input: { projectId: string; name?: string; config: Record<string, unknown>; createdBy: string | null }): { sync: Sync; key: string } {
+  async create(input: { projectId: string; name?: string; config: Record<string, unknown>; createdBy: string | null }): Promise<{ sync: Sync; key: string }> {
     checkStringFields(folderConnector, input.config);
     const { folder: _localPath, ...config } = input.config;
     const issued = this.deps.connections.createConnection({
@@ -78,7 +78,7 @@ export class FolderSyncService {
       createdBy: input.createdBy,
       config: { provider: folderConnector.provider, ...config },
     });
-    const state = this.deps.store.create({
+    const state = await stateFor(this.deps, {
       syncId: issued.connection.id,
       projectId: input.projectId,
       provider: folderConnector.provider,
@@ -102,11 +102,11 @@ export class FolderSyncService {
     const until = q.until ?? changelog.latest(projectId);
     if (q.ids) {
       if (!q.runId) throw invalidField('run_id', 'is required with ids');
-      const run = store.openRun(sync.state.sync_id, q.runId);
+      const run = await store.openRun(sync.state.sync_id, q.runId);
       const entries = currentEntries(content, projectId, sync.connection.scope_path, q.ids.slice(0, q.limit));
       return { runId: run.id, cursor: until, entries: await this.withBodies(projectId, entries), hasMore: false, nextAfter: null };
     }
-    const run = q.runId ? store.openRun(sync.state.sync_id, q.runId) : store.startRun(sync.state, 'client', q.cursor);
+    const run = q.runId ? await store.openRun(sync.state.sync_id, q.runId) : await store.startRun(sync.state, 'client', q.cursor);
     const all = this.pullSetOf(run.id, () => pullSet(content, changelog, projectId, sync.connection.scope_path, q.cursor, until), `${q.cursor}:${until}`);
     const start = q.after ? all.findIndex((e) => e.nodeId > q.after!) : 0;
     const rest = start < 0 ? [] : all.slice(start);
@@ -162,7 +162,7 @@ export class FolderSyncService {
     assertActive(sync);
     const { content, store } = this.deps;
     const projectId = sync.state.project_id;
-    const run = options.runId ? store.openRun(sync.state.sync_id, options.runId) : null;
+    const run = options.runId ? await store.openRun(sync.state.sync_id, options.runId) : null;
     const mutations = mutationsFor(content, projectId, ops);
     let projectVersion: number | null = null;
     let changed = false;
@@ -173,7 +173,7 @@ export class FolderSyncService {
       projectVersion = r.projectVersion;
       changed = r.changed;
     }
-    if (run) store.countUp(run.id, ops.length);
+    if (run) await store.countUp(run.id, ops.length);
     const files = ops.map((op) => {
       if (op.action === 'delete') return { action: op.action, path: op.path, deleted: true };
       const n = content.findByPath(projectId, op.path);
@@ -183,16 +183,16 @@ export class FolderSyncService {
   }
 
   /** The client applied everything up to `cursor`; closes the run when one is named. */
-  ack(sync: Sync, input: { cursor: number; runId?: string; filesDown?: number; conflicts?: string[]; errors?: string[] }): { state: SyncStateRecord; run: SyncRunRecord | null } {
+  async ack(sync: Sync, input: { cursor: number; runId?: string; filesDown?: number; conflicts?: string[]; errors?: string[] }): Promise<{ state: SyncStateRecord; run: SyncRunRecord | null }> {
     const { store, changelog } = this.deps;
     // A cursor names a commit the client pulled: one beyond the project's last commit is a client bug.
     const latest = changelog.latest(sync.state.project_id);
     if (input.cursor > latest) throw invalidField('cursor', `is beyond the project's last commit (${latest})`);
-    const state = store.ack(sync.state.sync_id, input.cursor);
+    const state = await store.ack(sync.state.sync_id, input.cursor);
     let run: SyncRunRecord | null = null;
     if (input.runId) {
-      store.openRun(sync.state.sync_id, input.runId);
-      run = store.finishRun(input.runId, { filesDown: input.filesDown, conflicts: input.conflicts, errors: input.errors, cursorTo: input.cursor });
+      await store.openRun(sync.state.sync_id, input.runId);
+      run = await store.finishRun(input.runId, { filesDown: input.filesDown, conflicts: input.conflicts, errors: input.errors, cursorTo: input.cursor });
     }
     return { state, run };
   }

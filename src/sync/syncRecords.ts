@@ -28,6 +28,8 @@ export interface SyncStateRecord {
   pause_reason: string | null;
   /** Webhook mode: the secret, sealed (never shown again after it was set). */
   webhook_secret: string | null;
+  /** Platform syncs: a page committed whose items and cursor are not stored yet (JSON; runSync.ts replays it). */
+  pending_page: string | null;
 }
 
 export interface SyncRunRecord {

@@ -1,5 +1,5 @@
 import { newId, nowIso } from '../util/ids.ts';
-import type { Db } from '../db/database.ts';
+import type { MetadataDb, MetadataStore } from '../db/metadata/metadataStore.ts';
 import { DomainError } from '../errors/domainError.ts';
 import type { RunStatus, SyncRunRecord, SyncStateRecord, SyncStatus } from './syncRecords.ts';
 
@@ -13,11 +13,11 @@ export interface RunSummary {
 /** Run records kept per sync: a watching client records a run per cycle, so old ones are dropped. */
 const KEEP_RUNS = 500;
 
-/** Sync states and run records (the connection itself lives in the AccessConnectionStore). */
+/** Sync states and run records, on the metadata store (the connection itself lives in the AccessConnectionStore). */
 export class SyncStore {
   private readonly finishedListeners = new Set<(run: SyncRunRecord) => void>();
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly metadata: MetadataStore) {}
 
   /** Told about every run that finished, of any kind of sync (outgoing webhooks); returns the removal. */
   onRunFinished(fn: (run: SyncRunRecord) => void): () => void {
@@ -37,7 +37,7 @@ export class SyncStore {
     return run;
   }
 
-  create(input: { syncId: string; projectId: string; provider: string; triggerMode: string }): SyncStateRecord {
+  async create(input: { syncId: string; projectId: string; provider: string; triggerMode: string }): Promise<SyncStateRecord> {
     const now = nowIso();
     const row: SyncStateRecord = {
       sync_id: input.syncId,
@@ -55,144 +55,164 @@ export class SyncStore {
       local_cursor: null,
       pause_reason: null,
       webhook_secret: null,
+      pending_page: null,
     };
-    this.db
-      .prepare(
-        `INSERT INTO sync_states (sync_id, project_id, provider, trigger_mode, status, acked_cursor, last_run_at, created_at, updated_at)
-         VALUES (@sync_id, @project_id, @provider, @trigger_mode, @status, @acked_cursor, @last_run_at, @created_at, @updated_at)`,
-      )
-      .run(row);
+    await this.metadata.db.insertInto('sync_states').values(row).execute();
     return row;
   }
 
-  find(syncId: string): SyncStateRecord | undefined {
-    return this.db.prepare('SELECT * FROM sync_states WHERE sync_id = ?').get(syncId) as SyncStateRecord | undefined;
+  async find(syncId: string): Promise<SyncStateRecord | undefined> {
+    return this.metadata.db.selectFrom('sync_states').selectAll().where('sync_id', '=', syncId).executeTakeFirst();
   }
 
-  require(syncId: string): SyncStateRecord {
-    const s = this.find(syncId);
+  async require(syncId: string): Promise<SyncStateRecord> {
+    const s = await this.find(syncId);
     if (!s) throw new DomainError('NOT_FOUND', 'Sync not found.');
     return s;
   }
 
-  listByProject(projectId: string): SyncStateRecord[] {
-    return this.db.prepare('SELECT * FROM sync_states WHERE project_id = ? ORDER BY created_at, sync_id').all(projectId) as SyncStateRecord[];
+  async listByProject(projectId: string): Promise<SyncStateRecord[]> {
+    return this.metadata.db.selectFrom('sync_states').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('sync_id').execute();
   }
 
   /** Pausing records why (`user` unless said); resuming clears it. */
-  setStatus(syncId: string, status: SyncStatus, reason: string | null = status === 'paused' ? 'user' : null): SyncStateRecord {
-    this.db.prepare('UPDATE sync_states SET status = ?, pause_reason = ?, updated_at = ? WHERE sync_id = ?').run(status, reason, nowIso(), syncId);
+  async setStatus(syncId: string, status: SyncStatus, reason: string | null = status === 'paused' ? 'user' : null): Promise<SyncStateRecord> {
+    await this.metadata.db.updateTable('sync_states').set({ status, pause_reason: reason, updated_at: nowIso() }).where('sync_id', '=', syncId).execute();
     return this.require(syncId);
   }
 
-  setTriggerMode(syncId: string, mode: string): SyncStateRecord {
-    this.db.prepare('UPDATE sync_states SET trigger_mode = ?, updated_at = ? WHERE sync_id = ?').run(mode, nowIso(), syncId);
+  async setTriggerMode(syncId: string, mode: string): Promise<SyncStateRecord> {
+    await this.metadata.db.updateTable('sync_states').set({ trigger_mode: mode, updated_at: nowIso() }).where('sync_id', '=', syncId).execute();
     return this.require(syncId);
   }
 
-  /** Only moves forward: a late or repeated ack never rewinds what the client confirmed. */
-  ack(syncId: string, cursor: number): SyncStateRecord {
-    this.db
-      .prepare('UPDATE sync_states SET acked_cursor = MAX(acked_cursor, ?), updated_at = ? WHERE sync_id = ?')
-      .run(cursor, nowIso(), syncId);
+  /** Only moves forward: a late or repeated ack never rewinds what the client confirmed (one statement: no lost update). */
+  async ack(syncId: string, cursor: number): Promise<SyncStateRecord> {
+    await this.metadata.db
+      .updateTable('sync_states')
+      .set((eb) => ({
+        acked_cursor: eb.case().when('acked_cursor', '<', cursor).then(cursor).else(eb.ref('acked_cursor')).end(),
+        updated_at: nowIso(),
+      }))
+      .where('sync_id', '=', syncId)
+      .execute();
     return this.require(syncId);
   }
 
   // ------------------------------------------------------------ runs
 
   /** Opens a run; a run of the same sync still open is marked interrupted (its client went away). */
-  startRun(sync: SyncStateRecord, trigger: string, cursorFrom: number | null): SyncRunRecord {
-    const now = nowIso();
-    this.db
-      .prepare(`UPDATE sync_runs SET status = 'interrupted', finished_at = ? WHERE sync_id = ? AND status = 'running'`)
-      .run(now, sync.sync_id);
-    return this.insertRun(sync, { trigger, status: 'running', cursorFrom, cursorBefore: null });
+  async startRun(sync: SyncStateRecord, trigger: string, cursorFrom: number | null): Promise<SyncRunRecord> {
+    return this.metadata.transaction(async (trx) => {
+      await trx.updateTable('sync_runs').set({ status: 'interrupted', finished_at: nowIso() }).where('sync_id', '=', sync.sync_id).where('status', '=', 'running').execute();
+      return insertRunIn(trx, sync, { trigger, status: 'running', cursorFrom, cursorBefore: null });
+    });
   }
 
   /** A run record of the sync (the newest KEEP_RUNS of a sync are kept); platform runs are queued through it too. */
-  insertRun(sync: SyncStateRecord, r: { trigger: string; status: RunStatus; cursorFrom: number | null; cursorBefore: string | null }): SyncRunRecord {
-    const now = nowIso();
-    const run: SyncRunRecord = {
-      id: newId('run'),
-      sync_id: sync.sync_id,
-      project_id: sync.project_id,
-      trigger: r.trigger,
-      status: r.status,
-      started_at: now,
-      finished_at: null,
-      cursor_from: r.cursorFrom,
-      cursor_to: null,
-      files_up: 0,
-      files_down: 0,
-      conflicts: '[]',
-      errors: '[]',
-      pulled_created: 0,
-      pulled_updated: 0,
-      pulled_deleted: 0,
-      cursor_before: r.cursorBefore,
-      cursor_after: null,
-      http_calls: 0,
-      rate_limited_ms: 0,
-    };
-    this.db
-      .prepare(
-        `INSERT INTO sync_runs (id, sync_id, project_id, trigger, status, started_at, finished_at, cursor_from, cursor_to, files_up, files_down, conflicts, errors, cursor_before)
-         VALUES (@id, @sync_id, @project_id, @trigger, @status, @started_at, @finished_at, @cursor_from, @cursor_to, @files_up, @files_down, @conflicts, @errors, @cursor_before)`,
-      )
-      .run(run);
-    this.db.prepare('UPDATE sync_states SET last_run_at = ? WHERE sync_id = ?').run(now, sync.sync_id);
-    this.db
-      .prepare(
-        `DELETE FROM sync_runs WHERE sync_id = ? AND id NOT IN (SELECT id FROM sync_runs WHERE sync_id = ? ORDER BY started_at DESC, id DESC LIMIT ?)`,
-      )
-      .run(sync.sync_id, sync.sync_id, KEEP_RUNS);
-    return run;
+  async insertRun(sync: SyncStateRecord, r: { trigger: string; status: RunStatus; cursorFrom: number | null; cursorBefore: string | null }): Promise<SyncRunRecord> {
+    return this.metadata.transaction((trx) => insertRunIn(trx, sync, r));
   }
 
   /** The newest run of a sync, if any. */
-  lastRun(syncId: string): SyncRunRecord | undefined {
-    return this.db.prepare('SELECT * FROM sync_runs WHERE sync_id = ? ORDER BY started_at DESC, id DESC LIMIT 1').get(syncId) as SyncRunRecord | undefined;
+  async lastRun(syncId: string): Promise<SyncRunRecord | undefined> {
+    return this.metadata.db.selectFrom('sync_runs').selectAll().where('sync_id', '=', syncId).orderBy('started_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
   }
 
-  findRun(runId: string): SyncRunRecord | undefined {
-    return this.db.prepare('SELECT * FROM sync_runs WHERE id = ?').get(runId) as SyncRunRecord | undefined;
+  async findRun(runId: string): Promise<SyncRunRecord | undefined> {
+    return this.metadata.db.selectFrom('sync_runs').selectAll().where('id', '=', runId).executeTakeFirst();
   }
 
   /** The open run `runId` of `syncId`; a finished or foreign run is a conflict, an unknown one not found. */
-  openRun(syncId: string, runId: string): SyncRunRecord {
-    const run = this.findRun(runId);
+  async openRun(syncId: string, runId: string): Promise<SyncRunRecord> {
+    const run = await this.findRun(runId);
     if (!run || run.sync_id !== syncId) throw new DomainError('NOT_FOUND', 'Run not found.');
     if (run.status !== 'running') throw new DomainError('CONFLICT', `Run ${runId} is already ${run.status}; start a new one.`);
     return run;
   }
 
-  listRuns(syncId: string, page: { limit: number; offset: number }): { items: SyncRunRecord[]; total: number } {
-    const items = this.db
-      .prepare('SELECT * FROM sync_runs WHERE sync_id = ? ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?')
-      .all(syncId, page.limit, page.offset) as SyncRunRecord[];
-    const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM sync_runs WHERE sync_id = ?').get(syncId) as { n: number };
-    return { items, total: n };
+  async listRuns(syncId: string, page: { limit: number; offset: number }): Promise<{ items: SyncRunRecord[]; total: number }> {
+    const of = () => this.metadata.db.selectFrom('sync_runs').where('sync_id', '=', syncId);
+    const items = await of().selectAll().orderBy('started_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+    const { n } = await of()
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return { items, total: Number(n) };
   }
 
-  countUp(runId: string, files: number): void {
-    this.db.prepare('UPDATE sync_runs SET files_up = files_up + ? WHERE id = ?').run(files, runId);
+  /** One statement: counts of two pushes at once both land. */
+  async countUp(runId: string, files: number): Promise<void> {
+    await this.metadata.db
+      .updateTable('sync_runs')
+      .set((eb) => ({ files_up: eb('files_up', '+', files) }))
+      .where('id', '=', runId)
+      .execute();
   }
 
-  finishRun(runId: string, summary: RunSummary): SyncRunRecord {
+  async finishRun(runId: string, summary: RunSummary): Promise<SyncRunRecord> {
     const errors = summary.errors ?? [];
     const status: RunStatus = errors.length > 0 ? 'failed' : 'succeeded';
-    this.db
-      .prepare(
-        `UPDATE sync_runs SET status = ?, finished_at = ?, files_down = files_down + ?, conflicts = ?, errors = ?, cursor_to = ? WHERE id = ?`,
-      )
-      .run(status, nowIso(), summary.filesDown ?? 0, JSON.stringify(summary.conflicts ?? []), JSON.stringify(errors), summary.cursorTo ?? null, runId);
-    return this.runFinished(this.findRun(runId)!);
+    await this.metadata.db
+      .updateTable('sync_runs')
+      .set((eb) => ({
+        status,
+        finished_at: nowIso(),
+        files_down: eb('files_down', '+', summary.filesDown ?? 0),
+        conflicts: JSON.stringify(summary.conflicts ?? []),
+        errors: JSON.stringify(errors),
+        cursor_to: summary.cursorTo ?? null,
+      }))
+      .where('id', '=', runId)
+      .execute();
+    return this.runFinished((await this.findRun(runId))!);
   }
 
-  /** Removes the state, runs and item map; the caller deletes the connection (which revokes the key). */
-  delete(syncId: string): void {
-    this.db.prepare('DELETE FROM sync_items WHERE sync_id = ?').run(syncId);
-    this.db.prepare('DELETE FROM sync_runs WHERE sync_id = ?').run(syncId);
-    this.db.prepare('DELETE FROM sync_states WHERE sync_id = ?').run(syncId);
+  /** Removes the state, runs, item map and webhook deliveries; the caller deletes the connection (which revokes the key). */
+  async delete(syncId: string): Promise<void> {
+    await this.metadata.transaction(async (trx) => {
+      await trx.deleteFrom('sync_items').where('sync_id', '=', syncId).execute();
+      await trx.deleteFrom('sync_webhook_deliveries').where('sync_id', '=', syncId).execute();
+      await trx.deleteFrom('sync_runs').where('sync_id', '=', syncId).execute();
+      await trx.deleteFrom('sync_states').where('sync_id', '=', syncId).execute();
+    });
   }
+}
+
+/** Inserts a run, notes it on the sync and drops the sync's runs beyond the newest KEEP_RUNS. */
+async function insertRunIn(
+  trx: MetadataDb,
+  sync: SyncStateRecord,
+  r: { trigger: string; status: RunStatus; cursorFrom: number | null; cursorBefore: string | null },
+): Promise<SyncRunRecord> {
+  const now = nowIso();
+  const run: SyncRunRecord = {
+    id: newId('run'),
+    sync_id: sync.sync_id,
+    project_id: sync.project_id,
+    trigger: r.trigger,
+    status: r.status,
+    started_at: now,
+    finished_at: null,
+    cursor_from: r.cursorFrom,
+    cursor_to: null,
+    files_up: 0,
+    files_down: 0,
+    conflicts: '[]',
+    errors: '[]',
+    pulled_created: 0,
+    pulled_updated: 0,
+    pulled_deleted: 0,
+    cursor_before: r.cursorBefore,
+    cursor_after: null,
+    http_calls: 0,
+    rate_limited_ms: 0,
+  };
+  await trx.insertInto('sync_runs').values(run).execute();
+  await trx.updateTable('sync_states').set({ last_run_at: now }).where('sync_id', '=', sync.sync_id).execute();
+  await trx
+    .deleteFrom('sync_runs')
+    .where('sync_id', '=', sync.sync_id)
+    .where('id', 'not in', trx.selectFrom('sync_runs').select('id').where('sync_id', '=', sync.sync_id).orderBy('started_at', 'desc').orderBy('id', 'desc').limit(KEEP_RUNS))
+    .execute();
+  return run;
 }

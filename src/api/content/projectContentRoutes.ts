@@ -35,12 +35,12 @@ export function projectContentRoutes(s: ProjectContentDeps): RouteGroup {
       authorize: { project: ({ params }) => params.projectId },
       params: projectParams,
       response: dashboardAnswer,
-      handle(ctx, { params: { projectId }, access }) {
+      async handle(ctx, { params: { projectId }, access }) {
         // A key scoped to a subtree sees the figures of that subtree only, as in the changelog.
         const scoped = access.scope !== '';
+        const syncs = (await s.syncs.list(projectId)).filter((x) => !scoped || pathInScope(access.scope, x.connection.scope_path));
         const stats = scoped ? scopedStats.stats(projectId, access.scope) : s.content.stats(projectId);
         const projectVersion = s.content.projectVersion(projectId);
-        const syncs = s.syncs.list(projectId).filter((x) => !scoped || pathInScope(access.scope, x.connection.scope_path));
         ok(ctx, {
           project: { id: access.project.id, name: access.project.name, org_id: access.project.org_id },
           nodes: { ...stats.nodesByType, total: Object.values(stats.nodesByType).reduce((a, b) => a + b, 0) },

@@ -58,8 +58,8 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
   const syncById = { resource: ({ params }: { params: { syncId: string } }) => s.syncStore.find(params.syncId), name: 'Sync' };
   /** A run's sync: an unknown run is "Run not found."; a run of a sync the caller cannot see is "Sync not found.", as the sync is. */
   const runSync = {
-    resource: ({ params }: { params: { runId: string } }) => {
-      const run = s.syncStore.findRun(params.runId);
+    resource: async ({ params }: { params: { runId: string } }) => {
+      const run = await s.syncStore.findRun(params.runId);
       if (!run) throw notFound('Run');
       return s.syncStore.find(run.sync_id);
     },
@@ -69,9 +69,9 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
    * The sync the route's check found, as this caller may act on it: a key reaches only its own
    * sync (another sync is not found to it), and with `ownKeyOnly` only that key may act.
    */
-  function syncOf({ principal, record }: ProjectAccess & { record: SyncStateRecord }, ownKeyOnly: boolean | 'orOwner' = false): Sync {
+  async function syncOf({ principal, record }: ProjectAccess & { record: SyncStateRecord }, ownKeyOnly: boolean | 'orOwner' = false): Promise<Sync> {
     if (principal.kind === 'key' && principal.connection.id !== record.sync_id) throw notFound('Sync');
-    const sync = s.syncs.get(record.sync_id);
+    const sync = await s.syncs.get(record.sync_id);
     // Reading (pull-files) is also open to the user who made the sync, with their own token (PuppyOne's clients pull so); writes stay the key's.
     const owner = ownKeyOnly === 'orOwner' && principal.kind === 'user' && sync.connection.created_by === principal.id;
     if (ownKeyOnly && principal.kind !== 'key' && !owner) {
@@ -130,10 +130,10 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         authorize: { project: ({ query }) => query.project_id },
         query: schema.projectQuery,
         response: schema.syncStatus,
-        handle(ctx, { query: { project_id } }) {
-          const syncs = s.syncs.list(project_id);
+        async handle(ctx, { query: { project_id } }) {
+          const syncs = await s.syncs.list(project_id);
           const last = syncs.map((x) => x.state.last_run_at).filter((t): t is string => t !== null).sort().pop() ?? null;
-          const lastRuns = syncs.map((x) => s.syncStore.lastRun(x.state.sync_id) ?? null);
+          const lastRuns = await Promise.all(syncs.map(async (x) => (await s.syncStore.lastRun(x.state.sync_id)) ?? null));
           ok(ctx, {
             project_id,
             project_version: s.changelog.latest(project_id),
@@ -169,8 +169,8 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         authorize: { project: ({ query }) => query.project_id },
         query: schema.projectQuery,
         response: schema.syncList,
-        handle(ctx, { query, access: { principal } }) {
-          const visible = s.syncs.list(query.project_id).filter((x) => principal.kind === 'user' || x.state.sync_id === principal.id);
+        async handle(ctx, { query, access: { principal } }) {
+          const visible = (await s.syncs.list(query.project_id)).filter((x) => principal.kind === 'user' || x.state.sync_id === principal.id);
           ok(ctx, { syncs: visible.map((x) => present(x.state, x.connection)), total: visible.length });
         },
       }),
@@ -184,9 +184,9 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         status: 201,
         body: schema.bootstrapBody,
         response: schema.syncWithKey,
-        handle(ctx, { body, access }) {
+        async handle(ctx, { body, access }) {
           const principal = s.authorizer.requireUser(access.principal);
-          const { sync, key } = s.syncs.bootstrap({
+          const { sync, key } = await s.syncs.bootstrap({
             projectId: access.project.id,
             provider: body.provider,
             name: body.name,
@@ -208,11 +208,11 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         response: z.object({ run: schema.runSchema }),
         alsoStatus: 202,
         async handle(ctx, { access }) {
-          const sync = syncOf(access);
+          const sync = await syncOf(access);
           if (s.syncs.isPlatform(sync)) {
-            const handle = s.syncs.runPlatform(sync, 'manual');
+            const handle = await s.syncs.runPlatform(sync, 'manual');
             const done = await settled(handle, REFRESH_WAIT_MS);
-            const run = done ?? s.syncStore.findRun(handle.run.id);
+            const run = done ?? (await s.syncStore.findRun(handle.run.id));
             // Deleting the sync's connection (DELETE /connections/{id}) deletes the sync and its runs, even during a run.
             if (!run) throw notFound('Sync');
             if (!done) return ok(ctx, { run: presentRun(run) }, 'Running; poll the run', 202);
@@ -241,7 +241,7 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
           params: schema.syncParams,
           response: schema.syncSchema,
           async handle(ctx, { access }) {
-            const sync = syncOf(access);
+            const sync = await syncOf(access);
             const state = await s.syncs.setPaused(sync, verb === 'pause');
             ok(ctx, present(state, sync.connection), verb === 'pause' ? 'Paused' : 'Resumed');
           },
@@ -258,10 +258,10 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         params: schema.syncParams,
         body: schema.triggerBody,
         response: schema.triggerResult,
-        handle(ctx, { body, access }) {
-          const sync = syncOf(access);
+        async handle(ctx, { body, access }) {
+          const sync = await syncOf(access);
           const mode = (body.mode ?? body.trigger_mode)!;
-          const { state, webhookSecret } = s.syncs.setTrigger(sync, { mode, intervalS: body.interval_s, field: body.mode !== undefined ? 'mode' : 'trigger_mode' });
+          const { state, webhookSecret } = await s.syncs.setTrigger(sync, { mode, intervalS: body.interval_s, field: body.mode !== undefined ? 'mode' : 'trigger_mode' });
           ok(ctx, { ...present(state, sync.connection), ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) }, 'Trigger updated');
         },
       }),
@@ -274,7 +274,7 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         params: schema.syncParams,
         response: deletedSchema,
         async handle(ctx, { access }) {
-          const sync = syncOf(access);
+          const sync = await syncOf(access);
           await s.syncs.delete(sync);
           ok(ctx, presentDeleted(sync.state.sync_id), 'Sync deleted; its key no longer works');
         },
@@ -296,7 +296,7 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
             throw validationError('X-GitHub-Delivery is too long.', [{ field: 'X-GitHub-Delivery', message: `must be at most ${MAX_DELIVERY_ID} characters` }]);
           }
           const body = await readRaw(ctx.req, WEBHOOK_MAX_BYTES);
-          const { duplicate, run } = s.syncs.webhook(params.syncId, body, ctx.get('x-hub-signature-256') || undefined, deliveryId);
+          const { duplicate, run } = await s.syncs.webhook(params.syncId, body, ctx.get('x-hub-signature-256') || undefined, deliveryId);
           if (duplicate) return ok(ctx, { duplicate, run: run && presentRun(run) }, 'Duplicate delivery: already received, no run started');
           ok(ctx, { duplicate, run: run && presentRun(run) }, 'Run started', 202);
         },
@@ -310,9 +310,9 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         params: schema.syncParams,
         query: schema.runsQuery,
         response: schema.runList,
-        handle(ctx, { query, access }) {
-          const sync = syncOf(access);
-          const { items, total } = s.syncStore.listRuns(sync.state.sync_id, query);
+        async handle(ctx, { query, access }) {
+          const sync = await syncOf(access);
+          const { items, total } = await s.syncStore.listRuns(sync.state.sync_id, query);
           ok(ctx, { runs: items.map(presentRun), ...pageInfo(total, query) });
         },
       }),
@@ -324,9 +324,9 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         authorize: runSync,
         params: schema.runParams,
         response: schema.runSchema,
-        handle(ctx, { params, access }) {
-          syncOf(access);
-          ok(ctx, presentRun(s.syncStore.findRun(params.runId)!));
+        async handle(ctx, { params, access }) {
+          await syncOf(access);
+          ok(ctx, presentRun((await s.syncStore.findRun(params.runId))!));
         },
       }),
       route({
@@ -341,7 +341,7 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         body: schema.pushBody,
         response: schema.pushResult,
         async handle(ctx, { body, access }) {
-          const sync = syncOf(access, true);
+          const sync = await syncOf(access, true);
           const grant = grantOf(access, manage);
           if ('external_resource_id' in body) {
             // PuppyOne's push of one file: a write at its path below the sync's scope.
@@ -370,7 +370,7 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         query: schema.pullQuery,
         response: schema.pullPage,
         async handle(ctx, { query: q, access }) {
-          const sync = syncOf(access, 'orOwner');
+          const sync = await syncOf(access, 'orOwner');
           const page = await s.folderSync.pull(sync, { cursor: q.cursor, until: q.until, after: q.after, limit: q.limit, runId: q.run_id, withContent: q.content, ids: q.ids });
           ok(ctx, {
             run_id: page.runId,
@@ -393,9 +393,9 @@ export function syncRoutes(s: SyncRouteDeps): RouteGroup {
         params: schema.syncParams,
         body: schema.ackBody,
         response: schema.ackResult,
-        handle(ctx, { body, access }) {
-          const sync = syncOf(access, true);
-          const { state, run } = s.folderSync.ack(sync, {
+        async handle(ctx, { body, access }) {
+          const sync = await syncOf(access, true);
+          const { state, run } = await s.folderSync.ack(sync, {
             cursor: body.cursor ?? ackedCursor(sync, body.items!),
             runId: body.run_id,
             filesDown: body.files_down,

@@ -27,6 +27,8 @@ export interface CommitCall {
   recorded?: (result: CommitResult) => void;
   /** Parents after the tip (a merge commit: the git remote's merge of a push to refs/for/main). */
   extraParents?: string[];
+  /** CommitOptions.trailers: the caller's own lines in the commit's trailer block. */
+  trailers?: readonly string[];
 }
 
 /** What commits are built on: the project's repository and index, and the in-memory tree of `head`. */
@@ -182,7 +184,7 @@ function writeCommit(target: BuildTarget, call: CommitCall, projectVersion: numb
     if (isIndexedFolder(path)) index.setFolderHash(projectId, path, oid);
   });
   const changes = applier.changes();
-  const commitId = pack.add('commit', serializeCommit(commitHeader(call, tree, parent, seconds, formatMessage(message, call.actor, changes))));
+  const commitId = pack.add('commit', serializeCommit(commitHeader(call, tree, parent, seconds, formatMessage(message, call.actor, changes, call.trailers))));
   applier.finalize(commitId);
   const nodes: NodeInfo[] = [];
   for (const c of changes) {

@@ -65,7 +65,7 @@ export async function writeSlicedCommit(target: BuildTarget, call: CommitCall, s
   }, slice);
   const seconds = Math.floor(Date.now() / 1000);
   const message = commitMessage(call, pathsOf(index, projectId));
-  const full = await formatMessageSliced(message, call.actor, changes, () => slice.tick());
+  const full = await formatMessageSliced(message, call.actor, changes, () => slice.tick(), call.trailers);
   await slice.yield();
   // The header with an empty message ends in the blank line; the message bytes follow.
   const header = serializeCommit(commitHeader(call, tree, before, seconds, ''));

@@ -5,6 +5,7 @@ import type { McpProxyTables } from './tables/mcpProxy.ts';
 import type { OAuthTables } from './tables/oauth.ts';
 import type { ProjectsTables } from './tables/projects.ts';
 import type { PublishingTables } from './tables/publishing.ts';
+import type { SyncsTables } from './tables/syncs.ts';
 import type { ToolsTables } from './tables/tools.ts';
 import type { WebhooksTables } from './tables/webhooks.ts';
 
@@ -14,4 +15,4 @@ import type { WebhooksTables } from './tables/webhooks.ts';
  * domain adds its file here when its store moves to the metadata store; the migrations
  * (src/db/migrations/) stay the truth of the schema.
  */
-export interface MetadataSchema extends ProjectsTables, AnalyticsTables, McpProxyTables, WebhooksTables, PublishingTables, OAuthTables, DbConnectionsTables, ToolsTables, AgentsTables {}
+export interface MetadataSchema extends ProjectsTables, AnalyticsTables, McpProxyTables, WebhooksTables, PublishingTables, OAuthTables, DbConnectionsTables, ToolsTables, AgentsTables, SyncsTables {}

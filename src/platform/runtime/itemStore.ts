@@ -1,4 +1,7 @@
-import type { Db } from '../../db/database.ts';
+import type { Selectable } from 'kysely';
+import type { MetadataDb, MetadataStore } from '../../db/metadata/metadataStore.ts';
+import { oneOf } from '../../db/metadata/oneOf.ts';
+import type { SyncItemsTable } from '../../db/metadata/tables/syncs.ts';
 import type { KnownItem, KnownItems } from './connector.ts';
 
 /** One source item as the sync holds it: which node it fills, and the versions last seen on both sides. */
@@ -16,48 +19,84 @@ export interface ItemRow {
   meta: Record<string, unknown>;
 }
 
-interface Row {
-  source_id: string;
-  node_id: string | null;
-  node_path: string;
-  path: string;
-  source_version: string;
-  content_hash: string | null;
-  meta: string;
-}
+type Row = Selectable<SyncItemsTable>;
 
-/** The item map of syncs (table sync_items): source item → node. */
+/** Rows per INSERT: 8 parameters each, under both engines' limits on parameters per statement. */
+const ROWS_PER_INSERT = 500;
+
+/** The item map of syncs (table sync_items, on the metadata store): source item → node. */
 export class ItemStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly metadata: MetadataStore) {}
 
-  load(syncId: string): Map<string, ItemRow> {
-    const rows = this.db.prepare('SELECT * FROM sync_items WHERE sync_id = ?').all(syncId) as Row[];
+  async load(syncId: string): Promise<Map<string, ItemRow>> {
+    const rows = await this.metadata.db.selectFrom('sync_items').selectAll().where('sync_id', '=', syncId).execute();
     return new Map(rows.map((r) => [r.source_id, fromRow(r)]));
   }
 
-  /** Writes (inserts or replaces) items of one sync. Call inside a transaction for many. */
-  put(syncId: string, items: Iterable<ItemRow>): void {
-    const stmt = this.db.prepare(
-      `INSERT INTO sync_items (sync_id, source_id, node_id, node_path, path, source_version, content_hash, meta)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (sync_id, source_id) DO UPDATE SET node_id = excluded.node_id, node_path = excluded.node_path, path = excluded.path,
-         source_version = excluded.source_version, content_hash = excluded.content_hash, meta = excluded.meta`,
-    );
-    for (const i of items) stmt.run(syncId, i.sourceId, i.nodeId, i.nodePath, i.path, i.sourceVersion, i.contentHash, JSON.stringify(i.meta));
+  /** Writes (inserts or replaces) items of one sync, in one transaction. */
+  async put(syncId: string, items: Iterable<ItemRow>): Promise<void> {
+    const list = [...items];
+    if (list.length === 0) return;
+    await this.metadata.transaction((trx) => putItems(trx, syncId, list));
   }
 
-  remove(syncId: string, sourceIds: Iterable<string>): void {
-    const stmt = this.db.prepare('DELETE FROM sync_items WHERE sync_id = ? AND source_id = ?');
-    for (const id of sourceIds) stmt.run(syncId, id);
+  async remove(syncId: string, sourceIds: Iterable<string>): Promise<void> {
+    await removeItems(this.metadata.engine, this.metadata.db, syncId, [...sourceIds]);
   }
 
-  forget(syncId: string): void {
-    this.db.prepare('DELETE FROM sync_items WHERE sync_id = ?').run(syncId);
+  async forget(syncId: string): Promise<void> {
+    await this.metadata.db.deleteFrom('sync_items').where('sync_id', '=', syncId).execute();
   }
 
-  count(syncId: string): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM sync_items WHERE sync_id = ?').get(syncId) as { n: number }).n;
+  async count(syncId: string): Promise<number> {
+    const { n } = await this.metadata.db
+      .selectFrom('sync_items')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('sync_id', '=', syncId)
+      .executeTakeFirstOrThrow();
+    return Number(n);
   }
+}
+
+/** Inserts or replaces rows (the last of a source id counts: one statement may not touch a row twice on PostgreSQL). */
+export async function putItems(db: MetadataDb, syncId: string, items: Iterable<ItemRow>): Promise<void> {
+  const bySource = new Map<string, ItemRow>();
+  for (const i of items) bySource.set(i.sourceId, i);
+  const values = [...bySource.values()].map((i) => ({
+    sync_id: syncId,
+    source_id: i.sourceId,
+    node_id: i.nodeId,
+    node_path: i.nodePath,
+    path: i.path,
+    source_version: i.sourceVersion,
+    content_hash: i.contentHash,
+    meta: JSON.stringify(i.meta),
+  }));
+  for (let at = 0; at < values.length; at += ROWS_PER_INSERT) {
+    await db
+      .insertInto('sync_items')
+      .values(values.slice(at, at + ROWS_PER_INSERT))
+      .onConflict((oc) =>
+        oc.columns(['sync_id', 'source_id']).doUpdateSet((eb) => ({
+          node_id: eb.ref('excluded.node_id'),
+          node_path: eb.ref('excluded.node_path'),
+          path: eb.ref('excluded.path'),
+          source_version: eb.ref('excluded.source_version'),
+          content_hash: eb.ref('excluded.content_hash'),
+          meta: eb.ref('excluded.meta'),
+        })),
+      )
+      .execute();
+  }
+}
+
+export async function removeItems(engine: MetadataStore['engine'], db: MetadataDb, syncId: string, sourceIds: readonly string[]): Promise<void> {
+  if (sourceIds.length === 0) return;
+  await db
+    .deleteFrom('sync_items')
+    .where('sync_id', '=', syncId)
+    .where((eb) => oneOf(engine, eb.ref('source_id'), sourceIds))
+    .execute();
 }
 
 function fromRow(r: Row): ItemRow {

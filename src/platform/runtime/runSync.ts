@@ -1,5 +1,4 @@
 import type { ContentStore } from '../../content/contentStore.ts';
-import { inTransaction, type Db } from '../../db/database.ts';
 import type { ConnectionRecord } from '../../domain/connections/connectionRecord.ts';
 import type { Changelog } from '../../events/changelog.ts';
 import type { WriteTimeGrants } from '../../policies/writeTimeGrant.ts';
@@ -13,11 +12,10 @@ import { syncFolder } from './itemPaths.ts';
 import { KnownItemMap, type ItemRow, type ItemStore } from './itemStore.ts';
 import { pushStage } from './pushStage.ts';
 import { createSourceHttp } from './sourceHttp.ts';
-import type { PlatformRunStore, PlatformRunSummary } from './platformRunStore.ts';
+import { CursorMoved, type PageRecord, type PlatformRunStore, type PlatformRunSummary } from './platformRunStore.ts';
 import { pathsOf, requireWrite, runError } from './writeGrant.ts';
 
 export interface RunDeps {
-  db: Db;
   runs: PlatformRunStore;
   items: ItemStore;
   content: ContentStore;
@@ -42,14 +40,19 @@ export interface RunInput {
   signal: AbortSignal;
 }
 
+/** The trailer of a page's commit: `<sync id>/<cursor, percent-encoded>`, the sync id alone for a null cursor. */
+export const SYNC_PAGE_TRAILER = 'Cns-Sync-Page';
+
 /**
- * One run of a platform sync: pull page by page, each page ONE commit written together with
- * the item map and the source cursor (so a crash resumes from the last committed page), then
- * push the changes made here since the last run. The sync writes as its key: the policy is asked
- * again before the run contacts the source, inside each page's commit and before the push, so a
- * key revoked, deleted or narrowed meanwhile stops the run at the next write (failed, its error
- * led by the policy's code). Throws nothing: what failed is in the summary (`needsReauth` set
- * when the credential is gone, for the runtime to pause the sync).
+ * One run of a platform sync: pull page by page, each page ONE commit, then its item rows and
+ * the source cursor in one metadata transaction (the two stores share no transaction: a page
+ * committed before a crash is completed by the next run, see resumePage), then push the changes
+ * made here since the last run. The sync writes as its key: the policy is asked again before the
+ * run contacts the source, inside each page's commit and before the push, so a key revoked,
+ * deleted or narrowed meanwhile stops the run at the next write (failed, its error led by the
+ * policy's code). Throws only when its run cannot be begun (the metadata store failed); what
+ * failed after is in the summary (`needsReauth` set when the credential is gone, for the runtime
+ * to pause the sync).
  */
 export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunSummary & { needsReauth: boolean }> {
   const { state, connection, connector, signal } = input;
@@ -71,13 +74,15 @@ export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunS
     rateLimitedMs: 0,
     needsReauth: false,
   };
-  d.runs.beginRun(input.runId, state.source_cursor, state.local_cursor ?? summary.projectVersion);
+  await d.runs.beginRun(input.runId, state.source_cursor, state.local_cursor ?? summary.projectVersion);
   try {
     const folder = syncFolder(config, provider);
     // Every check covers the sync's folder: a key narrowed below it no longer does this sync's work.
     const mayWrite = (paths: readonly string[]) => requireWrite(d.grants, connection.id, projectId, [folder, ...paths]);
     mayWrite([]);
-    const rows = resolveNodes(d, projectId, state.sync_id, d.items.load(state.sync_id));
+    let cursor = await resumePage(d, state);
+    summary.cursorAfter = cursor;
+    const rows = await resolveNodes(d, projectId, state.sync_id, await d.items.load(state.sync_id));
     const owners = new Map<string, string>();
     for (const r of rows.values()) if (r.nodeId) owners.set(r.nodeId, r.sourceId);
     const actor = actorOfSync(connection);
@@ -104,10 +109,11 @@ export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunS
     // The credential is asked for before the source is: a missing one is needs_reauth at once.
     await d.credentials.get(projectId, provider);
 
-    for await (const page of connector.pull(ctx, state.source_cursor)) {
+    for await (const page of connector.pull(ctx, cursor)) {
       signal.throwIfAborted();
       const plan = planPage({ content: d.content, projectId, folder, rows, owners, maxContentBytes: d.maxContentBytes() }, page.changes);
-      await commitPage(d, { state, actor, provider, plan, cursor: page.cursor, rows, owners, mayWrite });
+      await commitPage(d, { state, actor, provider, plan, from: cursor, cursor: page.cursor, rows, owners, mayWrite });
+      cursor = page.cursor;
       summary.created += plan.created;
       summary.updated += plan.updated;
       summary.deleted += plan.deleted;
@@ -123,11 +129,7 @@ export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunS
       { connector, content: d.content, changelog: d.changelog, projectId, syncId: state.sync_id, folder, rows, since: state.local_cursor },
       ctx,
     );
-    inTransaction(d.db, () => {
-      d.items.put(state.sync_id, pushed.rows);
-      d.items.remove(state.sync_id, pushed.removed);
-      d.runs.setLocalCursor(state.sync_id, pushed.localCursor);
-    });
+    await d.runs.recordPush(state.sync_id, { rows: pushed.rows, removed: pushed.removed, localCursor: pushed.localCursor });
     summary.pushed = pushed.pushed;
     summary.warnings.push(...pushed.refused);
   } catch (err) {
@@ -147,7 +149,11 @@ export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunS
   return summary;
 }
 
-/** One page: its commit, the item rows and the cursor in the same SQLite transaction. */
+/**
+ * One page: its journal, its commit (carrying the page in its trailer), then its item rows and
+ * the cursor moved from `from` by compare-and-set, in one metadata transaction. The write-time
+ * check stays inside the commit (it reads the synchronous store's keys and grants).
+ */
 async function commitPage(
   d: RunDeps,
   p: {
@@ -155,6 +161,8 @@ async function commitPage(
     actor: ReturnType<typeof actorOfSync>;
     provider: string;
     plan: PagePlan;
+    /** The stored cursor the page was pulled from. */
+    from: string | null;
     cursor: string | null;
     rows: Map<string, ItemRow>;
     owners: Map<string, string>;
@@ -164,26 +172,25 @@ async function commitPage(
 ): Promise<void> {
   const { state, plan } = p;
   const syncId = state.sync_id;
-  const record = () => {
-    p.mayWrite(pathsOf(plan.mutations));
-    d.items.put(syncId, plan.rows);
-    d.items.remove(syncId, plan.removed);
-    d.runs.setSourceCursor(syncId, p.cursor);
-  };
+  const projectId = state.project_id;
   let created = new Map<string, string>();
   if (plan.mutations.length > 0) {
-    const result = await d.content.commit(state.project_id, p.actor, plan.mutations, { message: pageMessage(p.provider, plan), guard: record });
+    const page: PageRecord = { from: p.from, cursor: p.cursor, rows: plan.rows, removed: plan.removed, after: d.changelog.latest(projectId) };
+    if (!(await d.runs.journalPage(syncId, page))) throw new CursorMoved(syncId);
+    const result = await d.content.commit(projectId, p.actor, plan.mutations, {
+      message: pageMessage(p.provider, plan),
+      guard: () => p.mayWrite(pathsOf(plan.mutations)),
+      trailers: [pageTrailer(syncId, p.cursor)],
+    });
     created = new Map(result.nodes.map((n) => [n.path, n.id]));
   } else {
-    inTransaction(d.db, record);
+    p.mayWrite([]);
   }
-  // The run's own map follows: node ids of created nodes are filled in (and stored).
-  const filled: ItemRow[] = [];
+  // Node ids of the nodes the commit created are known now: stored with the rows.
+  for (const row of plan.rows) if (row.nodeId === null) row.nodeId = created.get(row.nodePath) ?? null;
+  await d.runs.recordPage(syncId, { from: p.from, cursor: p.cursor, rows: plan.rows, removed: plan.removed });
+  // The run's own map follows.
   for (const row of plan.rows) {
-    if (row.nodeId === null) {
-      row.nodeId = created.get(row.nodePath) ?? null;
-      if (row.nodeId) filled.push(row);
-    }
     const previous = p.rows.get(row.sourceId);
     if (previous?.nodeId && previous.nodeId !== row.nodeId) p.owners.delete(previous.nodeId);
     p.rows.set(row.sourceId, row);
@@ -194,11 +201,58 @@ async function commitPage(
     if (previous?.nodeId) p.owners.delete(previous.nodeId);
     p.rows.delete(id);
   }
-  if (filled.length > 0) inTransaction(d.db, () => d.items.put(syncId, filled));
 }
 
-/** Rows stored before their node ids were known (a crash right after a commit) find them by path. */
-function resolveNodes(d: RunDeps, projectId: string, syncId: string, rows: Map<string, ItemRow>): Map<string, ItemRow> {
+export function pageTrailer(syncId: string, cursor: string | null): string {
+  return `${SYNC_PAGE_TRAILER}: ${syncId}${cursor === null ? '' : `/${encodeURIComponent(cursor)}`}`;
+}
+
+/** The cursor a page trailer's value names for `syncId`; undefined when it names another sync (or is not one). */
+export function cursorOfTrailer(value: string, syncId: string): string | null | undefined {
+  if (value === syncId) return null;
+  if (!value.startsWith(`${syncId}/`)) return undefined;
+  try {
+    return decodeURIComponent(value.slice(syncId.length + 1));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A page journaled before a crash (or a failed metadata step): when the sync's last commit since
+ * the journal carries that page, its items and cursor are stored now from the journal, so the
+ * page is neither fetched nor written again; when not, its commit was never made, and the page is
+ * pulled again. Answers the cursor the run pulls from.
+ */
+async function resumePage(d: RunDeps, state: SyncStateRecord): Promise<string | null> {
+  const pending = state.pending_page;
+  if (pending === null) return state.source_cursor;
+  const page = JSON.parse(pending) as PageRecord;
+  const committed = await lastPageCommitted(d, state.project_id, state.sync_id, page.after);
+  if (committed !== undefined && committed === page.cursor && page.from === state.source_cursor) {
+    await d.runs.recordPage(state.sync_id, page);
+    return page.cursor;
+  }
+  await d.runs.dropPendingPage(state.sync_id, pending);
+  return state.source_cursor;
+}
+
+/** The cursor named by the page trailer of the sync's last commit after project commit `after`; undefined when there is none. */
+async function lastPageCommitted(d: RunDeps, projectId: string, syncId: string, after: number): Promise<string | null | undefined> {
+  let last: string | null = null;
+  for (let at = after; ; ) {
+    const commits = d.content.commitsAfter(projectId, at, 200);
+    if (commits.length === 0) break;
+    for (const c of commits) if (c.actor.type === 'sync' && c.actor.id === syncId) last = c.commitId;
+    at = commits[commits.length - 1]!.projectVersion;
+  }
+  if (last === null) return undefined;
+  const value = await d.content.commitTrailer(projectId, last, SYNC_PAGE_TRAILER);
+  return value === null ? undefined : cursorOfTrailer(value, syncId);
+}
+
+/** Rows stored before their node ids were known (a page replayed from its journal) find them by path. */
+async function resolveNodes(d: RunDeps, projectId: string, syncId: string, rows: Map<string, ItemRow>): Promise<Map<string, ItemRow>> {
   const filled: ItemRow[] = [];
   for (const row of rows.values()) {
     if (row.nodeId !== null) continue;
@@ -208,7 +262,7 @@ function resolveNodes(d: RunDeps, projectId: string, syncId: string, rows: Map<s
       filled.push(row);
     }
   }
-  if (filled.length > 0) inTransaction(d.db, () => d.items.put(syncId, filled));
+  if (filled.length > 0) await d.items.put(syncId, filled);
   return rows;
 }
 

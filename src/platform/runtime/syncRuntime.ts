@@ -1,5 +1,5 @@
 import type { ContentStore } from '../../content/contentStore.ts';
-import type { Db } from '../../db/database.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
 import type { AccessConnectionStore } from '../../domain/connections/accessConnectionStore.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { Changelog } from '../../events/changelog.ts';
@@ -16,7 +16,8 @@ import { firstRunAt, nextRunAt } from './schedule.ts';
 import { requireWrite, runError, WriteRefused } from './writeGrant.ts';
 
 export interface SyncRuntimeDeps {
-  db: Db;
+  /** Where the runs, items and schedule are kept. */
+  metadata: MetadataStore;
   store: SyncStore;
   connections: AccessConnectionStore;
   content: ContentStore;
@@ -49,7 +50,9 @@ export interface RunHandle {
 }
 
 interface Active {
-  runId: string;
+  /** The run's queued record, being made when the run is asked for. */
+  record: Promise<SyncRunRecord>;
+  runId: string | null;
   controller: AbortController;
   done: Promise<SyncRunRecord>;
   resolve: (r: SyncRunRecord) => void;
@@ -63,7 +66,7 @@ const OTHERS_DUE_MS = 1000;
 
 /**
  * The platform sync runtime (issue 16): the scheduler of interval syncs (the next run time in
- * SQLite, so the schedule survives restarts), a queue under a global cap on runs at once, at
+ * the metadata store, so the schedule survives restarts), a queue under a global cap on runs at once, at
  * most one run per sync at a time, and the runs themselves (runSync). A failing sync fails its
  * own run only.
  */
@@ -80,11 +83,13 @@ export class SyncRuntime {
   private stopped = true;
   /** The last look at the schedule left a due sync to another process. */
   private leftToOthers = false;
+  /** Counts arm() calls: only the latest one sets the timer (each reads the schedule first). */
+  private armed = 0;
   private readonly now: () => number;
 
   constructor(private readonly d: SyncRuntimeDeps) {
-    this.items = new ItemStore(d.db);
-    this.runs = new PlatformRunStore(d.db, d.store);
+    this.items = new ItemStore(d.metadata);
+    this.runs = new PlatformRunStore(d.metadata, d.store);
     this.now = d.now ?? Date.now;
     for (const c of d.connectors) this.register(c);
   }
@@ -114,9 +119,9 @@ export class SyncRuntime {
    * Starts scheduling; runs a stopped process left behind are recorded as interrupted (among
    * several workers, only by the first of the box: the others' runs may be going on).
    */
-  start(): void {
+  async start(): Promise<void> {
     if (this.d.recover !== false) {
-      const n = this.runs.interruptLeftovers('the service stopped during the run');
+      const n = await this.runs.interruptLeftovers('the service stopped during the run');
       if (n > 0) this.d.logger.warn({ runs: n }, 'sync runs interrupted by a restart');
     }
     this.stopped = false;
@@ -137,53 +142,77 @@ export class SyncRuntime {
    * A run of the sync now (`manual` or `webhook`), or the one already queued or running: a sync
    * never runs twice at once.
    */
-  runNow(syncId: string, trigger: string): RunHandle {
+  async runNow(syncId: string, trigger: string): Promise<RunHandle> {
     const going = this.active.get(syncId);
-    if (going) return { run: this.d.store.findRun(going.runId)!, done: going.done };
-    const state = this.d.store.require(syncId);
-    const run = this.runs.queueRun(state, trigger);
+    if (going) return this.handleOf(going);
     let resolve!: (r: SyncRunRecord) => void;
     const done = new Promise<SyncRunRecord>((r) => (resolve = r));
-    this.active.set(syncId, { runId: run.id, controller: new AbortController(), done, resolve, started: false });
+    // Taken before the first await: a second ask meanwhile joins this run.
+    const record = (async () => this.runs.queueRun(await this.d.store.require(syncId), trigger))();
+    const a: Active = { record, runId: null, controller: new AbortController(), done, resolve, started: false };
+    this.active.set(syncId, a);
+    let run: SyncRunRecord;
+    try {
+      run = await record;
+    } catch (err) {
+      if (this.active.get(syncId) === a) this.active.delete(syncId);
+      throw err;
+    }
+    a.runId = run.id;
+    // Cancelled while its record was made: cancel() records it interrupted.
+    if (a.controller.signal.aborted) return { run, done };
     this.queue.push(syncId);
     this.pump();
     return { run, done };
   }
 
   /** The run of the sync queued or going on, if any. */
-  activeRun(syncId: string): RunHandle | null {
+  async activeRun(syncId: string): Promise<RunHandle | null> {
     const a = this.active.get(syncId);
-    return a ? { run: this.d.store.findRun(a.runId)!, done: a.done } : null;
+    return a ? this.handleOf(a) : null;
+  }
+
+  /** A run asked for as it stands now. */
+  private async handleOf(a: Active): Promise<RunHandle> {
+    const queued = await a.record;
+    return { run: (await this.d.store.findRun(queued.id)) ?? queued, done: a.done };
   }
 
   /** Sets the trigger mode; an interval sync gets its first run time, spread over one interval. */
-  schedule(syncId: string, mode: string, intervalS: number | null, webhookSecret: string | null): SyncStateRecord {
+  async schedule(syncId: string, mode: string, intervalS: number | null, webhookSecret: string | null): Promise<SyncStateRecord> {
     const nextRunAt = mode === 'interval' && intervalS ? firstRunAt(this.now(), intervalS) : null;
-    const state = this.runs.setTrigger(syncId, { mode, intervalS: mode === 'interval' ? intervalS : null, nextRunAt, webhookSecret });
+    const state = await this.runs.setTrigger(syncId, { mode, intervalS: mode === 'interval' ? intervalS : null, nextRunAt, webhookSecret });
     this.arm();
     return state;
   }
 
   /** Pauses (a run going on is stopped, recorded as interrupted) or resumes a sync. */
   async setPaused(syncId: string, paused: boolean, reason: string | null = paused ? 'user' : null): Promise<SyncStateRecord> {
-    const state = this.d.store.setStatus(syncId, paused ? 'paused' : 'active', reason);
+    const state = await this.d.store.setStatus(syncId, paused ? 'paused' : 'active', reason);
     if (paused) await this.cancel(syncId);
     else this.arm();
     return state;
   }
 
-  /** Pauses every sync of a project using `provider` (its connection was disconnected or lost its grant). */
+  /**
+   * Pauses every sync of a project using `provider` (its connection was disconnected or lost its
+   * grant). Never rejects (its callers do not wait for it): a store that fails is logged.
+   */
   async pauseProvider(projectId: string, provider: string, reason: string): Promise<void> {
-    const syncs = this.runs.listByProvider(projectId, provider).filter((s) => s.status === 'active');
-    for (const s of syncs) this.d.store.setStatus(s.sync_id, 'paused', reason);
-    if (syncs.length > 0) this.d.logger.warn({ project_id: projectId, provider, reason, syncs: syncs.length }, 'syncs paused');
-    await Promise.all(syncs.map((s) => this.cancel(s.sync_id)));
+    try {
+      const syncs = (await this.runs.listByProvider(projectId, provider)).filter((s) => s.status === 'active');
+      for (const s of syncs) await this.d.store.setStatus(s.sync_id, 'paused', reason);
+      if (syncs.length > 0) this.d.logger.warn({ project_id: projectId, provider, reason, syncs: syncs.length }, 'syncs paused');
+      await Promise.all(syncs.map((s) => this.cancel(s.sync_id)));
+    } catch (err) {
+      this.d.logger.error({ err, project_id: projectId, provider, reason }, 'pausing syncs failed');
+    }
   }
 
   /** Before a sync is deleted: its run is stopped and its item map dropped (the content stays). */
   async forget(syncId: string): Promise<void> {
     await this.cancel(syncId);
-    this.items.forget(syncId);
+    await this.items.forget(syncId);
   }
 
   private async cancel(syncId: string): Promise<void> {
@@ -195,7 +224,8 @@ export class SyncRuntime {
       const i = this.queue.indexOf(syncId);
       if (i >= 0) this.queue.splice(i, 1);
       this.active.delete(syncId);
-      a.resolve(this.runs.finishPlatformRun(a.runId, emptySummary(this.d.changelog.latest(this.d.store.require(syncId).project_id), true)));
+      const run = await a.record.catch(() => null);
+      if (run) a.resolve(await this.runs.finishPlatformRun(run.id, emptySummary(this.d.changelog.latest(run.project_id), true)));
       return;
     }
     await a.done;
@@ -209,18 +239,24 @@ export class SyncRuntime {
       if (!a) continue;
       a.started = true;
       this.running++;
-      void this.execute(syncId, a).finally(() => {
-        this.running--;
-        this.active.delete(syncId);
-        this.pump();
-      });
+      void this.execute(syncId, a)
+        .catch(async (err: unknown) => {
+          // The run could not even be recorded (the metadata store failed): its waiters still hear of it.
+          this.d.logger.error({ err, sync_id: syncId, run_id: a.runId }, 'sync run could not be recorded');
+          a.resolve({ ...(await a.record), status: 'failed', finished_at: new Date().toISOString(), errors: JSON.stringify([runError(err)]) });
+        })
+        .finally(() => {
+          this.running--;
+          this.active.delete(syncId);
+          this.pump();
+        });
     }
   }
 
   private async execute(syncId: string, a: Active): Promise<void> {
     let record: SyncRunRecord;
     try {
-      const state = this.d.store.require(syncId);
+      const state = await this.d.store.require(syncId);
       const connection = this.d.connections.find(syncId);
       const connector = this.byProvider.get(state.provider);
       if (!connector) throw new Error(`no ${state.provider} connector runs here`);
@@ -232,7 +268,6 @@ export class SyncRuntime {
       const s = this.d.settings();
       const summary = await runSync(
         {
-          db: this.d.db,
           runs: this.runs,
           items: this.items,
           content: this.d.content,
@@ -245,30 +280,42 @@ export class SyncRuntime {
           convert: this.d.convert,
           sleep: this.d.sleep,
         },
-        { runId: a.runId, state, connection, connector, signal: a.controller.signal },
+        { runId: a.runId!, state, connection, connector, signal: a.controller.signal },
       );
-      record = this.runs.finishPlatformRun(a.runId, summary);
+      record = await this.runs.finishPlatformRun(a.runId!, summary);
       // Not awaited: pausing waits for this very run to be done.
       if (summary.needsReauth) void this.pauseProvider(state.project_id, state.provider, 'needs_reauth');
       if (summary.error) this.d.logger.warn({ sync_id: syncId, run_id: a.runId, provider: state.provider, err: summary.error }, 'sync run failed');
     } catch (err) {
       // A bug or a vanished sync: the run is still recorded, and nothing else is held up.
       if (!(err instanceof WriteRefused)) this.d.logger.error({ err, sync_id: syncId, run_id: a.runId }, 'sync run crashed');
-      const state = this.d.store.find(syncId);
-      record = this.runs.finishPlatformRun(a.runId, { ...emptySummary(state ? this.d.changelog.latest(state.project_id) : 0, false), error: runError(err) });
+      const state = await this.d.store.find(syncId);
+      record = await this.runs.finishPlatformRun(a.runId!, { ...emptySummary(state ? this.d.changelog.latest(state.project_id) : 0, false), error: runError(err) });
     }
     a.resolve(record);
   }
 
-  /** Sets the timer for the next due interval sync. */
+  /** Sets the timer for the next due interval sync (the latest call wins; a failed look tries again later). */
   private arm(): void {
     if (this.stopped) return;
+    const turn = ++this.armed;
+    void this.runs.nextDue().then(
+      (next) => {
+        // A sync left to its owner stays due here: not a reason to look again at once.
+        const soonest = this.leftToOthers ? OTHERS_DUE_MS : 0;
+        this.setTimer(turn, next === null ? MAX_TIMER_MS : Math.min(MAX_TIMER_MS, Math.max(soonest, Date.parse(next) - this.now())));
+      },
+      (err: unknown) => {
+        this.d.logger.error({ err }, 'sync scheduler failed');
+        this.setTimer(turn, MAX_TIMER_MS);
+      },
+    );
+  }
+
+  private setTimer(turn: number, wait: number): void {
+    if (this.stopped || turn !== this.armed) return;
     if (this.timer) clearTimeout(this.timer);
-    const next = this.runs.nextDue();
-    // A sync left to its owner stays due here: not a reason to look again at once.
-    const soonest = this.leftToOthers ? OTHERS_DUE_MS : 0;
-    const wait = next === null ? MAX_TIMER_MS : Math.min(MAX_TIMER_MS, Math.max(soonest, Date.parse(next) - this.now()));
-    this.timer = setTimeout(() => this.tick(), wait);
+    this.timer = setTimeout(() => void this.tick(), wait);
     this.timer.unref();
   }
 
@@ -277,18 +324,18 @@ export class SyncRuntime {
    * Among several workers, only syncs of projects this process runs, each claimed by a
    * compare-and-swap on its next run time: a due run starts in one process only.
    */
-  private tick(): void {
+  private async tick(): Promise<void> {
     this.timer = null;
     if (this.stopped) return;
     this.leftToOthers = false;
     try {
       const now = this.now();
-      for (const state of this.runs.due(new Date(now).toISOString(), 1000)) {
+      for (const state of await this.runs.due(new Date(now).toISOString(), 1000)) {
         if (this.d.adopt && !this.d.adopt(state.project_id)) {
           this.leftToOthers = true;
           continue;
         }
-        if (!this.runs.claimDue(state.sync_id, state.next_run_at!, nextRunAt(Date.parse(state.next_run_at!), now, state.interval_s ?? 60))) continue;
+        if (!(await this.runs.claimDue(state.sync_id, state.next_run_at!, nextRunAt(Date.parse(state.next_run_at!), now, state.interval_s ?? 60)))) continue;
         const elsewhere = this.elsewhere.get(state.provider);
         if (elsewhere) {
           // A failed run records itself; anything else thrown is logged, and the schedule goes on.
@@ -296,7 +343,9 @@ export class SyncRuntime {
           continue;
         }
         // A run still going on when the next is due: that one is skipped (never two at once).
-        if (!this.active.has(state.sync_id)) this.runNow(state.sync_id, 'interval');
+        if (!this.active.has(state.sync_id)) {
+          void this.runNow(state.sync_id, 'interval').catch((err: unknown) => this.d.logger.warn({ err, sync_id: state.sync_id }, 'scheduled sync run failed'));
+        }
       }
     } catch (err) {
       this.d.logger.error({ err }, 'sync scheduler failed');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { inTransaction, type Db } from '../../db/database.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
 
 /** How many deliveries of one sync are remembered, and for how long. */
 export interface DeliveryBounds {
@@ -12,14 +12,14 @@ export type DeliveryClaim = { duplicate: false } | { duplicate: true; runId: str
 
 /**
  * The webhook deliveries each sync accepted, so that a replay starts no run: the same delivery
- * id again, or a new id with the same body and signature (a captured request resent). In SQLite,
- * claimed in one write transaction, so two processes given the same delivery start one run.
+ * id again, or a new id with the same body and signature (a captured request resent), on the
+ * metadata store: claimed in one transaction, so two processes given the same delivery start one run.
  * Bounded per sync: deliveries older than `maxAgeMs` are forgotten, and only the newest
  * `maxPerSync` are kept.
  */
 export class WebhookDeliveries {
   constructor(
-    private readonly db: Db,
+    private readonly metadata: MetadataStore,
     private readonly bounds: () => DeliveryBounds,
     private readonly now: () => number = Date.now,
   ) {}
@@ -29,41 +29,61 @@ export class WebhookDeliveries {
     return createHash('sha256').update(signature).update('\n').update(body).digest('hex');
   }
 
-  /** Records the delivery, unless it (its id or its digest) was already accepted. */
-  claim(syncId: string, deliveryId: string | null, digest: string): DeliveryClaim {
+  /**
+   * Records the delivery, unless it (its id or its digest) was already accepted. Two processes
+   * claiming the same delivery at once: the unique indexes let one row in, and the other finds it.
+   */
+  async claim(syncId: string, deliveryId: string | null, digest: string): Promise<DeliveryClaim> {
     const { maxPerSync, maxAgeMs } = this.bounds();
     const now = this.now();
-    return inTransaction(this.db, () => {
-      this.db.prepare('DELETE FROM sync_webhook_deliveries WHERE sync_id = ? AND received_at < ?').run(syncId, now - maxAgeMs);
-      const seen = this.db
-        .prepare('SELECT run_id FROM sync_webhook_deliveries WHERE sync_id = ? AND (digest = ? OR delivery_id = ?) LIMIT 1')
-        .get(syncId, digest, deliveryId) as { run_id: string | null } | undefined;
-      if (seen) return { duplicate: true, runId: seen.run_id };
-      this.db
-        .prepare('INSERT INTO sync_webhook_deliveries (sync_id, delivery_id, digest, received_at) VALUES (?, ?, ?, ?)')
-        .run(syncId, deliveryId, digest, now);
-      this.db
-        .prepare(
-          `DELETE FROM sync_webhook_deliveries WHERE sync_id = ? AND rowid NOT IN
-             (SELECT rowid FROM sync_webhook_deliveries WHERE sync_id = ? ORDER BY received_at DESC, rowid DESC LIMIT ?)`,
-        )
-        .run(syncId, syncId, maxPerSync);
+    return this.metadata.transaction(async (trx) => {
+      await trx.deleteFrom('sync_webhook_deliveries').where('sync_id', '=', syncId).where('received_at', '<', now - maxAgeMs).execute();
+      const seen = () =>
+        trx
+          .selectFrom('sync_webhook_deliveries')
+          .select('run_id')
+          .where('sync_id', '=', syncId)
+          .where((eb) => (deliveryId === null ? eb('digest', '=', digest) : eb.or([eb('digest', '=', digest), eb('delivery_id', '=', deliveryId)])))
+          .limit(1)
+          .executeTakeFirst();
+      const before = await seen();
+      if (before) return { duplicate: true, runId: before.run_id };
+      const inserted = await trx
+        .insertInto('sync_webhook_deliveries')
+        .values({ sync_id: syncId, delivery_id: deliveryId, digest, received_at: now })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
+        // Claimed meanwhile by another process (PostgreSQL's read committed): theirs.
+        const theirs = await seen();
+        return { duplicate: true, runId: theirs?.run_id ?? null };
+      }
+      await trx
+        .deleteFrom('sync_webhook_deliveries')
+        .where('sync_id', '=', syncId)
+        .where('seq', 'not in', trx.selectFrom('sync_webhook_deliveries').select('seq').where('sync_id', '=', syncId).orderBy('received_at', 'desc').orderBy('seq', 'desc').limit(maxPerSync))
+        .execute();
       return { duplicate: false };
     });
   }
 
   /** The run the delivery started, answered again to its repeats. */
-  attachRun(syncId: string, digest: string, runId: string): void {
-    this.db.prepare('UPDATE sync_webhook_deliveries SET run_id = ? WHERE sync_id = ? AND digest = ?').run(runId, syncId, digest);
+  async attachRun(syncId: string, digest: string, runId: string): Promise<void> {
+    await this.metadata.db.updateTable('sync_webhook_deliveries').set({ run_id: runId }).where('sync_id', '=', syncId).where('digest', '=', digest).execute();
   }
 
   /** The delivery started nothing (the sync is paused): a redelivery later may. */
-  release(syncId: string, digest: string): void {
-    this.db.prepare('DELETE FROM sync_webhook_deliveries WHERE sync_id = ? AND digest = ?').run(syncId, digest);
+  async release(syncId: string, digest: string): Promise<void> {
+    await this.metadata.db.deleteFrom('sync_webhook_deliveries').where('sync_id', '=', syncId).where('digest', '=', digest).execute();
   }
 
   /** How many deliveries of the sync are remembered. */
-  count(syncId: string): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM sync_webhook_deliveries WHERE sync_id = ?').get(syncId) as { n: number }).n;
+  async count(syncId: string): Promise<number> {
+    const { n } = await this.metadata.db
+      .selectFrom('sync_webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('sync_id', '=', syncId)
+      .executeTakeFirstOrThrow();
+    return Number(n);
   }
 }

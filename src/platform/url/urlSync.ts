@@ -6,7 +6,7 @@ import { redactUrl, redactUrlsIn } from '../../logging/redact.ts';
 import { checkStringFields, type ConnectorSpec } from '../../sync/connectorSpec.ts';
 import { storedContent } from '../../sync/pushOps.ts';
 import type { Sync, SyncRunRecord } from '../../sync/syncRecords.ts';
-import { actorOfSync } from '../../sync/syncs.ts';
+import { actorOfSync, stateFor } from '../../sync/syncs.ts';
 import type { SyncStore } from '../../sync/syncStore.ts';
 import { fetchUrl } from './urlFetch.ts';
 
@@ -47,7 +47,7 @@ export class UrlSyncs {
   constructor(
     private readonly deps: {
       store: Pick<SyncStore, 'create' | 'startRun' | 'countUp' | 'finishRun'>;
-      connections: Pick<AccessConnectionStore, 'createConnection'>;
+      connections: Pick<AccessConnectionStore, 'createConnection' | 'delete'>;
       content: Pick<ContentStore, 'write'>;
       changelog: Pick<Changelog, 'latest'>;
       maxContentBytes: number;
@@ -57,7 +57,7 @@ export class UrlSyncs {
   ) {}
 
   /** Creates a url sync: its `sync` connection (the key returned once, reaching the whole project) and its state. */
-  create(input: { projectId: string; name?: string; config: Record<string, unknown>; createdBy: string | null }): { sync: Sync; key: string } {
+  async create(input: { projectId: string; name?: string; config: Record<string, unknown>; createdBy: string | null }): Promise<{ sync: Sync; key: string }> {
     checkStringFields(urlConnector, input.config);
     try {
       const u = new URL(String(input.config.url));
@@ -74,7 +74,7 @@ export class UrlSyncs {
       createdBy: input.createdBy,
       config: { provider: urlConnector.provider, ...input.config },
     });
-    const state = this.deps.store.create({
+    const state = await stateFor(this.deps, {
       syncId: issued.connection.id,
       projectId: input.projectId,
       provider: urlConnector.provider,
@@ -101,15 +101,15 @@ export class UrlSyncs {
   private async fetchAndWrite(sync: Sync, trigger: string): Promise<SyncRunRecord> {
     const { store, content } = this.deps;
     const config = JSON.parse(sync.connection.config) as { url: string; path: string };
-    const run = store.startRun(sync.state, trigger, null);
+    const run = await store.startRun(sync.state, trigger, null);
     try {
       const { bytes } = await fetchUrl(config.url, { maxBytes: this.deps.maxContentBytes, allowPrivate: this.deps.allowPrivate });
       const { type, content: value } = storedContent(config.path, bytes);
       await content.write(sync.state.project_id, actorOfSync(sync.connection), { path: config.path, type, content: value, message: redactUrlsIn(`sync ${sync.connection.name}: fetch ${redactUrl(config.url)}`) });
-      store.countUp(run.id, 1);
-      return store.finishRun(run.id, { cursorTo: this.deps.changelog.latest(sync.state.project_id) });
+      await store.countUp(run.id, 1);
+      return await store.finishRun(run.id, { cursorTo: this.deps.changelog.latest(sync.state.project_id) });
     } catch (err) {
-      throw new RefreshFailed(store.finishRun(run.id, { errors: [(err as Error).message] }), err);
+      throw new RefreshFailed(await store.finishRun(run.id, { errors: [(err as Error).message] }), err);
     }
   }
 }

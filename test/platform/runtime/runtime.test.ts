@@ -228,7 +228,7 @@ test.serial('interval syncs run on schedule, one run at a time, and the schedule
 
   // Restart on the same data: the next run time was kept, and runs go on.
   const dataDir = server.dataDir;
-  const nextBefore = server.running.services.syncStore.require(syncId).next_run_at;
+  const nextBefore = (await server.running.services.syncStore.require(syncId)).next_run_at;
   t.truthy(nextBefore);
   await server.running.close();
   nock.cleanAll();
@@ -238,7 +238,7 @@ test.serial('interval syncs run on schedule, one run at a time, and the schedule
     restarted.running.services.syncRuntime.register(fakeConnector);
     server = restarted;
     token = await server.login(ADMIN.email, ADMIN.password);
-    t.is(server.running.services.syncStore.require(syncId).trigger_mode, 'interval');
+    t.is((await server.running.services.syncStore.require(syncId)).trigger_mode, 'interval');
     const startedAt = Date.now();
     const count = (await intervalRuns()).length;
     const after = await until(async () => {

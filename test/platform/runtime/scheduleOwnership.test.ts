@@ -1,8 +1,9 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../../../src/db/database.ts';
+import { openSqliteMetadata, type MetadataStore } from '../../../src/db/metadata/metadataStore.ts';
 import { createLogger } from '../../../src/logging/logger.ts';
 import { SyncRuntime, type SyncRuntimeDeps } from '../../../src/platform/runtime/syncRuntime.ts';
 import { SyncStore } from '../../../src/sync/syncStore.ts';
@@ -33,11 +34,19 @@ function dueSync(db: Db, syncId: string, projectId: string, provider = 'elsewher
   ).run(syncId, projectId, provider, PAST(), now, now);
 }
 
+/** The metadata store of the process that holds `db` (a connection of its own to the same file), closed after the test. */
+function metadataOf(t: ExecutionContext, db: Db): MetadataStore {
+  const metadata = openSqliteMetadata(db.name);
+  t.teardown(() => metadata.close());
+  return metadata;
+}
+
 /** A runtime over `db` whose due syncs of provider 'elsewhere' are counted, not run. */
-function runtime(db: Db, extra: Partial<SyncRuntimeDeps>, started: string[]): SyncRuntime {
+function runtime(t: ExecutionContext, db: Db, extra: Partial<SyncRuntimeDeps>, started: string[]): SyncRuntime {
+  const metadata = metadataOf(t, db);
   const r = new SyncRuntime({
-    db,
-    store: new SyncStore(db),
+    metadata,
+    store: new SyncStore(metadata),
     logger: createLogger('silent'),
     connectors: [],
     settings: () => ({ sync: { maxConcurrentRuns: 2, apiBase: {} }, urlFetchAllowPrivate: false, maxContentBytes: 1 << 20 }),
@@ -64,16 +73,16 @@ async function until(what: string, check: () => boolean, ms = 10_000): Promise<v
 
 const nextRunAt = (db: Db, syncId: string) => (db.prepare('SELECT next_run_at FROM sync_states WHERE sync_id = ?').get(syncId) as { next_run_at: string }).next_run_at;
 
-test('a due run is claimed by compare-and-swap: two processes that both read it due, one starts it', (t) => {
+test('a due run is claimed by compare-and-swap: two processes that both read it due, one starts it', async (t) => {
   const { dir, dbs } = box(2);
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   dueSync(dbs[0]!, 'syn_1', 'prj_a');
-  const [a, b] = dbs.map((db) => runtime(db, {}, []));
-  const [seenA, seenB] = [a!.runs.due(new Date().toISOString(), 10), b!.runs.due(new Date().toISOString(), 10)];
+  const [a, b] = dbs.map((db) => runtime(t, db, {}, []));
+  const [seenA, seenB] = [await a!.runs.due(new Date().toISOString(), 10), await b!.runs.due(new Date().toISOString(), 10)];
   t.is(seenA.length, 1);
   t.is(seenB.length, 1);
   const later = new Date(Date.now() + 60_000).toISOString();
-  const wins = [a!.runs.claimDue('syn_1', seenA[0]!.next_run_at!, later), b!.runs.claimDue('syn_1', seenB[0]!.next_run_at!, later)];
+  const wins = [await a!.runs.claimDue('syn_1', seenA[0]!.next_run_at!, later), await b!.runs.claimDue('syn_1', seenB[0]!.next_run_at!, later)];
   t.deepEqual(wins, [true, false]);
   t.is(nextRunAt(dbs[1]!, 'syn_1'), later);
   for (const db of dbs) db.close();
@@ -87,8 +96,8 @@ test('scheduled runs start on a worker that adopts the project, once across two 
   const before = nextRunAt(dbs[0]!, 'syn_b');
   const started: string[] = [];
   // Both workers would adopt prj_a (a hand-over); neither adopts prj_b.
-  const workers = dbs.map((db) => runtime(db, { adopt: (p) => p === 'prj_a', recover: false }, started));
-  for (const w of workers) w.start();
+  const workers = dbs.map((db) => runtime(t, db, { adopt: (p) => p === 'prj_a', recover: false }, started));
+  for (const w of workers) await w.start();
   t.teardown(() => Promise.all(workers.map((w) => w.stop())));
   await until('the due syncs of prj_a', () => started.length >= 6);
   const waited = Date.now();
@@ -104,18 +113,18 @@ test('a worker that is not the first of the box leaves runs going on elsewhere a
   const db = dbs[0]!;
   dueSync(db, 'syn_1', 'prj_a', 'github');
   db.prepare('UPDATE sync_states SET next_run_at = NULL').run();
-  const store = new SyncStore(db);
-  const run = store.insertRun(store.require('syn_1'), { trigger: 'interval', status: 'running', cursorFrom: null, cursorBefore: null });
-  const status = () => store.findRun(run.id)!.status;
+  const store = new SyncStore(metadataOf(t, db));
+  const run = await store.insertRun(await store.require('syn_1'), { trigger: 'interval', status: 'running', cursorFrom: null, cursorBefore: null });
+  const status = async () => (await store.findRun(run.id))!.status;
 
-  const worker = runtime(db, { adopt: () => true, recover: false }, []);
-  worker.start();
+  const worker = runtime(t, db, { adopt: () => true, recover: false }, []);
+  await worker.start();
   await worker.stop();
-  t.is(status(), 'running', 'its worker is alive');
+  t.is(await status(), 'running', 'its worker is alive');
 
-  const first = runtime(db, {}, []);
-  first.start();
+  const first = runtime(t, db, {}, []);
+  await first.start();
   await first.stop();
-  t.is(status(), 'interrupted');
+  t.is(await status(), 'interrupted');
   db.close();
 });

@@ -154,15 +154,15 @@ test.serial('what is remembered is bounded: the newest deliveries per sync only'
 test.serial('deliveries older than the age bound are forgotten (the store, on the real database, with a driven clock)', async (t) => {
   const { syncId } = await webhookSync('/hook-age');
   let clock = 1_000_000;
-  const deliveries = new WebhookDeliveries(server.running.services.db, () => ({ maxPerSync: 100, maxAgeMs: 60_000 }), () => clock);
+  const deliveries = new WebhookDeliveries(server.running.services.metadata, () => ({ maxPerSync: 100, maxAgeMs: 60_000 }), () => clock);
   const digest = WebhookDeliveries.digest(Buffer.from('{}'), 'sha256=00');
-  t.false(deliveries.claim(syncId, 'g-1', digest).duplicate);
+  t.false((await deliveries.claim(syncId, 'g-1', digest)).duplicate);
   clock += 59_000;
-  t.true(deliveries.claim(syncId, 'g-1', digest).duplicate);
-  t.true(deliveries.claim(syncId, null, digest).duplicate);
+  t.true((await deliveries.claim(syncId, 'g-1', digest)).duplicate);
+  t.true((await deliveries.claim(syncId, null, digest)).duplicate);
   clock += 2_000;
   // Past the age bound: forgotten, so accepted again (and remembered from now).
-  t.false(deliveries.claim(syncId, 'g-1', digest).duplicate);
-  t.is(deliveries.count(syncId), 1);
-  t.true(deliveries.claim(syncId, 'g-2', digest).duplicate);
+  t.false((await deliveries.claim(syncId, 'g-1', digest)).duplicate);
+  t.is(await deliveries.count(syncId), 1);
+  t.true((await deliveries.claim(syncId, 'g-2', digest)).duplicate);
 });

@@ -79,7 +79,7 @@ async function failedAfterFirstPage(t: ExecutionContext, syncId: string, res: Aw
   const run = res.body.data.run;
   t.like(run, { status: 'failed', pulled: { created: 2, updated: 0, deleted: 0 }, cursor_after: '2' });
   // The source cursor stays after the last page written: a later run resumes from there.
-  t.is(server.running.services.syncStore.require(syncId).source_cursor, '2');
+  t.is((await server.running.services.syncStore.require(syncId)).source_cursor, '2');
   const read = await server.api('GET', `/sync/runs/${run.id}`, { token });
   t.like(read.body.data, { status: 'failed', error: run.error });
   return run as { error: string };

@@ -86,7 +86,7 @@ test.serial('a url sync set to an interval is fetched on schedule until set back
   // Back to manual: no next run is planned.
   const off = await patch({ mode: 'manual' });
   t.like(off.body.data, { trigger_mode: 'manual', interval_s: null, next_run_at: null });
-  t.is(server.services.syncStore.require(syncId).next_run_at, null);
+  t.is((await server.services.syncStore.require(syncId)).next_run_at, null);
 });
 
 test.serial('a paused url sync is not run by the scheduler; resumed, it is', async (t) => {
@@ -96,8 +96,8 @@ test.serial('a paused url sync is not run by the scheduler; resumed, it is', asy
   t.is((await server.api('POST', `/sync/syncs/${syncId}/pause`, { token })).status, 200);
   t.is((await server.api('PATCH', `/sync/syncs/${syncId}/trigger`, { token, body: { mode: 'interval', interval_s: 1 } })).status, 200);
   // Due now, but paused: the scheduler passes it over (its state says when it would run).
-  server.services.syncRuntime.runs.setNextRunAt(syncId, new Date(Date.now() - 1000).toISOString());
-  t.deepEqual(server.services.syncRuntime.runs.due(new Date().toISOString(), 100).filter((s) => s.sync_id === syncId), []);
+  await server.services.syncRuntime.runs.setNextRunAt(syncId, new Date(Date.now() - 1000).toISOString());
+  t.deepEqual((await server.services.syncRuntime.runs.due(new Date().toISOString(), 100)).filter((s) => s.sync_id === syncId), []);
   t.is((await server.api('POST', `/sync/syncs/${syncId}/resume`, { token })).status, 200);
   await until(async () => (await runsOf(syncId)).some((r) => r.trigger === 'interval' && r.status === 'succeeded'));
   t.pass();

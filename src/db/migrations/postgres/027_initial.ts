@@ -325,5 +325,78 @@ CREATE TABLE agent_tool_calls (
 );
 CREATE INDEX agent_tool_calls_agent ON agent_tool_calls(agent_id, at);
 CREATE INDEX agent_tool_calls_at ON agent_tool_calls(at);
+-- Syncs, with SQLite's migration 028 (seq, pending_page). sync_states.sync_id is the id of the
+-- sync's connection (connections are not in this schema yet: no foreign key to them); the key to
+-- projects stands in for SQLite's cascade through the connection when a project is deleted.
+CREATE TABLE sync_states (
+  sync_id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  provider TEXT NOT NULL,
+  trigger_mode TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('active','paused')),
+  acked_cursor BIGINT NOT NULL DEFAULT 0,
+  last_run_at TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  interval_s INTEGER,
+  next_run_at TEXT,
+  source_cursor TEXT,
+  local_cursor BIGINT,
+  pause_reason TEXT,
+  webhook_secret TEXT,
+  pending_page TEXT
+);
+CREATE INDEX sync_states_project ON sync_states(project_id);
+CREATE INDEX sync_states_due ON sync_states(next_run_at) WHERE next_run_at IS NOT NULL;
+
+CREATE TABLE sync_runs (
+  id TEXT PRIMARY KEY,
+  sync_id TEXT NOT NULL REFERENCES sync_states(sync_id) ON DELETE CASCADE,
+  project_id TEXT NOT NULL,
+  trigger TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('queued','running','succeeded','failed','interrupted')),
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  cursor_from BIGINT,
+  cursor_to BIGINT,
+  files_up INTEGER NOT NULL DEFAULT 0,
+  files_down INTEGER NOT NULL DEFAULT 0,
+  conflicts TEXT NOT NULL DEFAULT '[]',
+  errors TEXT NOT NULL DEFAULT '[]',
+  pulled_created INTEGER NOT NULL DEFAULT 0,
+  pulled_updated INTEGER NOT NULL DEFAULT 0,
+  pulled_deleted INTEGER NOT NULL DEFAULT 0,
+  cursor_before TEXT,
+  cursor_after TEXT,
+  http_calls INTEGER NOT NULL DEFAULT 0,
+  rate_limited_ms BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX sync_runs_sync ON sync_runs(sync_id, started_at);
+CREATE INDEX sync_runs_active ON sync_runs(status) WHERE status IN ('queued','running');
+
+CREATE TABLE sync_items (
+  sync_id TEXT NOT NULL REFERENCES sync_states(sync_id) ON DELETE CASCADE,
+  source_id TEXT NOT NULL,
+  node_id TEXT,
+  node_path TEXT NOT NULL,
+  path TEXT NOT NULL,
+  source_version TEXT NOT NULL,
+  content_hash TEXT,
+  meta TEXT NOT NULL DEFAULT '{}',
+  PRIMARY KEY (sync_id, source_id)
+);
+CREATE INDEX sync_items_node ON sync_items(sync_id, node_id);
+
+CREATE TABLE sync_webhook_deliveries (
+  seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  sync_id TEXT NOT NULL REFERENCES sync_states(sync_id) ON DELETE CASCADE,
+  delivery_id TEXT,
+  digest TEXT NOT NULL,
+  received_at BIGINT NOT NULL,
+  run_id TEXT
+);
+CREATE UNIQUE INDEX sync_webhook_deliveries_id ON sync_webhook_deliveries(sync_id, delivery_id) WHERE delivery_id IS NOT NULL;
+CREATE UNIQUE INDEX sync_webhook_deliveries_digest ON sync_webhook_deliveries(sync_id, digest);
+CREATE INDEX sync_webhook_deliveries_age ON sync_webhook_deliveries(sync_id, received_at);
 `,
 };
