@@ -325,6 +325,7 @@ CREATE TABLE agent_tool_calls (
 );
 CREATE INDEX agent_tool_calls_agent ON agent_tool_calls(agent_id, at);
 CREATE INDEX agent_tool_calls_at ON agent_tool_calls(at);
+
 -- Syncs, with SQLite's migration 028 (seq, pending_page). sync_states.sync_id is the id of the
 -- sync's connection (connections are not in this schema yet: no foreign key to them); the key to
 -- projects stands in for SQLite's cascade through the connection when a project is deleted.
