@@ -21,6 +21,7 @@ import { commitAuthorsMigration } from './023_commit_authors.ts';
 import { webhooksMigration } from './024_webhooks.ts';
 import { blameCheckpointsMigration } from './025_blame_checkpoints.ts';
 import { projectLeasesMigration } from './026_project_leases.ts';
+import { ingestOrderMigration } from './029_ingest_order.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
-export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration, webhookDeliveriesMigration, folderSyncNamesMigration, commitAuthorsMigration, webhooksMigration, blameCheckpointsMigration, projectLeasesMigration];
+export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration, webhookDeliveriesMigration, folderSyncNamesMigration, commitAuthorsMigration, webhooksMigration, blameCheckpointsMigration, projectLeasesMigration, ingestOrderMigration];
