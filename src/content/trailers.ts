@@ -39,8 +39,15 @@ export const CNS_LINE = /^Cns-/;
 /** A `Cns-Node` or `Cns-From` line, capturing the node id. */
 export const NODE_LINE = /^Cns-(?:Node|From): (\S+) /;
 
-export function formatMessage(message: string, actor: Actor, changes: NodeChange[]): string {
+/** A caller's line of the trailer block (CommitOptions.trailers): `Cns-<Key>: <value>`, on one line. */
+const CALLER_LINE = /^Cns-[A-Za-z-]+: [^\r\n]+$/;
+
+export function formatMessage(message: string, actor: Actor, changes: NodeChange[], extra: readonly string[] = []): string {
   const lines = [`Cns-Actor: ${actor.type} ${oneWord(actor.id)} ${oneLine(actor.author)}`];
+  for (const line of extra) {
+    if (!CALLER_LINE.test(line) || /^Cns-(Actor|Node|From):/i.test(line)) throw new Error(`not a trailer line of a caller: ${JSON.stringify(line)}`);
+    lines.push(line);
+  }
   for (const c of changes) {
     lines.push(
       `Cns-Node: ${c.id} ${c.version ?? 0} ${c.type} ${c.op} ${c.parentId ?? '-'} ${c.size} ${c.blobId ?? '-'} ${c.path}`,
@@ -54,6 +61,8 @@ export interface ParsedMessage {
   message: string;
   actor: Actor;
   changes: NodeChange[];
+  /** The block's other lines (CommitOptions.trailers), as written. */
+  extra: string[];
 }
 
 /** Reads the trailers of a commit made by this store; null for commits without them. */
@@ -65,7 +74,8 @@ export function parseMessage(full: string): ParsedMessage | null {
   const lines = block.split('\n');
   const actor = parseActor(lines[0]);
   if (!actor) return null;
-  return { message: cut < 0 ? '' : text.slice(0, cut), actor, changes: parseNodeLines(lines.slice(1)) };
+  const extra = lines.slice(1).filter((l) => !/^Cns-(Node|From): /.test(l));
+  return { message: cut < 0 ? '' : text.slice(0, cut), actor, changes: parseNodeLines(lines.slice(1)), extra };
 }
 
 function parseActor(line: string): Actor | null {

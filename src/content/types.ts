@@ -112,6 +112,12 @@ export interface CommitOptions {
    */
   guard?: () => void;
   /**
+   * Lines added to the commit's trailer block (`Cns-<Key>: <value>`, one line each), naming what
+   * the commit did for a caller whose own record lives elsewhere (an ingestion task): a caller
+   * that crashed between the commit and its record finds the commit by them (findTrailer).
+   */
+  trailers?: string[];
+  /**
    * Runs in the same savepoint right after the commit is built (or found to change nothing), with
    * its result: records that must become visible together with the commit (an ingestion task's
    * status and result). It must not fail: a throw fails the whole batch.

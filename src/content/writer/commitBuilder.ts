@@ -23,6 +23,8 @@ export interface CommitCall {
   mutations: PreparedMutation[];
   /** CommitOptions.guard: a check (and its writes) inside the call's savepoint. */
   guard?: () => void;
+  /** CommitOptions.trailers: lines added to the commit's trailer block. */
+  trailers?: string[];
   /** CommitOptions.recorded: after the commit is built, inside the same savepoint. */
   recorded?: (result: CommitResult) => void;
   /** Parents after the tip (a merge commit: the git remote's merge of a push to refs/for/main). */
@@ -182,7 +184,7 @@ function writeCommit(target: BuildTarget, call: CommitCall, projectVersion: numb
     if (isIndexedFolder(path)) index.setFolderHash(projectId, path, oid);
   });
   const changes = applier.changes();
-  const commitId = pack.add('commit', serializeCommit(commitHeader(call, tree, parent, seconds, formatMessage(message, call.actor, changes))));
+  const commitId = pack.add('commit', serializeCommit(commitHeader(call, tree, parent, seconds, formatMessage(message, call.actor, changes, call.trailers))));
   applier.finalize(commitId);
   const nodes: NodeInfo[] = [];
   for (const c of changes) {
