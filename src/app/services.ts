@@ -188,7 +188,7 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog, agents: agents.agents, agentTools: agents.bindings });
   const publishing = createPublishing({ metadata, content, access, bus });
   const oauth = createOAuth({ metadata, signingSecret, settings: () => settings, authorizer, users, logger });
-  const ingest = createIngest({ settings, logger, db, content, access, writeTimeGrants, providers: agents.providers, syncConnector: connectorFor, ownership });
+  const ingest = createIngest({ settings, logger, metadata, content, access, writeTimeGrants, providers: agents.providers, syncConnector: connectorFor, ownership });
   const syncRuntime = new SyncRuntime({
     convert: ingest.convert,
     db,

@@ -117,12 +117,6 @@ export interface CommitOptions {
    * that crashed between the commit and its record finds the commit by them (findTrailer).
    */
   trailers?: string[];
-  /**
-   * Runs in the same savepoint right after the commit is built (or found to change nothing), with
-   * its result: records that must become visible together with the commit (an ingestion task's
-   * status and result). It must not fail: a throw fails the whole batch.
-   */
-  recorded?: (result: CommitResult) => void;
 }
 
 export interface CommitResult {
