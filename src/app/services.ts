@@ -258,7 +258,7 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
     mcpProxy: createMcpProxy({ metadata, signingSecret, logger, allowPrivate: () => settings.urlFetchAllowPrivate }),
     agents,
     ingest,
-    tables: new Tables({ store: new TableStore(db), content, access, authorizer, projects }),
+    tables: new Tables({ store: new TableStore(metadata), content, access, authorizer, projects }),
     dbConnectors: createDbConnectors({ metadata, signingSecret, access, content, settings: () => settings.dbConnectors }),
     publishing,
     analytics,
