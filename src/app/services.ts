@@ -188,7 +188,7 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog, agents: agents.agents, agentTools: agents.bindings });
   const publishing = createPublishing({ metadata, content, access, bus });
   const oauth = createOAuth({ metadata, signingSecret, settings: () => settings, authorizer, users, logger });
-  const ingest = createIngest({ settings, logger, db, content, access, writeTimeGrants, providers: agents.providers, syncConnector: connectorFor, ownership });
+  const ingest = createIngest({ settings, logger, metadata, content, access, writeTimeGrants, providers: agents.providers, syncConnector: connectorFor, ownership });
   const syncRuntime = new SyncRuntime({
     convert: ingest.convert,
     metadata,
@@ -258,7 +258,7 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
     mcpProxy: createMcpProxy({ metadata, signingSecret, logger, allowPrivate: () => settings.urlFetchAllowPrivate }),
     agents,
     ingest,
-    tables: new Tables({ store: new TableStore(db), content, access, authorizer, projects }),
+    tables: new Tables({ store: new TableStore(metadata), content, access, authorizer, projects }),
     dbConnectors: createDbConnectors({ metadata, signingSecret, access, content, settings: () => settings.dbConnectors }),
     publishing,
     analytics,

@@ -17,6 +17,7 @@ import { exportTree, type ExportedEntry, type Owner } from './git/exportTree.ts'
 import { RepoRegistry } from './git/repo.ts';
 import { ChangeIndex, IndexStore } from './indexStore.ts';
 import { TRASH_DIR, assertProjectId, isTrashPath, normalizePath } from './paths.ts';
+import { parseMessage, type NodeChange } from './trailers.ts';
 import { rootNode, treePage, type TreePage, type TreePageOptions } from './treePages.ts';
 import type {
   AuditLogEntry,
@@ -136,6 +137,35 @@ export class ContentReads {
     assertProjectId(projectId);
     const state = this.index.indexState(projectId);
     return state?.headCommit ? { commitId: state.headCommit, projectVersion: state.projectVersion } : null;
+  }
+
+  /**
+   * The latest commit of `main` made at `sinceMs` or after whose trailer block has `line` (a
+   * line its writer gave in CommitOptions.trailers), with the node changes it recorded; null when
+   * none. Walks back from the head along first parents, and stops at the first commit older than
+   * `sinceMs` (less a minute, for clocks of other processes): a caller that crashed between its
+   * commit and its own record looks here before doing the work again.
+   */
+  async findTrailer(projectId: string, line: string, sinceMs: number): Promise<{ commitId: string; projectVersion: number | null; changes: NodeChange[] } | null> {
+    const head = this.head(projectId);
+    if (!head) return null;
+    const repo = this.repos.get(projectId);
+    const floor = Math.floor((sinceMs - 60_000) / 1000);
+    for (let id: string | undefined = head.commitId; id; ) {
+      const commit = await repo.readCommit(id);
+      if (commit.time < floor) return null;
+      const parsed = parseMessage(commit.message);
+      if (parsed?.extra.includes(line)) return { commitId: id, projectVersion: this.index.commitById(projectId, id)?.project_version ?? null, changes: parsed.changes };
+      id = commit.parents[0];
+    }
+    return null;
+  }
+
+  /** The lines a writer added to a commit's trailer block (CommitOptions.trailers); none for a commit without them. */
+  async commitTrailers(projectId: string, commitId: string): Promise<string[]> {
+    assertProjectId(projectId);
+    const commit = await this.repos.get(projectId).readCommit(commitId);
+    return parseMessage(commit.message)?.extra ?? [];
   }
 
   /**

@@ -208,7 +208,7 @@ export class ContentStore extends ContentReads {
       }
     }
     if (options.trailers) checkTrailers(options.trailers);
-    const result = await this.writers.get(projectId).submit({ actor, message: options.message, mutations: prepared, guard: options.guard, recorded: options.recorded, trailers: options.trailers });
+    const result = await this.writers.get(projectId).submit({ actor, message: options.message, mutations: prepared, guard: options.guard, trailers: options.trailers });
     // Write-through: what was just written is what is most likely read next, and it is in hand.
     if (prepared.length <= 64) for (const m of prepared) if (m.op === 'write' && m.bytes) this.blobs.set(m.blobId, m.bytes);
     return result;

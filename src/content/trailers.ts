@@ -41,26 +41,21 @@ export const CNS_LINE = /^Cns-/;
 export const NODE_LINE = /^Cns-(?:Node|From): (\S+) /;
 
 /** A caller's own trailer line (CommitOptions.trailers): a `Cns-` key of its own and a one-line value. */
-const EXTRA_LINE = /^Cns-(?!Actor:|Node:|From:)[A-Z][A-Za-z-]*: [^\n]+$/;
+const EXTRA_LINE = /^Cns-(?!Actor:|Node:|From:)[A-Z][A-Za-z-]*: [^\r\n]+$/;
 
 /** Throws unless every line is a trailer line a caller may add. */
 export function checkTrailers(lines: readonly string[]): void {
   for (const l of lines) if (!EXTRA_LINE.test(l)) throw new Error(`not a trailer line a caller may add: ${JSON.stringify(l)}`);
 }
 
-/** The value of the first `key:` line of the store's trailer block of a commit message, or null. */
+/** The value of the first `key:` line a caller added to a commit's trailer block, or null. */
 export function trailerValue(full: string, key: string): string | null {
-  const text = full.replace(/\n+$/, '');
-  const block = text.slice(text.lastIndexOf('\n\n') + 2);
-  if (!block.startsWith('Cns-Actor: ')) return null;
-  for (const line of block.split('\n')) {
-    if (line.startsWith(`${key}: `)) return line.slice(key.length + 2);
-    if (line.startsWith('Cns-Node: ')) break; // the caller's lines come before the nodes'
-  }
-  return null;
+  const line = parseMessage(full)?.extra.find((l) => l.startsWith(`${key}: `));
+  return line === undefined ? null : line.slice(key.length + 2);
 }
 
 export function formatMessage(message: string, actor: Actor, changes: NodeChange[], extra: readonly string[] = []): string {
+  checkTrailers(extra);
   const lines = [`Cns-Actor: ${actor.type} ${oneWord(actor.id)} ${oneLine(actor.author)}`, ...extra];
   for (const c of changes) {
     lines.push(
@@ -75,6 +70,8 @@ export interface ParsedMessage {
   message: string;
   actor: Actor;
   changes: NodeChange[];
+  /** The block's other lines (CommitOptions.trailers), as written. */
+  extra: string[];
 }
 
 /** Reads the trailers of a commit made by this store; null for commits without them. */
@@ -86,7 +83,8 @@ export function parseMessage(full: string): ParsedMessage | null {
   const lines = block.split('\n');
   const actor = parseActor(lines[0]);
   if (!actor) return null;
-  return { message: cut < 0 ? '' : text.slice(0, cut), actor, changes: parseNodeLines(lines.slice(1)) };
+  const extra = lines.slice(1).filter((l) => !/^Cns-(Node|From): /.test(l));
+  return { message: cut < 0 ? '' : text.slice(0, cut), actor, changes: parseNodeLines(lines.slice(1)), extra };
 }
 
 function parseActor(line: string): Actor | null {

@@ -112,15 +112,10 @@ export interface CommitOptions {
    */
   guard?: () => void;
   /**
-   * Runs in the same savepoint right after the commit is built (or found to change nothing), with
-   * its result: records that must become visible together with the commit (an ingestion task's
-   * status and result). It must not fail: a throw fails the whole batch.
-   */
-  recorded?: (result: CommitResult) => void;
-  /**
-   * Lines of the caller's own in the commit's trailer block (`Cns-<Key>: <value>`), read back by
-   * ContentStore.commitTrailer: what a record kept elsewhere needs to learn from git whether this
-   * commit was made (a sync's page: src/platform/runtime/runSync.ts).
+   * Lines added to the commit's trailer block (`Cns-<Key>: <value>`, one line each), naming what
+   * the commit did for a caller whose own record lives elsewhere (an ingestion task, a sync's page): a caller
+   * that crashed between the commit and its record finds the commit by them (findTrailer,
+   * commitTrailer): an ingestion task, a sync's page, an upload, a table's deletion.
    */
   trailers?: string[];
 }

@@ -89,32 +89,34 @@ export class Ingest {
   /** One task per file; the files move into the tasks' temporary folders. All are queued or none. */
   async submitFiles(g: ContentGrant, o: SubmitOptions & { keep_original: boolean }, files: UploadedFile[]): Promise<TaskRecord[]> {
     const { target } = this.target(g, o.path);
-    const rule = this.namedRule(o);
+    const rule = await this.namedRule(o);
     const now = nowIso();
     const tasks: NewTask[] = [];
+    // Start-up's sweep of task folders is over before a task's file is placed.
+    await this.d.queue.ready();
     try {
       for (const f of files) {
         const id = newId('ing');
         await rename(f.path, join(this.d.temp.ensureTaskDir(id), SOURCE_FILE));
         // The rule that applies is decided now, and shown on the task.
-        const ruleId = rule?.id ?? (o.mode ? null : (this.d.rules.match(o.project_id, f.name, f.mimeType)?.id ?? null));
+        const ruleId = rule?.id ?? (o.mode ? null : ((await this.d.rules.match(o.project_id, f.name, f.mimeType))?.id ?? null));
         const input = { file: SOURCE_FILE, size: f.size, mime_type: f.mimeType };
         tasks.push(this.newTask(g, { id, kind: 'file', source: f.name, target, o, ruleId, now, input, keepOriginal: o.keep_original }));
       }
-      this.d.store.insert(tasks);
+      await this.d.store.insert(tasks);
     } catch (e) {
       await Promise.all(tasks.map((t) => this.d.temp.removeTask(t.id)));
       throw e;
     }
     this.d.queue.pump();
-    return tasks.map((t) => this.d.store.find(t.id)!);
+    return await this.d.store.findMany(tasks.map((t) => t.id));
   }
 
   /** One task for the page and the pages it links to; platform sources are refused with the supported types. */
   async submitSource(g: ContentGrant, o: SubmitOptions & { keep_original: boolean }, source: { type: string; config?: Record<string, unknown> } & UrlSource): Promise<TaskRecord> {
     if (source.type !== 'url') throw platformSourceError(source.type, this.d.syncConnector);
     const { target } = this.target(g, o.path);
-    const rule = this.namedRule(o);
+    const rule = await this.namedRule(o);
     const maxPages = source.max_pages ?? this.d.maxPages;
     if (maxPages > this.d.maxPages) throw invalidField('source.max_pages', `max_pages may be at most ${this.d.maxPages} (CNS_INGEST_MAX_PAGES)`);
     try {
@@ -134,14 +136,14 @@ export class Ingest {
       input: { url: source.url!, depth: source.depth ?? 0, max_pages: maxPages, same_site: source.same_site ?? true },
       keepOriginal: o.keep_original,
     });
-    this.d.store.insert([task]);
+    await this.d.store.insert([task]);
     this.d.queue.pump();
-    return this.d.store.find(task.id)!;
+    return (await this.d.store.find(task.id))!;
   }
 
   /** A task by id, whoever asks (a route's check is made on its project). */
-  find(id: string): TaskRecord | null {
-    return this.d.store.find(id);
+  async find(id: string): Promise<TaskRecord | null> {
+    return await this.d.store.find(id);
   }
 
   /** The task, if `g` (a grant on its project) reaches its target folder; else "Task not found." */
@@ -154,12 +156,13 @@ export class Ingest {
    * The tasks the caller may see, in the order asked; the others (unknown, or not theirs to see)
    * by id. The ids may name tasks of any project: each is checked on its own.
    */
-  tasks(principal: Principal, ids: string[]): { tasks: TaskRecord[]; notFound: string[] } {
+  async tasks(principal: Principal, ids: string[]): Promise<{ tasks: TaskRecord[]; notFound: string[] }> {
     const tasks: TaskRecord[] = [];
     const missing: string[] = [];
+    const found = new Map((await this.d.store.findMany(ids)).map((t) => [t.id, t]));
     for (const id of ids) {
       try {
-        tasks.push(this.visible(principal, id));
+        tasks.push(this.visible(principal, found.get(id) ?? null));
       } catch (e) {
         if ((e as { code?: unknown }).code === 'NOT_FOUND') missing.push(id);
         else throw e;
@@ -169,9 +172,9 @@ export class Ingest {
   }
 
   /** The project's tasks `g` (content:read on the project) may see (target folder in its scope), newest first. */
-  list(g: ContentGrant, status: TaskStatus | undefined, page: Page): Paged<TaskRecord> {
-    const visible = this.d.store.summaries(g.projectId, status).filter((t) => this.d.access.mayPath(g, t.target_path));
-    const items = visible.slice(page.offset, page.offset + page.limit).flatMap((t) => this.d.store.find(t.id) ?? []);
+  async list(g: ContentGrant, status: TaskStatus | undefined, page: Page): Promise<Paged<TaskRecord>> {
+    const visible = (await this.d.store.summaries(g.projectId, status)).filter((t) => this.d.access.mayPath(g, t.target_path));
+    const items = await this.d.store.findMany(visible.slice(page.offset, page.offset + page.limit).map((t) => t.id));
     return { items, total: visible.length };
   }
 
@@ -182,17 +185,17 @@ export class Ingest {
   async cancel(g: ContentGrant, task: TaskRecord): Promise<TaskRecord> {
     const id = this.visibleTo(g, task).id;
     if (!(await this.d.queue.cancel(id))) {
-      const now = this.d.store.find(id)!;
+      const now = (await this.d.store.find(id))!;
       throw new DomainError('CONFLICT', `The task has already ${now.status === 'cancelled' ? 'been cancelled' : now.status}.`, { status: now.status });
     }
     await this.d.queue.settled(task.id);
-    return this.d.store.find(id)!;
+    return (await this.d.store.find(id))!;
   }
 
-  health(): IngestHealth {
+  async health(): Promise<IngestHealth> {
     const pool = this.d.pool.stats();
     return {
-      queue: { queued: this.d.store.count('queued'), running: this.d.store.count('running') },
+      queue: { queued: await this.d.store.count('queued'), running: await this.d.store.count('running') },
       workers: { size: pool.size, busy: this.d.queue.stats().running },
       converters: formats(),
     };
@@ -209,9 +212,9 @@ export class Ingest {
   }
 
   /** The rule a submission names, and a mode that agrees with it. */
-  private namedRule(o: SubmitOptions): RuleRecord | null {
+  private async namedRule(o: SubmitOptions): Promise<RuleRecord | null> {
     if (!o.rule_id) return null;
-    const rule = this.d.rules.forSubmission(o.project_id, o.rule_id);
+    const rule = await this.d.rules.forSubmission(o.project_id, o.rule_id);
     if (o.mode && o.mode !== rule.target) throw invalidField('mode', `rule ${rule.id} writes ${rule.target}: leave mode out or make it ${rule.target}`);
     return rule;
   }
@@ -236,9 +239,8 @@ export class Ingest {
     };
   }
 
-  /** A task of any project the caller may read (404 when it may not). */
-  private visible(principal: Principal, id: string): TaskRecord {
-    const task = this.d.store.find(id);
+  /** A task of any project the caller may read (404 when it may not, or when it is not there). */
+  private visible(principal: Principal, task: TaskRecord | null): TaskRecord {
     if (!task) throw notFound();
     let g: ContentGrant;
     try {

@@ -1,7 +1,7 @@
 import type { ChatProviders } from '../llm/providers.ts';
 import type { Settings } from '../config/settings.ts';
 import type { ContentStore } from '../content/contentStore.ts';
-import type { Db } from '../db/database.ts';
+import type { MetadataStore } from '../db/metadata/metadataStore.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ContentAccess } from '../policies/contentAccess.ts';
 import type { WriteTimeGrants } from '../policies/writeTimeGrant.ts';
@@ -43,13 +43,13 @@ export interface IngestService {
 }
 
 /**
- * Builds ingestion: the task queue over SQLite, its conversion processes, the rules, and starts
+ * Builds ingestion: the task queue on the metadata store, its conversion processes, the rules, and starts
  * working (tasks a stop interrupted are queued again first).
  */
 export function createIngest(d: {
   settings: Settings;
   logger: Logger;
-  db: Db;
+  metadata: MetadataStore;
   content: ContentStore;
   access: ContentAccess;
   /** Each task's write asks the policy again, with the submitter as it stands then. */
@@ -62,11 +62,11 @@ export function createIngest(d: {
 }): IngestService {
   const s = d.settings;
   const o = d.ownership;
-  const store = new TaskStore(d.db);
+  const store = new TaskStore(d.metadata);
   const temp = new IngestTemp(s.dataDir, o && !o.alone ? o.workerName : '');
   const pool = new ConversionPool({ size: s.ingest.workers, timeoutMs: s.ingest.conversionTimeoutMs });
   const guards = { maxDecompressedBytes: s.ingest.maxDecompressedBytes, maxPdfPages: s.ingest.maxPdfPages };
-  const rules = new IngestRules({ store: new RuleStore(d.db), access: d.access, providers: d.providers, model: s.llm.defaultModel });
+  const rules = new IngestRules({ store: new RuleStore(d.metadata), access: d.access, providers: d.providers, model: s.llm.defaultModel });
   const converter = new SourceConverter({
     pool,
     rules,
@@ -76,6 +76,7 @@ export function createIngest(d: {
   });
   const runner = new TaskRunner({
     content: d.content,
+    status: async (id) => (await store.find(id))?.status ?? null,
     grants: d.writeTimeGrants,
     converter,
     temp,
@@ -87,13 +88,15 @@ export function createIngest(d: {
     temp,
     workers: s.ingest.workers,
     execute: (task, run) => runner.execute(task, run),
+    committed: (task) => runner.committed(task),
     logger: d.logger,
     ...(several && { adopt: (projectId: string) => o.adopt(projectId), recover: o.boxStart, pollMs: QUEUED_ELSEWHERE_POLL_MS }),
   });
   // A project taken over (its owner stopped) runs the tasks queued for it at once.
   const stopHearing = several ? o.onAcquired(() => queue.pump()) : () => {};
   const ingest = new Ingest({ store, queue, rules, access: d.access, syncConnector: d.syncConnector, content: d.content, temp, pool, maxPages: s.ingest.maxPages, allowPrivate: () => s.urlFetchAllowPrivate });
-  queue.start();
+  // Recovery is awaited by submissions (queue.ready) and by close; a failure is logged, and the queue works on.
+  queue.start().catch((err: unknown) => d.logger.error({ err }, 'ingestion could not recover the tasks a stop left'));
   return {
     ingest,
     rules,

@@ -321,7 +321,7 @@ test.serial('a restart: running and queued tasks run again from the beginning on
   t.deepEqual(await noTaskDirs(dataDir), []);
 });
 
-test.serial('a task is never seen succeeded without its result: both are in the commit’s own transaction', async (t) => {
+test.serial('a task is never seen succeeded without its result: its commit names it, then success and result are recorded together', async (t) => {
   // Read from another connection the moment the commit is acknowledged, before the queue's own continuation runs.
   const seen: { status: string; result: string | null }[] = [];
   const reader = new Database(join(server.dataDir, 'cns.db'), { readonly: true });
@@ -335,7 +335,11 @@ test.serial('a task is never seen succeeded without its result: both are in the 
   t.is(res.status, 202, JSON.stringify(res.body));
   const task = await waitTask(server, token, res.body.data.tasks[0].id);
   t.is(task.status, 'succeeded');
+  t.deepEqual(task.result.nodes.map((n: { path: string }) => n.path), ['atomic/a.md']);
   t.is(seen.length, 1, 'read when its commit was acknowledged');
-  t.is(seen[0]!.status, 'succeeded');
-  t.deepEqual(JSON.parse(seen[0]!.result ?? 'null')?.nodes.map((n: { path: string }) => n.path), ['atomic/a.md']);
+  t.deepEqual(seen[0], { status: 'running', result: null }, 'the commit first: still running, no result');
+  const commit = (await commits()).find((c) => c.version === task.result.project_version);
+  t.is(commit.message, 'ingest a.txt');
+  const full = await server.services.content.commitTrailers(projectId, commit.commit_id ?? commit.id);
+  t.deepEqual(full, [`Cns-Ingest-Task: ${task.id}`], "the commit's trailer names the task");
 });

@@ -79,9 +79,9 @@ export function ingestRoutes(s: IngestRouteDeps): RouteGroup {
         authorize: { content: ({ query }) => query.project_id },
         query: schema.listTasksQuery,
         response: schema.pagedTaskList,
-        handle(ctx, { query, access: grant }) {
+        async handle(ctx, { query, access: grant }) {
           const page = { limit: query.limit, offset: query.offset };
-          const { items, total } = ingest().list(grant, query.status as never, page);
+          const { items, total } = await ingest().list(grant, query.status as never, page);
           ok(ctx, { ...withItems('tasks', items.map(presentTask)), ...pageInfo(total, page) });
         },
       }),
@@ -93,8 +93,8 @@ export function ingestRoutes(s: IngestRouteDeps): RouteGroup {
         authorize: { checkedBy: 'the ids may name tasks of any project: each is checked on its own, and those the caller may not see are listed in not_found' },
         body: schema.batchBody,
         response: schema.batchAnswer,
-        handle(ctx, { body }) {
-          const { tasks, notFound } = ingest().tasks(principalOf(ctx), body.task_ids);
+        async handle(ctx, { body }) {
+          const { tasks, notFound } = await ingest().tasks(principalOf(ctx), body.task_ids);
           ok(ctx, { tasks: tasks.map(presentTask), not_found: notFound });
         },
       }),
@@ -128,8 +128,8 @@ export function ingestRoutes(s: IngestRouteDeps): RouteGroup {
         summary: 'Queue depth, busy workers and the converters this installation has (OCR data present, …)',
         authorize: { signedIn: "this server's queue and converters; nothing of any project" },
         response: schema.healthSchema,
-        handle(ctx) {
-          ok(ctx, presentHealth(ingest().health()));
+        async handle(ctx) {
+          ok(ctx, presentHealth(await ingest().health()));
         },
       }),
       route({
@@ -140,8 +140,8 @@ export function ingestRoutes(s: IngestRouteDeps): RouteGroup {
         authorize: { project: ({ query }) => query.project_id },
         query: schema.listRulesQuery,
         response: schema.ruleList,
-        handle(ctx, { query }) {
-          const list = rules().list(query.project_id);
+        async handle(ctx, { query }) {
+          const list = await rules().list(query.project_id);
           ok(ctx, { rules: list.map(presentRule), total: list.length });
         },
       }),
@@ -154,8 +154,8 @@ export function ingestRoutes(s: IngestRouteDeps): RouteGroup {
         status: 201,
         body: schema.createRuleBody,
         response: schema.ruleSchema,
-        handle(ctx, { body, access: grant }) {
-          ok(ctx, presentRule(rules().create(grant, body)), 'Rule created', 201);
+        async handle(ctx, { body, access: grant }) {
+          ok(ctx, presentRule(await rules().create(grant, body)), 'Rule created', 201);
         },
       }),
       route({
@@ -178,8 +178,8 @@ export function ingestRoutes(s: IngestRouteDeps): RouteGroup {
         authorize: rule,
         params: schema.ruleParams,
         response: deletedSchema,
-        handle(ctx, { params, access }) {
-          rules().delete(grantOf(access, 'content:write'), access.record);
+        async handle(ctx, { params, access }) {
+          await rules().delete(grantOf(access, 'content:write'), access.record);
           ok(ctx, presentDeleted(params.rule_id), 'Rule deleted');
         },
       }),

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { actorOf } from '../../auth/principal.ts';
 import type { Authenticator } from '../../auth/authenticator.ts';
 import type { Settings } from '../../config/settings.ts';
-import type { Db } from '../../db/database.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
+import type { Logger } from '../../logging/logger.ts';
 import { newId } from '../../util/ids.ts';
 import { UploadGrants, type UploadGrantRow } from '../../domain/uploads/uploadGrants.ts';
 import { newNodeId, type Actor, type ContentStore } from '../../content/contentStore.ts';
@@ -27,29 +28,35 @@ export interface TransferDeps {
   content: ContentStore;
   access: ContentAccess;
   authenticator: Pick<Authenticator, 'current'>;
-  db: Db;
+  metadata: MetadataStore;
+  logger: Pick<Logger, 'warn'>;
   signingSecret: Uint8Array;
   settings: Pick<Settings, 'baseUrl' | 'maxUploadBytes'>;
 }
 
 /** A grant row's size when the client declared none: the PUT's body tells it, up to the limit. */
 const UNDECLARED_SIZE = -1;
+/** A PUT renews its claim this often while it streams; a claim not renewed for CLAIM_STALE_MS was left by a process that stopped. */
+const CLAIM_RENEW_MS = 30_000;
+const CLAIM_STALE_MS = 3 * CLAIM_RENEW_MS;
+/** The trailer line of an upload's commit: a claim left by a crash after it is known used. */
+export const uploadTrailer = (uploadId: string): string => `Cns-Upload: ${uploadId}`;
 
 /**
  * Uploads and downloads through presigned addresses served by this service. An upload address
  * names a grant row (src/domain/uploads/uploadGrants.ts): a new `file` node at a path, or a new version of one file
  * node, of exactly the declared size (or, without one, of any size up to the limit). Its PUT streams the body into a git blob (memory stays
  * bounded), then commits it; inside that commit's transaction the holder is authorized again,
- * the target must be as it was when the address was issued (else 409, nothing written), and the
- * grant row is deleted: an address writes once. A download address pins one version of a node
- * and serves it with Range support.
+ * and the target must be as it was when the address was issued (else 409, nothing written). The
+ * grant row is claimed before (one PUT at a time, in any process) and deleted after the commit,
+ * which names it: an address writes once. A claim left by a stopped process is finished when its
+ * commit is there, else released once stale. A download address pins one version of a node and
+ * serves it with Range support.
  */
 export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
   const store = s.content;
   const tokens = new PresignedTokens(s.signingSecret);
-  const grants = new UploadGrants(s.db);
-  /** Grants whose PUT is streaming: a second PUT of the same address must not stream too. */
-  const inFlight = new Set<string>();
+  const grants = new UploadGrants(s.metadata);
   const address = (path: string) => `${s.settings.baseUrl}/api/v1/nodes/${path}`;
 
   const upload = route({
@@ -86,7 +93,7 @@ export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
     }
     const { caller } = target;
     const now = Date.now();
-    const row: UploadGrantRow = {
+    const row: Omit<UploadGrantRow, 'claimed_at'> = {
       id: newId('upl', 16),
       project_id: caller.projectId,
       node_id: target.nodeId,
@@ -101,7 +108,7 @@ export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
       created_at: new Date(now).toISOString(),
       expires_at: new Date(now + UPLOAD_TTL_SECONDS * 1000).toISOString(),
     };
-    grants.issue(row);
+    await grants.issue(row);
     const token = await tokens.signUpload({ uploadId: row.id, projectId: row.project_id });
     created(ctx, {
       upload_url: address(`upload/${token}`),
@@ -170,9 +177,15 @@ export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
     response: answer.uploaded,
     async handle(ctx, { params }) {
     const { uploadId, projectId } = await tokens.verifyUpload(params.token);
-    const row = grants.find(uploadId);
-    if (!row || row.project_id !== projectId) throw forbidden('This upload address has already been used.');
-    if (inFlight.has(row.id)) throw conflict('This upload address is being used by another request.');
+    const used = () => forbidden('This upload address has already been used.');
+    const busy = () => conflict('This upload address is being used by another request.');
+    const row = await grants.find(uploadId);
+    if (!row || row.project_id !== projectId) throw used();
+    if (row.claimed_at !== null) {
+      const settled = await settleClaim(row);
+      if (settled === 'finished') throw used();
+      if (settled === 'held') throw busy();
+    }
     const { actor } = recheck(row);
     const declared = ctx.get('Content-Length');
     const exact = row.size !== UNDECLARED_SIZE;
@@ -180,8 +193,14 @@ export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
     if (exact && declared !== '' && Number(declared) < row.size) {
       throw validationError(`The body has ${declared} bytes; ${row.size} were declared.`, [{ field: 'body', message: 'size differs from the declared size' }]);
     }
-    inFlight.add(row.id);
+    let claim = await grants.claim(row.id);
+    if (!claim) throw busy();
+    const renewing = setInterval(() => {
+      void grants.renew(row.id, claim!).then((at) => (claim = at ?? claim), () => {});
+    }, CLAIM_RENEW_MS);
+    renewing.unref();
     let release = () => {};
+    let committed = false;
     try {
       const body = await sizedBody(ctx.req, exact ? row.size : null, declared, s.settings.maxUploadBytes);
       release = body.release;
@@ -189,22 +208,46 @@ export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
       const mutation = { op: 'writeBlob' as const, id: row.node_id, path: row.path, blobId, size: body.size, baseVersion: row.base_version };
       const result = await store.commit(row.project_id, actor, [mutation], {
         message: `upload ${row.name}`,
-        // Streaming took time: authorize and compare again where it counts, and use the grant up.
+        trailers: [uploadTrailer(row.id)],
+        // Streaming took time: authorize and compare again where it counts.
         guard: () => {
           recheck(row);
-          if (!grants.consume(row.id)) throw forbidden('This upload address has already been used.');
         },
       });
+      committed = true;
+      clearInterval(renewing);
+      // The grant is used up. A failure here leaves the claim, which the next PUT finishes (the commit names it).
+      await grants.finish(row.id).catch((err: unknown) => s.logger.warn({ err, upload: row.id }, 'an upload is committed but its address could not be used up'));
       const node = result.nodes.find((n) => n.id === row.node_id) ?? store.getById(row.project_id, row.node_id);
       const data = { ...nodePresenter(store, 'id').node(node), project_version: result.projectVersion };
       if (row.base_version === 0) created(ctx, data, 'Uploaded');
       else ok(ctx, data, `Uploaded version ${node.version}`);
     } finally {
+      clearInterval(renewing);
       release();
-      inFlight.delete(row.id);
+      // Nothing was written: the address may be used again.
+      if (!committed) await grants.release(row.id, claim).catch(() => {});
     }
     },
   });
+
+  /**
+   * A grant another PUT claimed: 'finished' when that PUT's commit is there (the row is deleted:
+   * the address is used), 'released' when the claim is stale without one (a process stopped
+   * mid-upload: the address may be used again), else 'held' (a PUT is streaming).
+   */
+  async function settleClaim(row: UploadGrantRow): Promise<'finished' | 'released' | 'held'> {
+    const node = store.findById(row.node_id);
+    if (node && node.projectId === row.project_id && node.version > row.base_version) {
+      const version = store.getVersion(row.project_id, { id: node.id }, row.base_version + 1);
+      if ((await store.commitTrailers(row.project_id, version.commitId)).includes(uploadTrailer(row.id))) {
+        await grants.finish(row.id);
+        return 'finished';
+      }
+    }
+    if (Date.now() - Date.parse(row.claimed_at!) < CLAIM_STALE_MS) return 'held';
+    return (await grants.release(row.id, row.claimed_at!)) ? 'released' : 'held';
+  }
 
   const download = route({
     method: 'get',

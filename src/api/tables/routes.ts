@@ -35,9 +35,9 @@ export function tableRoutes(s: { tables: Tables }): RouteGroup {
         authorize: { checkedBy: 'one project or a whole organization, as the query says: the tables service checks whichever is named' },
         query: schema.listTablesQuery,
         response: schema.tableList,
-        handle(ctx, { query }) {
+        async handle(ctx, { query }) {
           const p = principalOf(ctx);
-          ok(ctx, presentTableList(query.project_id ? t().listForProject(p, query.project_id) : t().listForOrg(p, query.org_id!)));
+          ok(ctx, presentTableList(query.project_id ? await t().listForProject(p, query.project_id) : await t().listForOrg(p, query.org_id!)));
         },
       }),
       route({
@@ -69,8 +69,8 @@ export function tableRoutes(s: { tables: Tables }): RouteGroup {
         authorize: table,
         params: schema.tableParams,
         response: schema.tableSchema,
-        handle(ctx, { params, access }) {
-          ok(ctx, presentTable(t().get(grantOf(access, 'content:read'), params.table_id)));
+        async handle(ctx, { params, access }) {
+          ok(ctx, presentTable(await t().get(grantOf(access, 'content:read'), params.table_id)));
         },
       }),
       route({

@@ -23,8 +23,6 @@ export interface CommitCall {
   mutations: PreparedMutation[];
   /** CommitOptions.guard: a check (and its writes) inside the call's savepoint. */
   guard?: () => void;
-  /** CommitOptions.recorded: after the commit is built, inside the same savepoint. */
-  recorded?: (result: CommitResult) => void;
   /** Parents after the tip (a merge commit: the git remote's merge of a push to refs/for/main). */
   extraParents?: string[];
   /** CommitOptions.trailers: the caller's own lines in the commit's trailer block. */
@@ -115,11 +113,7 @@ export function writeBatch<C extends CommitCall>(target: BuildTarget, calls: C[]
     }
     work.begin();
     try {
-      const result = target.db.transaction(() => {
-        const built = writeCommit(target, call, pv + 1, head, pack);
-        call.recorded?.(built);
-        return built;
-      })();
+      const result = target.db.transaction(() => writeCommit(target, call, pv + 1, head, pack))();
       work.keep();
       if (result.changed) {
         pv++;

@@ -509,7 +509,7 @@ export class ProjectWriter {
   }
 }
 
-/** A bulk write big enough for the sliced path (runLarge); calls with a guard or a record keep the batch path. */
+/** A bulk write big enough for the sliced path (runLarge); calls with a guard or trailers keep the batch path. */
 function isLargeJob(job: Job): boolean {
-  return !job.guard && !job.recorded && isLargeCommit(job.mutations);
+  return !job.guard && !job.trailers && isLargeCommit(job.mutations);
 }

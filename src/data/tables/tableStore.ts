@@ -1,75 +1,67 @@
-import type { Statement } from 'better-sqlite3';
-import type { Db } from '../../db/database.ts';
+import { sql } from 'kysely';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
+import type { JsonTablesTable } from '../../db/metadata/tables/ingest.ts';
 import { newId, nowIso } from '../../util/ids.ts';
 
 /** A table's record (spec 4.5); its data is the json node `node_id`. */
-export interface TableRecord {
-  id: string;
-  project_id: string;
-  node_id: string;
-  name: string;
-  description: string;
+export interface TableRecord extends Omit<JsonTablesTable, 'json_schema'> {
   /** The JSON Schema every change is validated against; null: none. */
   json_schema: Record<string, unknown> | null;
-  /** Where the node was created (the node's current path is the content store's). */
-  path: string;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
 }
 
-type Row = Omit<TableRecord, 'json_schema'> & { json_schema: string | null };
+const fromRow = (r: JsonTablesTable): TableRecord => ({ ...r, json_schema: r.json_schema === null ? null : (JSON.parse(r.json_schema) as Record<string, unknown>) });
+const toRow = (t: TableRecord): JsonTablesTable => ({ ...t, json_schema: t.json_schema === null ? null : JSON.stringify(t.json_schema) });
 
-const fromRow = (r: Row): TableRecord => ({ ...r, json_schema: r.json_schema === null ? null : (JSON.parse(r.json_schema) as Record<string, unknown>) });
-
-/** The `json_tables` records (migration 016). Authorization is the caller's business (Tables). */
+/** The `json_tables` records (migration 016), on the metadata store. Authorization is the caller's business (Tables). */
 export class TableStore {
-  private readonly s: Record<string, Statement>;
+  constructor(private readonly metadata: MetadataStore) {}
 
-  constructor(db: Db) {
-    const p = (sql: string) => db.prepare(sql);
-    this.s = {
-      find: p('SELECT * FROM json_tables WHERE id = ?'),
-      byProject: p('SELECT * FROM json_tables WHERE project_id = ? ORDER BY created_at, id'),
-      byOrg: p('SELECT t.* FROM json_tables t JOIN projects p ON p.id = t.project_id WHERE p.org_id = ? ORDER BY t.created_at, t.id'),
-      insert: p(`INSERT INTO json_tables (id, project_id, node_id, name, description, json_schema, path, created_by, created_at, updated_at)
-        VALUES (@id, @project_id, @node_id, @name, @description, @json_schema, @path, @created_by, @created_at, @updated_at)`),
-      update: p('UPDATE json_tables SET name = @name, description = @description, json_schema = @json_schema, updated_at = @updated_at WHERE id = @id'),
-      remove: p('DELETE FROM json_tables WHERE id = ?'),
-    };
-  }
-
-  find(id: string): TableRecord | null {
-    const r = this.s.find.get(id) as Row | undefined;
+  async find(id: string): Promise<TableRecord | null> {
+    const r = await this.metadata.db.selectFrom('json_tables').selectAll().where('id', '=', id).executeTakeFirst();
     return r ? fromRow(r) : null;
   }
 
-  listByProject(projectId: string): TableRecord[] {
-    return (this.s.byProject.all(projectId) as Row[]).map(fromRow);
+  async listByProject(projectId: string): Promise<TableRecord[]> {
+    const rows = await this.metadata.db.selectFrom('json_tables').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('id').execute();
+    return rows.map(fromRow);
   }
 
-  listByOrg(orgId: string): TableRecord[] {
-    return (this.s.byOrg.all(orgId) as Row[]).map(fromRow);
+  async listByOrg(orgId: string): Promise<TableRecord[]> {
+    const rows = await this.metadata.db
+      .selectFrom('json_tables as t')
+      .innerJoin('projects as p', 'p.id', 't.project_id')
+      .selectAll('t')
+      // projects.org_id is not in the metadata schema's types until the projects' store moves.
+      .where(sql.ref('p.org_id'), '=', orgId)
+      .orderBy('t.created_at')
+      .orderBy('t.id')
+      .execute();
+    return rows.map(fromRow);
   }
 
-  create(input: Pick<TableRecord, 'project_id' | 'node_id' | 'name' | 'description' | 'json_schema' | 'path' | 'created_by'>): TableRecord {
+  async create(input: Pick<TableRecord, 'project_id' | 'node_id' | 'name' | 'description' | 'json_schema' | 'path' | 'created_by'>): Promise<TableRecord> {
     const now = nowIso();
     const record: TableRecord = { id: newId('tbl'), ...input, created_at: now, updated_at: now };
-    this.s.insert.run(toRow(record));
+    await this.metadata.db.insertInto('json_tables').values(toRow(record)).execute();
     return record;
   }
 
-  /** `json_schema: null` removes the schema; undefined fields stay as they are. */
-  update(id: string, changes: Partial<Pick<TableRecord, 'name' | 'description' | 'json_schema'>>): TableRecord {
-    const current = this.find(id)!;
-    const next: TableRecord = { ...current, ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)), updated_at: nowIso() };
-    this.s.update.run(toRow(next));
-    return next;
+  /**
+   * Writes only the fields `changes` gives (`json_schema: null` removes the schema; a concurrent
+   * change of another field stays) and answers the row as stored; null when it was deleted meanwhile.
+   */
+  async update(id: string, changes: Partial<Pick<TableRecord, 'name' | 'description' | 'json_schema'>>): Promise<TableRecord | null> {
+    const { json_schema, ...rest } = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as typeof changes;
+    const row = await this.metadata.db
+      .updateTable('json_tables')
+      .set({ ...rest, ...(json_schema === undefined ? {} : { json_schema: json_schema === null ? null : JSON.stringify(json_schema) }), updated_at: nowIso() })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+    return row ? fromRow(row) : null;
   }
 
-  delete(id: string): void {
-    this.s.remove.run(id);
+  async delete(id: string): Promise<void> {
+    await this.metadata.db.deleteFrom('json_tables').where('id', '=', id).execute();
   }
 }
-
-const toRow = (t: TableRecord): Row => ({ ...t, json_schema: t.json_schema === null ? null : JSON.stringify(t.json_schema) });

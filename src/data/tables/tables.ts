@@ -71,6 +71,9 @@ const tableTokens = (pointer: string | undefined, field: string): string[] =>
 
 const tableNotFound = () => new DomainError('NOT_FOUND', 'Table not found.');
 
+/** The trailer line of a table's delete commit: a record left by a crash after it is known deleted. */
+export const tableDeleteTrailer = (tableId: string): string => `Cns-Table-Delete: ${tableId}`;
+
 /**
  * Tables (spec 4.5): a json node plus a record. Data changes are read-modify-write of the whole
  * node as ONE version through `ContentStore.updateNode` (actor the caller), so history, diff and
@@ -88,18 +91,23 @@ export class Tables {
    * the member it touches.
    */
   private readonly docs = new Lru<string, CachedDocument>(64, CACHED_DOCUMENT_BYTES);
+  /** Tables whose node is in the trash at a commit that is not their delete (`<table> <commit>`): not read again. */
+  private readonly kept = new Set<string>();
 
   constructor(private readonly d: TablesDeps) {}
 
-  listForProject(principal: Principal, projectId: string): TableView[] {
+  async listForProject(principal: Principal, projectId: string): Promise<TableView[]> {
     const g = this.d.access.grant(principal, projectId, 'content:read');
-    return this.d.store.listByProject(projectId).flatMap((t) => this.visible(g, t));
+    const out: TableView[] = [];
+    for (const t of await this.d.store.listByProject(projectId)) out.push(...(await this.visible(g, t)));
+    return out;
   }
 
-  listForOrg(principal: Principal, orgId: string): TableView[] {
+  async listForOrg(principal: Principal, orgId: string): Promise<TableView[]> {
     if (principal.kind === 'user') this.d.authorizer.requireOrg(principal, orgId, 'org:read');
     const grants = new Map<string, ContentGrant | null>();
-    return this.d.store.listByOrg(orgId).flatMap((t) => {
+    const out: TableView[] = [];
+    for (const t of await this.d.store.listByOrg(orgId)) {
       if (!grants.has(t.project_id)) {
         try {
           grants.set(t.project_id, this.d.access.grant(principal, t.project_id, 'content:read'));
@@ -108,17 +116,19 @@ export class Tables {
         }
       }
       const g = grants.get(t.project_id);
-      return g ? this.visible(g, t) : [];
-    });
+      if (g) out.push(...(await this.visible(g, t)));
+    }
+    return out;
   }
 
-  /** The record by id, whoever asks (a route's check is made on its project). */
-  find(id: string): TableRecord | null {
-    return this.d.store.find(id);
+  /** The record by id, whoever asks (a route's check is made on its project); null for a table deleted. */
+  async find(id: string): Promise<TableRecord | null> {
+    const table = await this.d.store.find(id);
+    return table && !(await this.deletedBefore(table, this.nodeOf(table))) ? table : null;
   }
 
-  get(g: ContentGrant, id: string): TableView {
-    const r = this.reach(g, id);
+  async get(g: ContentGrant, id: string): Promise<TableView> {
+    const r = await this.reach(g, id);
     return this.view(r.table, r.node);
   }
 
@@ -142,7 +152,7 @@ export class Tables {
         throw (e as { code?: string }).code === 'CONFLICT' && this.d.content.findByPath(g.projectId, path) ? taken() : e;
       });
     this.remember(written.node, data);
-    const table = this.d.store.create({
+    const table = await this.d.store.create({
       project_id: g.projectId,
       node_id: written.node.id,
       name: input.name,
@@ -157,43 +167,50 @@ export class Tables {
   /** Name, description and schema; a new schema must accept the data as it is (422 with its errors otherwise). */
   async update(g: ContentGrant, id: string, changes: { name?: string; description?: string; jsonSchema?: Record<string, unknown> | null }): Promise<TableView> {
     return this.lock.run(id, async () => {
-      const r = this.reach(g, id);
+      const r = await this.reach(g, id);
       if (changes.jsonSchema) {
         this.validator.compile(changes.jsonSchema);
         const { doc } = await this.document(this.live(r));
         this.validator.validate(changes.jsonSchema, doc, 'json_schema', "The table's data does not match the new JSON Schema");
       }
-      const table = this.d.store.update(r.table.id, { name: changes.name, description: changes.description, json_schema: changes.jsonSchema });
+      const table = await this.d.store.update(r.table.id, { name: changes.name, description: changes.description, json_schema: changes.jsonSchema });
+      if (!table) throw tableNotFound();
       return this.view(table, r.node);
     });
   }
 
-  /** Deletes the record; a live node goes to the trash in the same step (one version, restorable). */
+  /**
+   * Deletes the table: a live node goes to the trash (one version, restorable), its commit naming
+   * the table, then the record goes. A crash between the two leaves a record whose node the
+   * table's own delete trashed: every read treats it as deleted and removes it (deletedBefore).
+   */
   async delete(g: ContentGrant, id: string): Promise<{ trashed: NodeInfo | null }> {
     return this.lock.run(id, async () => {
-      const r = this.reach(g, id);
+      const r = await this.reach(g, id);
       const node = r.node;
       if (!node || node.state !== 'active') {
-        this.d.store.delete(r.table.id);
+        await this.d.store.delete(r.table.id);
         return { trashed: null };
       }
       const result = await this.d.content.remove(node.projectId, r.grant.actor, node.path, {
         message: `delete table ${r.table.name}`,
-        // Inside the commit's savepoint: the record goes with the node, or neither does; a node that moved meanwhile is a conflict.
+        trailers: [tableDeleteTrailer(r.table.id)],
+        // A node that moved meanwhile is a conflict: nothing is deleted.
         guard: () => {
           const now = this.d.content.findById(node.id);
           if (!now || now.state !== 'active' || now.path !== node.path) throw new DomainError('CONFLICT', "The table's node changed while it was being deleted; try again.", { node_id: node.id });
-          this.d.store.delete(r.table.id);
         },
       });
       this.docs.delete(node.id);
+      // The table is deleted once its node is (reads remove a record left behind): a failure here changes nothing for the caller.
+      await this.d.store.delete(r.table.id).catch(() => {});
       return { trashed: result.nodes.find((n) => n.id === node.id) ?? null };
     });
   }
 
   /** The value at a pointer, with the version it was read at. */
   async read(g: ContentGrant, id: string, pointer: string | undefined): Promise<{ view: TableView; pointer: string; value: unknown }> {
-    const r = this.reach(g, id);
+    const r = await this.reach(g, id);
     const tokens = tableTokens(pointer, 'path');
     const { doc, node } = await this.document(this.live(r));
     return { view: this.view(r.table, node), pointer: pointerOf(pointer), value: resolveTokens(doc, tokens, 'path') };
@@ -225,7 +242,7 @@ export class Tables {
   private change(g: ContentGrant, id: string, baseVersion: number | undefined, what: string, field: string, edit: (doc: unknown) => Edit): Promise<DataChange> {
     return this.lock.run(id, async () => {
       for (let attempt = 0; ; attempt++) {
-        const r = this.reach(g, id);
+        const r = await this.reach(g, id);
         const { doc, node, encoded } = await this.document(this.live(r));
         if (baseVersion !== undefined && baseVersion !== node.version) {
           throw new DomainError('CONFLICT', `The table changed: it is at version ${node.version}, not ${baseVersion}. Read it again and retry.`, { base_version: baseVersion, version: node.version });
@@ -249,11 +266,11 @@ export class Tables {
    * The table as it is now (found again: a change waits for the table's lock) under `grant`, a
    * grant on its project: gone is 404; a node outside a key's scope 403.
    */
-  private reach(grant: ContentGrant, id: string): Reach {
-    const table = this.d.store.find(id);
+  private async reach(grant: ContentGrant, id: string): Promise<Reach> {
+    const table = await this.d.store.find(id);
     if (!table || table.project_id !== grant.projectId) throw tableNotFound();
-    const found = this.d.content.findById(table.node_id);
-    const node = found && found.projectId === table.project_id ? found : null;
+    const node = this.nodeOf(table);
+    if (await this.deletedBefore(table, node)) throw tableNotFound();
     if (node) this.d.access.requireNode(grant, node);
     else this.d.access.requirePath(grant, table.path);
     return { table, grant, node };
@@ -287,10 +304,35 @@ export class Tables {
     if (node.contentHash) this.docs.set(node.id, { blobId: node.contentHash, doc, encoded: same }, node.size * (same ? 2 : 1));
   }
 
-  /** The table if the grant reaches its node (or, for a node that is gone, the path it was created at). */
-  private visible(g: ContentGrant, table: TableRecord): TableView[] {
+  /** The table's node as it is now; null when it is permanently gone. */
+  private nodeOf(table: TableRecord): NodeInfo | null {
     const found = this.d.content.findById(table.node_id);
-    const node = found && found.projectId === table.project_id ? found : null;
+    return found && found.projectId === table.project_id ? found : null;
+  }
+
+  /**
+   * Whether the table was deleted and only its record is left (its delete stopped between the
+   * node's commit and the record): its node is in the trash by a commit naming the table. Such
+   * a record is removed now. A node trashed otherwise (through the content API) keeps its table.
+   */
+  private async deletedBefore(table: TableRecord, node: NodeInfo | null): Promise<boolean> {
+    if (!node || node.state === 'active') return false;
+    const { commitId } = this.d.content.getVersion(node.projectId, { id: node.id }, node.version);
+    const seen = `${table.id} ${commitId}`;
+    if (this.kept.has(seen)) return false;
+    if (!(await this.d.content.commitTrailers(node.projectId, commitId)).includes(tableDeleteTrailer(table.id))) {
+      if (this.kept.size >= 10_000) this.kept.clear();
+      this.kept.add(seen);
+      return false;
+    }
+    await this.d.store.delete(table.id);
+    return true;
+  }
+
+  /** The table if the grant reaches its node (or, for a node that is gone, the path it was created at). */
+  private async visible(g: ContentGrant, table: TableRecord): Promise<TableView[]> {
+    const node = this.nodeOf(table);
+    if (await this.deletedBefore(table, node)) return [];
     const reachable = node ? this.d.access.mayNode(g, node) : this.d.access.mayPath(g, table.path);
     return reachable ? [this.view(table, node)] : [];
   }

@@ -23,6 +23,7 @@ import { blameCheckpointsMigration } from './025_blame_checkpoints.ts';
 import { projectLeasesMigration } from './026_project_leases.ts';
 import { agentSeqMigration } from './027_agent_seq.ts';
 import { syncSeqMigration } from './028_sync_seq.ts';
+import { ingestOrderMigration } from './029_ingest_order.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
-export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration, webhookDeliveriesMigration, folderSyncNamesMigration, commitAuthorsMigration, webhooksMigration, blameCheckpointsMigration, projectLeasesMigration, agentSeqMigration, syncSeqMigration];
+export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration, webhookDeliveriesMigration, folderSyncNamesMigration, commitAuthorsMigration, webhooksMigration, blameCheckpointsMigration, projectLeasesMigration, agentSeqMigration, syncSeqMigration, ingestOrderMigration];

@@ -4,6 +4,7 @@ import type { RunControl } from './taskRunner.ts';
 import type { TaskStore } from './taskStore.ts';
 import type { TaskRecord, TaskResult } from './taskTypes.ts';
 import type { IngestTemp } from './tempFiles.ts';
+import type { Progress } from '../converters/converter.ts';
 
 export interface IngestQueueDeps {
   store: TaskStore;
@@ -11,6 +12,11 @@ export interface IngestQueueDeps {
   /** Tasks running at once. */
   workers: number;
   execute(task: TaskRecord, run: RunControl): Promise<TaskResult>;
+  /**
+   * What a task left running by a stop had committed: its result read from its commit (the
+   * commit names the task), or null when it made none. Absent: none ever did.
+   */
+  committed?: (task: TaskRecord) => Promise<TaskResult | null>;
   logger?: Logger;
   /**
    * Several workers (issue 29): whether this process runs the project's tasks (it owns the
@@ -18,11 +24,12 @@ export interface IngestQueueDeps {
    */
   adopt?: (projectId: string) => boolean;
   /**
-   * Whether start-up recovers what a stop left (tasks left running are queued again, temporary
-   * files swept): only when no other process can be running tasks. Default true.
+   * Whether start-up recovers what a stop left (tasks left running are finished from their
+   * commit or queued again, temporary files swept): only when no other process can be running
+   * tasks. Default true.
    */
   recover?: boolean;
-  /** Looks for tasks queued by other processes this often (several workers); absent: never. */
+  /** Looks for tasks queued by other processes (and running tasks cancelled there) this often (several workers); absent: never. */
   pollMs?: number;
 }
 
@@ -30,6 +37,7 @@ export interface IngestQueueDeps {
 const SHUTDOWN = new Error('the service is stopping');
 /** The abort reason of a task stopped to give its worker to another project: it is queued again. */
 const PREEMPTED = new Error('a worker was given to another project');
+const CANCELLED = { code: 'cancelled', message: 'the task was cancelled' };
 
 interface Running {
   projectId: string;
@@ -38,15 +46,16 @@ interface Running {
 }
 
 /**
- * The durable queue of ingestion tasks. Tasks live in SQLite (TaskStore); up to `workers` run at
- * once, taken in submission order with projects taking turns, the project with the fewest
- * running tasks first. No project holds every worker while another waits (see `makeRoom`).
- * A cancelled queued task never
- * runs; a cancelled running task is aborted (its conversion process killed, its fetches ended)
- * and writes nothing: its commit checks the task's status inside the content store's write
- * section, where the cancel's status change and the commit cannot interleave. A task marked
- * succeeded in that same section is durable with its content. After a restart, tasks that were
- * running are queued again and start from the beginning (nothing of them was committed).
+ * The durable queue of ingestion tasks. Tasks live in the metadata store (TaskStore); up to
+ * `workers` run at once, taken in submission order with projects taking turns, the project with
+ * the fewest running tasks first. No project holds every worker while another waits (see
+ * `makeRoom`). A cancelled queued task never runs; a cancelled running task is aborted (its
+ * conversion process killed, its fetches ended) and writes nothing: its commit's guard refuses
+ * once the task is aborted, and the cancel answers after the run has recorded its outcome (a
+ * task whose commit was already made has succeeded). A task's commit names it (a trailer); after
+ * the commit one compare-and-set records success and result together. After a restart, a task
+ * left running whose commit is in the project's history succeeds with the result read from it;
+ * the others are queued again and start from the beginning (nothing of them was committed).
  */
 export class IngestQueue {
   /** By task id, in the order they started. */
@@ -55,6 +64,10 @@ export class IngestQueue {
   private closed = false;
   private poll: NodeJS.Timeout | null = null;
   private readonly finishedListeners = new Set<(task: TaskRecord) => void>();
+  private starting: Promise<void> | null = null;
+  /** One look at the queue at a time (claims are awaited); a pump asked for meanwhile runs after it. */
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
 
   constructor(private readonly d: IngestQueueDeps) {}
 
@@ -64,8 +77,8 @@ export class IngestQueue {
     return () => this.finishedListeners.delete(fn);
   }
 
-  private finished(id: string): void {
-    const task = this.d.store.find(id);
+  private async finished(id: string): Promise<void> {
+    const task = await this.d.store.find(id);
     if (!task || (task.status !== 'succeeded' && task.status !== 'failed' && task.status !== 'cancelled')) return;
     for (const fn of this.finishedListeners) {
       try {
@@ -79,32 +92,88 @@ export class IngestQueue {
   /**
    * Start-up: recover what a stop interrupted, clear temporary files of finished tasks, start
    * working. Among several workers only the first of the box recovers (the others' tasks may be
-   * running); each clears its own uploads folder and looks for tasks queued elsewhere every `pollMs`.
+   * running); each clears its own uploads folder and looks for tasks queued elsewhere every
+   * `pollMs`. Submissions wait for `ready()` before they place their files.
    */
-  start(): void {
-    if (this.d.recover !== false) {
-      const requeued = this.d.store.requeueRunning();
-      if (requeued > 0) this.d.logger?.info({ tasks: requeued }, 'ingest tasks interrupted by a stop were queued again');
-      this.d.temp.sweep(this.d.store.idsWithStatus('queued'));
-    } else this.d.temp.sweepOwnUploads();
-    if (this.d.pollMs) {
-      this.poll = setInterval(() => this.pump(), this.d.pollMs);
-      this.poll.unref();
+  start(): Promise<void> {
+    // No request is being read yet: the uploads folders go now, before any await.
+    if (this.d.recover !== false) this.d.temp.sweepUploads();
+    else this.d.temp.sweepOwnUploads();
+    this.starting = (async () => {
+      if (this.d.recover !== false) {
+        try {
+          await this.recover();
+          this.d.temp.sweepTasks(await this.d.store.idsWithStatus('queued'));
+        } catch (err) {
+          // The queue works on; what was not recovered is at the next start.
+          this.d.logger?.error({ err }, 'ingestion could not recover the tasks a stop left');
+        }
+      }
+      if (this.closed) return;
+      if (this.d.pollMs) {
+        this.poll = setInterval(() => {
+          this.pump();
+          void this.abortCancelledElsewhere();
+        }, this.d.pollMs);
+        this.poll.unref();
+      }
+      this.pump();
+    })();
+    return this.starting;
+  }
+
+  /** Resolves once start-up's recovery is done (at once before start). */
+  async ready(): Promise<void> {
+    await this.starting?.catch(() => {});
+  }
+
+  /** Tasks left running by a stop: finished from their commit when they made one, else queued again. */
+  private async recover(): Promise<void> {
+    let requeued = 0;
+    for (const task of await this.d.store.running()) {
+      const result = (await this.d.committed?.(task)) ?? null;
+      if (result) {
+        if (await this.d.store.succeed(task.id, result)) {
+          this.d.logger?.info({ task: task.id }, 'an ingest task interrupted after its commit succeeded with the result read from the commit');
+          await this.finished(task.id);
+        }
+      } else if (await this.d.store.transition(task.id, 'running', 'queued')) requeued++;
     }
-    this.pump();
+    if (requeued > 0) this.d.logger?.info({ tasks: requeued }, 'ingest tasks interrupted by a stop were queued again');
   }
 
   /** New tasks were queued, or a worker is free. */
   pump(): void {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = this.pumpOnce()
+      .catch((err: unknown) => this.d.logger?.error({ err }, 'the ingest queue could not take tasks'))
+      .finally(() => {
+        this.pumping = null;
+        if (this.pumpAgain && !this.closed) {
+          this.pumpAgain = false;
+          this.pump();
+        }
+      });
+  }
+
+  private async pumpOnce(): Promise<void> {
     // Several workers: only projects this process runs; nothing queued costs one read, no write.
-    const only = this.d.adopt && !this.closed && this.running.size < this.d.workers ? new Set(this.queuedHere()) : undefined;
+    const only = this.d.adopt && !this.closed && this.running.size < this.d.workers ? new Set(await this.queuedHere()) : undefined;
     while (!this.closed && this.running.size < this.d.workers && (!only || only.size > 0)) {
-      const task = this.d.store.claimNext(this.lastProject, this.perProject(false), only);
+      const task = await this.d.store.claimNext(this.lastProject, this.perProject(false), only);
       if (!task) break;
+      if (this.closed) {
+        // Stopped while claiming: the task runs after the restart.
+        await this.d.store.transition(task.id, 'running', 'queued');
+        break;
+      }
       this.lastProject = task.project_id;
       this.run(task);
     }
-    if (!this.closed) this.makeRoom();
+    if (!this.closed) await this.makeRoom();
   }
 
   /**
@@ -115,26 +184,44 @@ export class IngestQueue {
    * oldest running task is never stopped, so each keeps making progress; a bomb holding a
    * worker is bounded by the conversion time limit.
    */
-  private makeRoom(): void {
+  private async makeRoom(): Promise<void> {
     if (this.running.size < this.d.workers) return;
+    const queued = await this.queuedHere();
     const holding = this.perProject(true);
     const freeing = this.running.size - [...holding.values()].reduce((a, b) => a + b, 0);
-    let waiting = this.queuedHere().filter((p) => !holding.has(p)).length - freeing;
+    let waiting = queued.filter((p) => !holding.has(p)).length - freeing;
     while (waiting-- > 0) {
       const [project, held] = [...holding].reduce((a, b) => (b[1] > a[1] ? b : a), ['', 0]);
       if (held < 2) return;
-      const [id, victim] = [...this.running].reverse().find(([, r]) => r.projectId === project && !r.controller.signal.aborted)!;
+      const victim = [...this.running].reverse().find(([, r]) => r.projectId === project && !r.controller.signal.aborted);
+      if (!victim) return;
+      const [id, r] = victim;
       this.d.logger?.info({ task: id, project }, 'ingest task queued again: its worker goes to a project that was waiting');
-      victim.controller.abort(PREEMPTED);
+      r.controller.abort(PREEMPTED);
       holding.set(project, held - 1);
     }
   }
 
   /** Projects with queued tasks that this process runs. */
-  private queuedHere(): string[] {
-    const queued = this.d.store.queuedProjects();
+  private async queuedHere(): Promise<string[]> {
+    const queued = await this.d.store.queuedProjects();
     const adopt = this.d.adopt;
     return adopt ? queued.filter((p) => adopt(p)) : queued;
+  }
+
+  /** Several workers: a task running here that another process cancelled is stopped (its commit would be refused too). */
+  private async abortCancelledElsewhere(): Promise<void> {
+    const ids = [...this.running.keys()];
+    if (ids.length === 0) return;
+    try {
+      const statuses = await this.d.store.statusesOf(ids);
+      for (const id of ids) {
+        const r = this.running.get(id);
+        if (r && !r.controller.signal.aborted && statuses.get(id) !== 'running') r.controller.abort(new TaskFailure(CANCELLED.code, CANCELLED.message));
+      }
+    } catch (err) {
+      this.d.logger?.warn({ err }, 'the ingest queue could not read its running tasks');
+    }
   }
 
   /** Running tasks by project; `live`: only those not being stopped. */
@@ -145,17 +232,22 @@ export class IngestQueue {
   }
 
   /**
-   * Cancels a queued or running task; false when it had already finished. A running task is
-   * aborted; `settled` tells when it has stopped.
+   * Cancels a queued or running task; false when it had already finished. A task running here is
+   * aborted, and this answers once its run has recorded the outcome: cancelled, or succeeded when
+   * its commit was made before the abort.
    */
   async cancel(id: string): Promise<boolean> {
-    if (!this.d.store.transition(id, ['queued', 'running'], 'cancelled', { error: { code: 'cancelled', message: 'the task was cancelled' } })) return false;
     const r = this.running.get(id);
-    if (r) r.controller.abort(new TaskFailure('cancelled', 'the task was cancelled'));
-    else {
-      this.finished(id);
-      await this.d.temp.removeTask(id);
+    if (r) {
+      r.controller.abort(new TaskFailure(CANCELLED.code, CANCELLED.message));
+      await r.done;
+      const status = (await this.d.store.find(id))?.status;
+      // Queued again: it had been stopped for a restart or another project before this cancel.
+      if (status !== 'queued') return status === 'cancelled';
     }
+    if (!(await this.d.store.transition(id, ['queued', 'running'], 'cancelled', { error: CANCELLED }))) return false;
+    await this.finished(id);
+    await this.d.temp.removeTask(id);
     return true;
   }
 
@@ -173,6 +265,8 @@ export class IngestQueue {
     this.closed = true;
     if (this.poll) clearInterval(this.poll);
     this.poll = null;
+    await this.starting?.catch(() => {});
+    await this.pumping;
     const all = [...this.running.values()];
     for (const r of all) r.controller.abort(SHUTDOWN);
     await Promise.all(all.map((r) => r.done));
@@ -181,43 +275,83 @@ export class IngestQueue {
   private run(task: TaskRecord): void {
     const controller = new AbortController();
     const { signal } = controller;
-    let recorded = false;
-    const control: RunControl = {
-      signal,
-      progress: (p) => this.d.store.setProgress(task.id, p),
-      claimSuccess: () => {
-        if (!this.d.store.transition(task.id, 'running', 'succeeded')) throw new TaskFailure('cancelled', 'the task was cancelled');
+    const progress = this.progressWriter(task.id);
+    const done = (async () => {
+      let requeued = false;
+      try {
+        const result = await this.d.execute(task, { signal, progress: progress.set });
+        await progress.idle();
+        await this.succeeded(task, result);
+      } catch (e) {
+        await progress.idle();
+        requeued = await this.stopped(task, signal, e);
+      } finally {
+        this.running.delete(task.id);
+        try {
+          if (!requeued) await this.finished(task.id);
+          // A task queued again keeps its files (its upload) for when it runs again.
+          if (!requeued) await this.d.temp.removeTask(task.id);
+        } catch (err) {
+          this.d.logger?.warn({ err, task: task.id }, 'an ingest task could not be tidied up');
+        }
+        this.pump();
+      }
+    })();
+    this.running.set(task.id, { projectId: task.project_id, controller, done });
+  }
+
+  /**
+   * The task's commit is made (or nothing needed one): success and result in one compare-and-set.
+   * When the metadata store fails here the task stays running, and the next start finds its commit.
+   */
+  private async succeeded(task: TaskRecord, result: TaskResult): Promise<void> {
+    try {
+      if (!(await this.d.store.succeed(task.id, result))) {
+        this.d.logger?.warn({ task: task.id }, 'an ingest task was cancelled elsewhere while its commit was made: its content is written, the task stays cancelled');
+      }
+    } catch (err) {
+      this.d.logger?.error({ err, task: task.id }, "an ingest task's commit is made but its success could not be recorded: the next start records it from the commit");
+    }
+  }
+
+  /** The run ended without a commit: queued again (stop, preemption), cancelled, or failed. True when queued again. */
+  private async stopped(task: TaskRecord, signal: AbortSignal, e: unknown): Promise<boolean> {
+    try {
+      if (signal.aborted && (signal.reason === SHUTDOWN || signal.reason === PREEMPTED)) return await this.d.store.transition(task.id, 'running', 'queued');
+      if (signal.aborted) {
+        // Cancelled here, or elsewhere (then the status is already set and this changes nothing).
+        await this.d.store.transition(task.id, 'running', 'cancelled', { error: CANCELLED });
+        return false;
+      }
+      const error = taskError(e);
+      if (error.code === 'internal') this.d.logger?.error({ err: e, task: task.id }, 'ingest task failed');
+      await this.d.store.transition(task.id, 'running', 'failed', { error });
+    } catch (err) {
+      this.d.logger?.error({ err, task: task.id }, "an ingest task's end could not be recorded");
+    }
+    return false;
+  }
+
+  /** A task's progress, written one at a time and only the latest (a burst of pages costs a write or two). */
+  private progressWriter(id: string): { set: (p: Progress) => void; idle: () => Promise<void> } {
+    let next: Progress | null = null;
+    let writing: Promise<void> | null = null;
+    const drain = async () => {
+      while (next) {
+        const p = next;
+        next = null;
+        await this.d.store.setProgress(id, p).catch((err: unknown) => this.d.logger?.warn({ err, task: id }, "an ingest task's progress could not be written"));
+      }
+      writing = null;
+    };
+    return {
+      set: (p) => {
+        next = p;
+        writing ??= drain();
       },
-      // With the commit, in its transaction: nobody reads the task succeeded without its result.
-      recordResult: (result) => {
-        this.d.store.setResult(task.id, result);
-        recorded = true;
+      idle: async () => {
+        await writing;
       },
     };
-    let requeued = false;
-    const done = this.d
-      .execute(task, control)
-      .then((result) => {
-        // A task that wrote nothing never reached claimSuccess: status and result in one statement.
-        if (!recorded) this.d.store.succeed(task.id, result);
-      })
-      .catch((e: unknown) => {
-        if (signal.aborted && (signal.reason === SHUTDOWN || signal.reason === PREEMPTED)) requeued = this.d.store.transition(task.id, 'running', 'queued');
-        // Cancelled: the cancel set the status.
-        else if (signal.aborted) return;
-        else {
-          const error = taskError(e);
-          if (error.code === 'internal') this.d.logger?.error({ err: e, task: task.id }, 'ingest task failed');
-          this.d.store.transition(task.id, 'running', 'failed', { error });
-        }
-      })
-      .finally(async () => {
-        this.running.delete(task.id);
-        if (!requeued) this.finished(task.id);
-        // A task queued again keeps its files (its upload) for when it runs again.
-        if (!requeued) await this.d.temp.removeTask(task.id);
-        this.pump();
-      });
-    this.running.set(task.id, { projectId: task.project_id, controller, done });
   }
 }

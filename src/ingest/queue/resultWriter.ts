@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Actor, ContentStore, Mutation } from '../../content/contentStore.ts';
-import type { CommitResult } from '../../content/types.ts';
 import type { ConvertedNode } from '../converters/converter.ts';
 import type { ResultNode } from './taskTypes.ts';
 
@@ -27,8 +26,10 @@ export interface CommitRequest {
   message: string;
   /** Runs inside the commit's write section (CommitOptions.guard): the last word on whether it may still be written. */
   guard: () => void;
-  /** Runs in the same write section once the commit is built, with what commitNodes answers (CommitOptions.recorded). */
-  recorded?: (written: WrittenNodes) => void;
+  /** Lines of the commit's trailer block (CommitOptions.trailers): the task the commit is for. */
+  trailers?: string[];
+  /** Awaited right before the commit, once the blobs are stored (the task's status as the metadata store has it). */
+  beforeCommit?: () => Promise<void>;
   signal: AbortSignal;
 }
 
@@ -56,21 +57,14 @@ export async function commitNodes(content: ContentStore, r: CommitRequest): Prom
       mutations.push({ op: 'write', path: n.path, type: n.type, content: n.content });
     }
   }
+  await r.beforeCommit?.();
   r.signal.throwIfAborted();
-  const answer = (result: CommitResult): WrittenNodes => {
-    const byPath = new Map(result.nodes.map((n) => [n.path, n]));
-    const nodes = r.nodes.map((n) => {
-      const node = byPath.get(n.path) ?? content.getByPath(r.projectId, n.path);
-      return { path: node.path, node_id: node.id, version: node.version, type: n.type };
-    });
-    return { nodes, projectVersion: result.projectVersion };
-  };
-  // Answered inside the commit's write section (the last build, if the batch was rebuilt).
-  let written: WrittenNodes | null = null;
-  const recorded = (result: CommitResult) => {
-    written = answer(result);
-    r.recorded?.(written);
-  };
-  const result = await content.commit(r.projectId, r.actor, mutations, { message: r.message, guard: r.guard, recorded });
-  return written ?? answer(result);
+  const result = await content.commit(r.projectId, r.actor, mutations, { message: r.message, guard: r.guard, trailers: r.trailers });
+  // Nodes the commit did not change (already as converted) as they stand now.
+  const byPath = new Map(result.nodes.map((n) => [n.path, n]));
+  const nodes = r.nodes.map((n) => {
+    const node = byPath.get(n.path) ?? content.getByPath(r.projectId, n.path);
+    return { path: node.path, node_id: node.id, version: node.version, type: n.type };
+  });
+  return { nodes, projectVersion: result.projectVersion };
 }

@@ -36,7 +36,7 @@ export class SourceConverter {
   constructor(private readonly d: SourceConverterDeps) {}
 
   async convert(task: TaskRecord, source: Source, signal: AbortSignal, onProgress: (p: Progress) => void): Promise<ConvertOutput> {
-    const rule = this.ruleFor(task, source);
+    const rule = await this.ruleFor(task, source);
     // A schema rule reads the text; a plain rule says which of markdown or json to write; neither: the format's default.
     const mode: IngestMode | null = rule?.json_schema ? 'markdown' : (task.mode ?? rule?.target ?? null);
     const out = await this.d.pool.run(
@@ -63,12 +63,12 @@ export class SourceConverter {
     return { nodes: [{ name: outputName(source.name, 'json'), type: 'json', content: value }], warnings: [...out.warnings, ...warnings] };
   }
 
-  private ruleFor(task: TaskRecord, source: Source): RuleRecord | null {
+  private async ruleFor(task: TaskRecord, source: Source): Promise<RuleRecord | null> {
     if (task.rule_id) {
-      const rule = this.d.rules.find(task.rule_id);
+      const rule = await this.d.rules.find(task.rule_id);
       if (!rule) throw new TaskFailure('rule_deleted', `the rule ${task.rule_id} this task names was deleted`);
       return rule;
     }
-    return task.mode === null ? this.d.rules.match(task.project_id, source.name, source.mimeType) : null;
+    return task.mode === null ? await this.d.rules.match(task.project_id, source.name, source.mimeType) : null;
   }
 }

@@ -8,11 +8,13 @@ import { runUrlTask, type UrlTaskDeps } from '../url/urlTask.ts';
 import { commitNodes, plannedAt, type PlannedNode } from './resultWriter.ts';
 import type { SourceConverter } from './sourceConverter.ts';
 import { TaskFailure } from './taskFailure.ts';
-import type { FileInput, TaskRecord, TaskResult } from './taskTypes.ts';
+import type { FileInput, ResultNode, TaskRecord, TaskResult } from './taskTypes.ts';
 import type { IngestTemp } from './tempFiles.ts';
 
 export interface TaskRunnerDeps {
   content: ContentStore;
+  /** The task's status as stored, read right before its commit (a cancel made by another process). */
+  status: (taskId: string) => Promise<TaskRecord['status'] | null>;
   /** The policy asked again with the submitter as it stands now (src/policies/writeTimeGrant.ts). */
   grants: Pick<WriteTimeGrants, 'require'>;
   converter: SourceConverter;
@@ -20,22 +22,26 @@ export interface TaskRunnerDeps {
   url: Omit<UrlTaskDeps, 'converter'>;
 }
 
-/** What the queue hands a running task. */
+/** What the queue hands a running task: aborted when it is cancelled, preempted or the service stops. */
 export interface RunControl {
   signal: AbortSignal;
   progress(p: Progress): void;
-  /** Inside the commit's write section: throws when the task may no longer be written (cancelled meanwhile), and marks it succeeded otherwise. */
-  claimSuccess(): void;
-  /** In the same write section, once the commit is built: the task's result, visible together with its success. */
-  recordResult(result: TaskResult): void;
 }
+
+/** The trailer line of a task's commit: how a restart finds out that the task's content is written. */
+export const taskTrailer = (taskId: string): string => `Cns-Ingest-Task: ${taskId}`;
+
+/** The warning a result read back from its commit carries (what the commit does not hold). */
+export const RECOVERED_WARNING =
+  'the service stopped after this task was written: its result was read from its commit (nodes already as converted, and the conversion warnings, are not listed)';
 
 /**
  * What one task does, from its input to its commit: convert (the uploaded file, or the pages of
  * a URL), then write every node as ONE commit by the submitter with the message `ingest
- * <source>`. The submitter is authorized again when the task starts and inside the commit, for
- * every path it writes (a key revoked or narrowed, a member removed or lowered while the task
- * waited or ran writes nothing).
+ * <source>`, its trailer naming the task. The submitter is authorized again when the task starts
+ * and inside the commit, for every path it writes (a key revoked or narrowed, a member removed
+ * or lowered while the task waited or ran writes nothing); a task aborted (cancelled) by then
+ * writes nothing either. Its success is recorded by the queue after the commit.
  */
 export class TaskRunner {
   constructor(private readonly d: TaskRunnerDeps) {}
@@ -55,13 +61,31 @@ export class TaskRunner {
       nodes,
       message: `ingest ${task.source}`,
       signal: run.signal,
+      trailers: [taskTrailer(task.id)],
+      beforeCommit: async () => {
+        if ((await this.d.status(task.id)) !== 'running') throw new TaskFailure('cancelled', 'the task was cancelled');
+      },
       guard: () => {
         this.authorize(task, [task.target_path, ...nodes.map((n) => n.path)]);
-        run.claimSuccess();
+        // Cancelled (or stopped) up to the last moment: nothing is written.
+        run.signal.throwIfAborted();
       },
-      recorded: (w) => run.recordResult({ nodes: w.nodes, warnings, project_version: w.projectVersion }),
     });
     return { nodes: written.nodes, warnings, project_version: written.projectVersion };
+  }
+
+  /**
+   * The result of a task left running by a stop, read from its commit in the project's history
+   * (its trailer names the task); null when it made none. The commit holds the nodes it changed.
+   */
+  async committed(task: TaskRecord): Promise<TaskResult | null> {
+    if (!task.started_at) return null;
+    const found = await this.d.content.findTrailer(task.project_id, taskTrailer(task.id), Date.parse(task.started_at));
+    if (!found) return null;
+    const nodes = found.changes
+      .filter((c) => c.type !== 'folder' && c.op !== 'delete')
+      .map((c) => ({ path: c.path, node_id: c.id, version: c.version ?? 0, type: c.type as ResultNode['type'] }));
+    return { nodes, warnings: [RECOVERED_WARNING], project_version: found.projectVersion };
   }
 
   private async fileTask(task: TaskRecord, dir: string, run: RunControl): Promise<{ nodes: PlannedNode[]; warnings: string[] }> {

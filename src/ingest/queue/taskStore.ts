@@ -1,22 +1,18 @@
-import type { Db } from '../../db/database.ts';
-import { statementCache } from '../../db/statements.ts';
+import type { Insertable, Selectable } from 'kysely';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
+import { oneOf } from '../../db/metadata/oneOf.ts';
+import type { IngestTasksTable } from '../../db/metadata/tables/ingest.ts';
 import { nowIso } from '../../util/ids.ts';
 import type { Progress } from '../converters/converter.ts';
 import type { TaskError, TaskRecord, TaskResult, TaskStatus } from './taskTypes.ts';
 
-type Row = Omit<TaskRecord, 'keep_original' | 'input' | 'progress' | 'result' | 'error' | 'actor'> & {
-  keep_original: number;
-  input: string;
-  progress: string | null;
-  result: string | null;
-  error: string | null;
-  actor: string;
-};
+type Row = Selectable<IngestTasksTable>;
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
-const fromRow = (r: Row): TaskRecord => ({
+const fromRow = ({ seq: _seq, ...r }: Row): TaskRecord => ({
   ...r,
+  mode: r.mode as TaskRecord['mode'],
   keep_original: r.keep_original === 1,
   input: JSON.parse(r.input) as TaskRecord['input'],
   progress: parse<Progress>(r.progress),
@@ -27,104 +23,169 @@ const fromRow = (r: Row): TaskRecord => ({
 
 export type NewTask = Omit<TaskRecord, 'status' | 'progress' | 'result' | 'error' | 'started_at' | 'finished_at'>;
 
+/** A claim that lost its compare-and-set to another claimer tries the next task this many times. */
+const CLAIM_ATTEMPTS = 5;
+
 /**
- * The `ingest_tasks` table: the queue's durable state. Status changes are conditional on the
- * status the caller expects (`WHERE status = ...`), so a cancel and a worker finishing the same
- * task cannot both win. Authorization is the caller's business.
+ * The `ingest_tasks` table, on the metadata store: the queue's durable state. Status changes are
+ * compare-and-sets on the status the caller expects (`WHERE status = ...`), so a cancel and a
+ * worker finishing the same task, or two processes claiming it, cannot both win. Authorization
+ * is the caller's business.
  */
 export class TaskStore {
-  private readonly sql: ReturnType<typeof statementCache>;
+  constructor(private readonly metadata: MetadataStore) {}
 
-  constructor(private readonly db: Db) {
-    this.sql = statementCache(db);
+  /** All of them or none; their `seq` follows the order given. */
+  async insert(tasks: NewTask[]): Promise<void> {
+    if (tasks.length === 0) return;
+    const rows: Insertable<IngestTasksTable>[] = tasks.map((t) => ({
+      id: t.id,
+      project_id: t.project_id,
+      source: t.source,
+      kind: t.kind,
+      status: 'queued',
+      target_path: t.target_path,
+      mode: t.mode,
+      keep_original: t.keep_original ? 1 : 0,
+      rule_id: t.rule_id,
+      input: JSON.stringify(t.input),
+      created_by: t.created_by,
+      actor: JSON.stringify(t.actor),
+      created_at: t.created_at,
+    }));
+    await this.metadata.transaction(async (trx) => {
+      for (const row of rows) await trx.insertInto('ingest_tasks').values(row).execute();
+    });
   }
 
-  /** All of them or none. */
-  insert(tasks: NewTask[]): void {
-    const insert = this.sql(`INSERT INTO ingest_tasks (id, project_id, source, kind, status, target_path, mode, keep_original, rule_id, input, created_by, actor, created_at)
-      VALUES (@id, @project_id, @source, @kind, 'queued', @target_path, @mode, @keep_original, @rule_id, @input, @created_by, @actor, @created_at)`);
-    this.db.transaction(() => {
-      for (const t of tasks) {
-        insert.run({ ...t, keep_original: t.keep_original ? 1 : 0, input: JSON.stringify(t.input), actor: JSON.stringify(t.actor) });
-      }
-    })();
-  }
-
-  find(id: string): TaskRecord | null {
-    const r = this.sql('SELECT * FROM ingest_tasks WHERE id = ?').get(id) as Row | undefined;
+  async find(id: string): Promise<TaskRecord | null> {
+    const r = await this.metadata.db.selectFrom('ingest_tasks').selectAll().where('id', '=', id).executeTakeFirst();
     return r ? fromRow(r) : null;
   }
 
   /** A project's tasks, newest first: id and target folder only (the caller filters by scope, then reads a page). */
-  summaries(projectId: string, status?: TaskStatus): { id: string; target_path: string }[] {
-    return (status
-      ? this.sql('SELECT id, target_path FROM ingest_tasks WHERE project_id = ? AND status = ? ORDER BY rowid DESC').all(projectId, status)
-      : this.sql('SELECT id, target_path FROM ingest_tasks WHERE project_id = ? ORDER BY rowid DESC').all(projectId)) as { id: string; target_path: string }[];
+  async summaries(projectId: string, status?: TaskStatus): Promise<{ id: string; target_path: string }[]> {
+    let q = this.metadata.db.selectFrom('ingest_tasks').select(['id', 'target_path']).where('project_id', '=', projectId);
+    if (status) q = q.where('status', '=', status);
+    return await q.orderBy('seq', 'desc').execute();
+  }
+
+  /** Tasks by id, in the order given (the ids that exist). */
+  async findMany(ids: readonly string[]): Promise<TaskRecord[]> {
+    if (ids.length === 0) return [];
+    const { db, engine } = this.metadata;
+    const rows = await db.selectFrom('ingest_tasks').selectAll().where((eb) => oneOf(engine, eb.ref('id'), [...ids])).execute();
+    const byId = new Map(rows.map((r) => [r.id, fromRow(r)]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   /** The projects that have queued tasks, in id order. */
-  queuedProjects(): string[] {
-    return (this.sql(`SELECT DISTINCT project_id FROM ingest_tasks WHERE status = 'queued' ORDER BY project_id`).all() as { project_id: string }[]).map((r) => r.project_id);
+  async queuedProjects(): Promise<string[]> {
+    const rows = await this.metadata.db.selectFrom('ingest_tasks').select('project_id').distinct().where('status', '=', 'queued').orderBy('project_id').execute();
+    return rows.map((r) => r.project_id);
   }
 
   /**
    * Takes the next queued task and marks it running. The project is one of those with queued
    * tasks that have the fewest running (`running`, by project), and among them projects take
    * turns (the first after `after` in id order, wrapping around); within a project tasks go in
-   * submission order. A project that queued a thousand files does not make the others wait for
-   * all of them, nor take the workers another project's task could have. `only`: the projects
-   * this process runs tasks of (several workers: those it owns); all when absent.
+   * submission order (`seq`). A project that queued a thousand files does not make the others
+   * wait for all of them, nor take the workers another project's task could have. `only`: the
+   * projects this process runs tasks of (several workers: those it owns); all when absent.
+   * The claim is a compare-and-set on the status: of two processes claiming the same task one
+   * wins, and the other looks again.
    */
-  claimNext(after: string | null, running: ReadonlyMap<string, number> = new Map(), only?: ReadonlySet<string>): TaskRecord | null {
-    return this.db.transaction(() => {
-      const projects = only ? this.queuedProjects().filter((p) => only.has(p)) : this.queuedProjects();
+  async claimNext(after: string | null, running: ReadonlyMap<string, number> = new Map(), only?: ReadonlySet<string>): Promise<TaskRecord | null> {
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+      const queued = await this.queuedProjects();
+      const projects = only ? queued.filter((p) => only.has(p)) : queued;
       if (projects.length === 0) return null;
       const load = (p: string) => running.get(p) ?? 0;
       const fewest = Math.min(...projects.map(load));
       const candidates = projects.filter((p) => load(p) === fewest);
       const next = candidates.find((p) => p > (after ?? '')) ?? candidates[0]!;
-      const row = this.sql(`SELECT * FROM ingest_tasks WHERE status = 'queued' AND project_id = ? ORDER BY rowid LIMIT 1`).get(next) as Row;
-      // A compare-and-swap on the status: a task another process took meanwhile is not run twice.
-      const claimed = this.sql(`UPDATE ingest_tasks SET status = 'running', started_at = ?, progress = NULL, result = NULL, error = NULL WHERE id = ? AND status = 'queued'`).run(nowIso(), row.id);
-      return claimed.changes === 1 ? fromRow({ ...row, status: 'running' }) : null;
-    }).immediate();
+      const head = await this.metadata.db
+        .selectFrom('ingest_tasks')
+        .select('id')
+        .where('status', '=', 'queued')
+        .where('project_id', '=', next)
+        .orderBy('seq')
+        .limit(1)
+        .executeTakeFirst();
+      if (!head) continue;
+      const claimed = await this.metadata.db
+        .updateTable('ingest_tasks')
+        .set({ status: 'running', started_at: nowIso(), progress: null, result: null, error: null })
+        .where('id', '=', head.id)
+        .where('status', '=', 'queued')
+        .returningAll()
+        .executeTakeFirst();
+      if (claimed) return fromRow(claimed);
+    }
+    return null;
   }
 
   /** Moves the task from `from` to `to` (finished_at set for a finished status); false when it was not in `from`. */
-  transition(id: string, from: TaskStatus | TaskStatus[], to: TaskStatus, fields: { error?: TaskError } = {}): boolean {
+  async transition(id: string, from: TaskStatus | TaskStatus[], to: TaskStatus, fields: { error?: TaskError } = {}): Promise<boolean> {
     const froms = Array.isArray(from) ? from : [from];
     const finished = to === 'succeeded' || to === 'failed' || to === 'cancelled' ? nowIso() : null;
-    const info = this.sql(
-      `UPDATE ingest_tasks SET status = ?, finished_at = ?, error = coalesce(?, error),
-         started_at = CASE WHEN ? = 'queued' THEN NULL ELSE started_at END
-       WHERE id = ? AND status IN (SELECT value FROM json_each(?))`,
-    ).run(to, finished, fields.error ? JSON.stringify(fields.error) : null, to, id, JSON.stringify(froms));
-    return info.changes === 1;
+    const { db, engine } = this.metadata;
+    const r = await db
+      .updateTable('ingest_tasks')
+      .set({
+        status: to,
+        finished_at: finished,
+        ...(fields.error ? { error: JSON.stringify(fields.error) } : {}),
+        ...(to === 'queued' ? { started_at: null } : {}),
+      })
+      .where('id', '=', id)
+      .where((eb) => oneOf(engine, eb.ref('status'), froms))
+      .executeTakeFirst();
+    return r.numUpdatedRows === 1n;
   }
 
-  setProgress(id: string, progress: Progress): void {
-    this.sql(`UPDATE ingest_tasks SET progress = ? WHERE id = ? AND status = 'running'`).run(JSON.stringify(progress), id);
+  async setProgress(id: string, progress: Progress): Promise<void> {
+    await this.metadata.db.updateTable('ingest_tasks').set({ progress: JSON.stringify(progress) }).where('id', '=', id).where('status', '=', 'running').execute();
   }
 
-  /** A running task succeeded with `result`, both in one statement; false when it was no longer running. */
-  succeed(id: string, result: TaskResult): boolean {
-    return this.sql(`UPDATE ingest_tasks SET status = 'succeeded', finished_at = ?, result = ? WHERE id = ? AND status = 'running'`).run(nowIso(), JSON.stringify(result), id).changes === 1;
+  /**
+   * A running task succeeded with `result`: status and result in one statement (no reader sees
+   * the one without the other), a compare-and-set on `running`; false when it was no longer running.
+   */
+  async succeed(id: string, result: TaskResult): Promise<boolean> {
+    const r = await this.metadata.db
+      .updateTable('ingest_tasks')
+      .set({ status: 'succeeded', finished_at: nowIso(), result: JSON.stringify(result) })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    return r.numUpdatedRows === 1n;
   }
 
-  setResult(id: string, result: TaskResult): void {
-    this.sql('UPDATE ingest_tasks SET result = ? WHERE id = ?').run(JSON.stringify(result), id);
+  /** The tasks left running (after a stop: each is finished from its commit, or queued again). */
+  async running(): Promise<TaskRecord[]> {
+    const rows = await this.metadata.db.selectFrom('ingest_tasks').selectAll().where('status', '=', 'running').orderBy('seq').execute();
+    return rows.map(fromRow);
   }
 
-  /** After a restart: tasks that were running start again from the beginning (their output was never committed). */
-  requeueRunning(): number {
-    return this.sql(`UPDATE ingest_tasks SET status = 'queued', started_at = NULL, progress = NULL WHERE status = 'running'`).run().changes;
+  async idsWithStatus(status: TaskStatus): Promise<Set<string>> {
+    const rows = await this.metadata.db.selectFrom('ingest_tasks').select('id').where('status', '=', status).execute();
+    return new Set(rows.map((r) => r.id));
   }
 
-  idsWithStatus(status: TaskStatus): Set<string> {
-    return new Set((this.sql('SELECT id FROM ingest_tasks WHERE status = ?').all(status) as { id: string }[]).map((r) => r.id));
+  async statusesOf(ids: readonly string[]): Promise<Map<string, TaskStatus>> {
+    if (ids.length === 0) return new Map();
+    const { db, engine } = this.metadata;
+    const rows = await db.selectFrom('ingest_tasks').select(['id', 'status']).where((eb) => oneOf(engine, eb.ref('id'), [...ids])).execute();
+    return new Map(rows.map((r) => [r.id, r.status]));
   }
 
-  count(status: TaskStatus): number {
-    return (this.sql('SELECT COUNT(*) AS n FROM ingest_tasks WHERE status = ?').get(status) as { n: number }).n;
+  async count(status: TaskStatus): Promise<number> {
+    const { n } = await this.metadata.db
+      .selectFrom('ingest_tasks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', status)
+      .executeTakeFirstOrThrow();
+    return Number(n);
   }
 }

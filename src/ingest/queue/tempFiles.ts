@@ -47,9 +47,13 @@ export class IngestTemp {
     rmSync(this.uploads, { recursive: true, force: true });
   }
 
-  /** Start-up of the box: no request is being read, and only queued tasks still need their files. */
-  sweep(queued: Set<string>): void {
+  /** Start-up of the box: no request is being read. */
+  sweepUploads(): void {
     rmSync(join(this.root, 'uploads'), { recursive: true, force: true });
+  }
+
+  /** Start-up of the box, once tasks left running are recovered: only queued tasks still need their files. */
+  sweepTasks(queued: Set<string>): void {
     let names: string[] = [];
     try {
       names = readdirSync(join(this.root, 'tasks'));

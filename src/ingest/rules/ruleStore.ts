@@ -1,5 +1,6 @@
-import type { Db } from '../../db/database.ts';
-import { statementCache } from '../../db/statements.ts';
+import type { Selectable } from 'kysely';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
+import type { IngestRulesTable } from '../../db/metadata/tables/ingest.ts';
 import { newId, nowIso } from '../../util/ids.ts';
 
 /** Which files a rule applies to when a submission names no rule. */
@@ -24,9 +25,9 @@ export interface RuleRecord {
   updated_at: string;
 }
 
-type Row = Omit<RuleRecord, 'match' | 'json_schema'> & { match: string; json_schema: string | null };
+type Row = Selectable<IngestRulesTable>;
 
-const fromRow = (r: Row): RuleRecord => ({
+const fromRow = ({ seq: _seq, ...r }: Row): RuleRecord => ({
   ...r,
   match: JSON.parse(r.match) as RuleMatch,
   json_schema: r.json_schema === null ? null : (JSON.parse(r.json_schema) as Record<string, unknown>),
@@ -34,37 +35,32 @@ const fromRow = (r: Row): RuleRecord => ({
 
 export type NewRule = Omit<RuleRecord, 'id' | 'created_at' | 'updated_at'>;
 
-/** The `ingest_rules` table. Authorization is the caller's business. */
+/** The `ingest_rules` table, on the metadata store. Authorization is the caller's business. */
 export class RuleStore {
-  private readonly sql: ReturnType<typeof statementCache>;
+  constructor(private readonly metadata: MetadataStore) {}
 
-  constructor(db: Db) {
-    this.sql = statementCache(db);
-  }
-
-  create(input: NewRule): RuleRecord {
+  async create(input: NewRule): Promise<RuleRecord> {
     const now = nowIso();
     const rule: RuleRecord = { ...input, id: newId('rul'), created_at: now, updated_at: now };
-    this.sql(`INSERT INTO ingest_rules (id, project_id, name, description, match, target, json_schema, instructions, created_by, created_at, updated_at)
-      VALUES (@id, @project_id, @name, @description, @match, @target, @json_schema, @instructions, @created_by, @created_at, @updated_at)`).run({
-      ...rule,
-      match: JSON.stringify(rule.match),
-      json_schema: rule.json_schema === null ? null : JSON.stringify(rule.json_schema),
-    });
+    await this.metadata.db
+      .insertInto('ingest_rules')
+      .values({ ...rule, match: JSON.stringify(rule.match), json_schema: rule.json_schema === null ? null : JSON.stringify(rule.json_schema) })
+      .execute();
     return rule;
   }
 
-  find(id: string): RuleRecord | null {
-    const r = this.sql('SELECT * FROM ingest_rules WHERE id = ?').get(id) as Row | undefined;
+  async find(id: string): Promise<RuleRecord | null> {
+    const r = await this.metadata.db.selectFrom('ingest_rules').selectAll().where('id', '=', id).executeTakeFirst();
     return r ? fromRow(r) : null;
   }
 
-  /** In creation order: the order in which rules are matched. */
-  listByProject(projectId: string): RuleRecord[] {
-    return (this.sql('SELECT * FROM ingest_rules WHERE project_id = ? ORDER BY created_at, rowid').all(projectId) as Row[]).map(fromRow);
+  /** In creation order (`seq` among rules made in the same millisecond): the order in which rules are matched. */
+  async listByProject(projectId: string): Promise<RuleRecord[]> {
+    const rows = await this.metadata.db.selectFrom('ingest_rules').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('seq').execute();
+    return rows.map(fromRow);
   }
 
-  delete(id: string): void {
-    this.sql('DELETE FROM ingest_rules WHERE id = ?').run(id);
+  async delete(id: string): Promise<void> {
+    await this.metadata.db.deleteFrom('ingest_rules').where('id', '=', id).execute();
   }
 }

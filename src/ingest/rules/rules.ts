@@ -41,7 +41,7 @@ export class IngestRules {
   ) {}
 
   /** A rule of the project `g` (content:write) is on. */
-  create(g: ContentGrant, input: Omit<NewRuleInput, 'project_id'>): RuleRecord {
+  async create(g: ContentGrant, input: Omit<NewRuleInput, 'project_id'>): Promise<RuleRecord> {
     this.d.access.requireWholeProject(g, 'Managing ingest rules');
     const schema = input.json_schema ?? null;
     const target = input.target ?? (schema ? 'json' : 'markdown');
@@ -52,7 +52,7 @@ export class IngestRules {
       compileSchema(schema);
       this.requireProvider();
     }
-    return this.d.store.create({
+    return await this.d.store.create({
       project_id: g.projectId,
       name: input.name,
       description: input.description ?? '',
@@ -64,28 +64,28 @@ export class IngestRules {
     });
   }
 
-  list(projectId: string): RuleRecord[] {
-    return this.d.store.listByProject(projectId);
+  async list(projectId: string): Promise<RuleRecord[]> {
+    return await this.d.store.listByProject(projectId);
   }
 
   /** Deletes a rule of the project `g` (content:write) is on. */
-  delete(g: ContentGrant, rule: RuleRecord): void {
+  async delete(g: ContentGrant, rule: RuleRecord): Promise<void> {
     if (rule.project_id !== g.projectId) throw notFound();
     this.d.access.requireWholeProject(g, 'Managing ingest rules');
-    this.d.store.delete(rule.id);
+    await this.d.store.delete(rule.id);
     this.validators.delete(rule.id);
   }
 
   /** A rule a submission names: it must belong to the submission's project (422 otherwise). */
-  forSubmission(projectId: string, ruleId: string): RuleRecord {
-    const rule = this.d.store.find(ruleId);
+  async forSubmission(projectId: string, ruleId: string): Promise<RuleRecord> {
+    const rule = await this.d.store.find(ruleId);
     if (!rule || rule.project_id !== projectId) throw invalidField('rule_id', `no rule ${ruleId} in this project`);
     return rule;
   }
 
   /** The rule as it is now, whoever asks (a task runs after its submission, and the rule may be gone; a route's check is made on its project). */
-  find(id: string): RuleRecord | null {
-    return this.d.store.find(id);
+  async find(id: string): Promise<RuleRecord | null> {
+    return await this.d.store.find(id);
   }
 
   /**
@@ -93,10 +93,10 @@ export class IngestRules {
    * or its media type (`type/*` matches every subtype); a rule with an empty match applies only
    * when a submission names it.
    */
-  match(projectId: string, name: string, mimeType: string | null): RuleRecord | null {
+  async match(projectId: string, name: string, mimeType: string | null): Promise<RuleRecord | null> {
     const ext = extensionOf(name);
     const mime = mimeType?.split(';')[0]!.trim().toLowerCase() ?? '';
-    for (const rule of this.d.store.listByProject(projectId)) {
+    for (const rule of await this.d.store.listByProject(projectId)) {
       if (ext && rule.match.extensions?.includes(ext)) return rule;
       if (mime && rule.match.mime_types?.some((m) => m === mime || (m.endsWith('/*') && mime.startsWith(m.slice(0, -1))))) return rule;
     }

@@ -399,5 +399,77 @@ CREATE TABLE sync_webhook_deliveries (
 CREATE UNIQUE INDEX sync_webhook_deliveries_id ON sync_webhook_deliveries(sync_id, delivery_id) WHERE delivery_id IS NOT NULL;
 CREATE UNIQUE INDEX sync_webhook_deliveries_digest ON sync_webhook_deliveries(sync_id, digest);
 CREATE INDEX sync_webhook_deliveries_age ON sync_webhook_deliveries(sync_id, received_at);
+
+CREATE TABLE ingest_tasks (
+  seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  source TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('file','url','platform')),
+  status TEXT NOT NULL CHECK (status IN ('queued','running','succeeded','failed','cancelled')),
+  target_path TEXT NOT NULL,
+  mode TEXT,
+  keep_original INTEGER NOT NULL DEFAULT 0,
+  rule_id TEXT,
+  input TEXT NOT NULL,
+  progress TEXT,
+  result TEXT,
+  error TEXT,
+  created_by TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  started_at TEXT,
+  finished_at TEXT
+);
+CREATE INDEX ingest_tasks_status ON ingest_tasks(status, project_id, seq);
+CREATE INDEX ingest_tasks_project ON ingest_tasks(project_id, seq);
+
+CREATE TABLE ingest_rules (
+  seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  match TEXT NOT NULL DEFAULT '{}',
+  target TEXT NOT NULL CHECK (target IN ('markdown','json')),
+  json_schema TEXT,
+  instructions TEXT,
+  created_by TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX ingest_rules_project ON ingest_rules(project_id, created_at, seq);
+
+CREATE TABLE json_tables (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  node_id TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  json_schema TEXT,
+  path TEXT NOT NULL,
+  created_by TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX json_tables_project ON json_tables(project_id, created_at);
+
+CREATE TABLE node_uploads (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL,
+  node_id TEXT NOT NULL,
+  parent_id TEXT,
+  name TEXT NOT NULL,
+  path TEXT NOT NULL,
+  base_version BIGINT NOT NULL,
+  size BIGINT NOT NULL,
+  mime_type TEXT,
+  principal_kind TEXT NOT NULL,
+  principal_id TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  claimed_at TEXT
+);
+CREATE INDEX node_uploads_expiry ON node_uploads(expires_at);
 `,
 };
