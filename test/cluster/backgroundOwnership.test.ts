@@ -49,7 +49,7 @@ async function serveWith(dataDir: string, ownership: Ownership): Promise<{ servi
   const services = createServices(settings, createLogger('silent'), ownership);
   await bootstrap(services);
   await services.agents.start();
-  services.syncRuntime.start();
+  await services.syncRuntime.start();
   startWebhooks(services);
   const http = createServer(createApp(services).callback());
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
