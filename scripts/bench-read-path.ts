@@ -58,7 +58,7 @@ async function measure(url: string, concurrency: number, spec: RequestSpec, prof
 
 const work = mkdtempSync(join(tmpdir(), 'cns-bench-read-'));
 const inspectPort = profileDir ? await freePort() : 0;
-const server = await startBenchServer(join(work, 'data'), {}, profileDir ? [`--inspect=127.0.0.1:${inspectPort}`] : []);
+const server = await startBenchServer(join(work, 'data'), { CNS_WORKERS: '1' }, profileDir ? [`--inspect=127.0.0.1:${inspectPort}`] : []);
 try {
   if (profileDir) {
     mkdirSync(profileDir, { recursive: true });
