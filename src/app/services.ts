@@ -178,7 +178,7 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
     if (s.kind === 'access-changed' || s.kind === 'project-deleted') feed.revalidate();
   });
   const access = new ContentAccess(authorizer);
-  const refreshTokens = new RefreshTokens(db, settings.refreshTokenTtlSeconds);
+  const refreshTokens = new RefreshTokens(metadata, settings.refreshTokenTtlSeconds);
   const authenticator = new Authenticator(db, users, accessTokens, anonKeyOf(signingSecret), refreshTokens);
   const writeTimeGrants = new WriteTimeGrants({ authenticator, access });
   // A command's write-back asks the policy again; an agent's, through its reach as it stands then.

@@ -19,7 +19,7 @@ export interface UserSession {
 
 /** Whether a sign-in (a refresh-token family) still stands: RefreshTokens answers it. */
 export interface SessionLiveness {
-  isLive(sessionId: string): boolean;
+  isLive(sessionId: string): Promise<boolean>;
 }
 
 /** Turns a bearer credential (user JWT or access key) into a principal, or null when it is not valid. */
@@ -57,7 +57,7 @@ export class Authenticator {
   async userSession(token: string): Promise<UserSession | null> {
     const claims = await this.tokens.verify(token);
     if (!claims) return null;
-    if (claims.sessionId !== null && !this.sessions?.isLive(claims.sessionId)) return null;
+    if (claims.sessionId !== null && !(this.sessions && (await this.sessions.isLive(claims.sessionId)))) return null;
     const user = this.users.findById(claims.userId);
     return user ? { principal: { kind: 'user', id: user.id, user }, sessionId: claims.sessionId, expiresAtMs: claims.expiresAtMs } : null;
   }

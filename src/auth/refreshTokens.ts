@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '../db/database.ts';
-import { statementCache } from '../db/statements.ts';
-import { FreshCache } from '../db/freshCache.ts';
+import { MetadataCache } from '../db/metadata/metadataCache.ts';
+import type { MetadataDb, MetadataStore } from '../db/metadata/metadataStore.ts';
 import { newId, nowIso } from '../util/ids.ts';
 
 const LIVE = { live: true } as const;
@@ -15,71 +14,72 @@ export type RotateResult = { ok: true; userId: string; token: string; familyId: 
  * Only hashes are stored.
  */
 export class RefreshTokens {
-  /** isLive runs on every cookie-authenticated request: its statement is prepared once. */
-  private readonly sql: ReturnType<typeof statementCache>;
-  /** Live sign-ins by family, kept while the database stays unchanged. */
-  private readonly live: FreshCache<string, { live: true }>;
+  /** Live sign-ins by family (isLive runs on every cookie-authenticated request), kept while no cached table changed. */
+  private readonly live: MetadataCache<string, { live: true }>;
 
   constructor(
-    private readonly db: Db,
+    private readonly metadata: MetadataStore,
     readonly ttlSeconds: number,
   ) {
-    this.sql = statementCache(db);
-    this.live = new FreshCache(db, 10_000, (v) => v);
+    this.live = new MetadataCache(metadata.changes, 10_000, (v) => v);
   }
 
-  issue(userId: string, familyId = newId('rtf')): string {
+  async issue(userId: string, familyId = newId('rtf')): Promise<string> {
+    return this.insert(this.metadata.db, userId, familyId);
+  }
+
+  private async insert(db: MetadataDb, userId: string, familyId: string): Promise<string> {
     const token = `cnsr_${randomBytes(32).toString('base64url')}`;
     const now = new Date();
-    this.db
-      .prepare(
-        `INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, created_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
-      )
-      .run(newId('rt'), userId, familyId, hash(token), now.toISOString(), new Date(now.getTime() + this.ttlSeconds * 1000).toISOString());
+    await db
+      .insertInto('refresh_tokens')
+      .values({ id: newId('rt'), user_id: userId, family_id: familyId, token_hash: hash(token), created_at: now.toISOString(), expires_at: new Date(now.getTime() + this.ttlSeconds * 1000).toISOString() })
+      .execute();
     return token;
   }
 
-  rotate(token: string): RotateResult {
-    return this.db
-      .transaction((): RotateResult => {
-        const row = this.db.prepare('SELECT * FROM refresh_tokens WHERE token_hash = ?').get(hash(token)) as
-          | { id: string; user_id: string; family_id: string; expires_at: string; rotated_at: string | null; revoked_at: string | null }
-          | undefined;
-        if (!row) return { ok: false, reason: 'unknown' };
-        if (row.revoked_at) return { ok: false, reason: 'revoked' };
-        if (row.rotated_at) {
-          this.revokeFamily(row.family_id);
-          return { ok: false, reason: 'reused' };
-        }
-        if (row.expires_at <= nowIso()) return { ok: false, reason: 'expired' };
-        this.db.prepare('UPDATE refresh_tokens SET rotated_at = ? WHERE id = ?').run(nowIso(), row.id);
-        return { ok: true, userId: row.user_id, token: this.issue(row.user_id, row.family_id), familyId: row.family_id };
-      })
-      .immediate();
+  rotate(token: string): Promise<RotateResult> {
+    return this.metadata.transaction(async (trx): Promise<RotateResult> => {
+      const row = await trx.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', hash(token)).executeTakeFirst();
+      if (!row) return { ok: false, reason: 'unknown' };
+      if (row.revoked_at) return { ok: false, reason: 'revoked' };
+      if (row.expires_at <= nowIso() && !row.rotated_at) return { ok: false, reason: 'expired' };
+      // One winner when the same token is presented twice at once: the other is a reuse.
+      const retired = row.rotated_at
+        ? 0n
+        : (await trx.updateTable('refresh_tokens').set({ rotated_at: nowIso() }).where('id', '=', row.id).where('rotated_at', 'is', null).where('revoked_at', 'is', null).executeTakeFirst()).numUpdatedRows;
+      if (retired === 0n) {
+        await this.revokeFamily(trx, row.family_id);
+        return { ok: false, reason: 'reused' };
+      }
+      return { ok: true, userId: row.user_id, token: await this.insert(trx, row.user_id, row.family_id), familyId: row.family_id };
+    });
   }
 
   /** The sign-in (family) a token belongs to, whatever its state; null for an unknown token. */
-  familyOf(token: string): string | null {
-    const row = this.db.prepare('SELECT family_id FROM refresh_tokens WHERE token_hash = ?').get(hash(token)) as { family_id: string } | undefined;
+  async familyOf(token: string): Promise<string | null> {
+    const row = await this.metadata.db.selectFrom('refresh_tokens').select('family_id').where('token_hash', '=', hash(token)).executeTakeFirst();
     return row?.family_id ?? null;
   }
 
   /** False once a sign-in was revoked (logout, or a rotated token presented again): its cookie session ends with it. */
-  isLive(familyId: string): boolean {
-    const read = () => (this.sql('SELECT 1 FROM refresh_tokens WHERE family_id = ? AND revoked_at IS NULL LIMIT 1').get(familyId) === undefined ? undefined : LIVE);
-    return this.live.get(familyId, read) !== undefined;
+  async isLive(familyId: string): Promise<boolean> {
+    const read = async () => {
+      const row = await this.metadata.db.selectFrom('refresh_tokens').select('id').where('family_id', '=', familyId).where('revoked_at', 'is', null).limit(1).executeTakeFirst();
+      return row ? LIVE : undefined;
+    };
+    return (await this.live.get(familyId, read)) !== undefined;
   }
 
   /** Logout: the presented token's whole family stops working. Returns false for an unknown token. */
-  revoke(token: string): boolean {
-    const family = this.familyOf(token);
+  async revoke(token: string): Promise<boolean> {
+    const family = await this.familyOf(token);
     if (!family) return false;
-    this.revokeFamily(family);
+    await this.revokeFamily(this.metadata.db, family);
     return true;
   }
 
-  private revokeFamily(familyId: string): void {
-    this.db.prepare('UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE family_id = ?').run(nowIso(), familyId);
+  private async revokeFamily(db: MetadataDb, familyId: string): Promise<void> {
+    await db.updateTable('refresh_tokens').set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(nowIso())) })).where('family_id', '=', familyId).execute();
   }
 }

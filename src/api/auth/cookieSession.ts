@@ -25,7 +25,7 @@ export const NO_REFRESH_TOKEN = 'No refresh token: send refresh_token in the bod
  * token expires. The sign-in's refresh-token family is its session id: the access token carries
  * it (so logout ends it at once) and the CSRF token is derived from it.
  */
-export function cookieSessions(s: CookieSessionDeps, rotate: (token: string) => { user: UserRecord; token: string; sessionId: string }) {
+export function cookieSessions(s: CookieSessionDeps, rotate: (token: string) => Promise<{ user: UserRecord; token: string; sessionId: string }>) {
   const secure = (ctx: Context) => secureRequest(ctx, s.settings.baseUrl);
 
   async function answer(ctx: Context, user: UserRecord, sessionId: string, refreshToken: string) {
@@ -48,10 +48,10 @@ export function cookieSessions(s: CookieSessionDeps, rotate: (token: string) => 
    * logout change state, so they need the CSRF header like any other write). An unknown token
    * clears the cookies: there is nothing left to keep.
    */
-  function presented(ctx: Context): { token: string; sessionId: string } | null {
+  async function presented(ctx: Context): Promise<{ token: string; sessionId: string } | null> {
     const token = requestCookie(ctx, REFRESH_COOKIE);
     if (!token) return null;
-    const sessionId = s.refreshTokens.familyOf(token);
+    const sessionId = await s.refreshTokens.familyOf(token);
     if (!sessionId) {
       clearSessionCookies(ctx, secure(ctx));
       throw new AppError('UNAUTHORIZED', 'The session cookie is not valid; sign in again.');
@@ -68,18 +68,18 @@ export function cookieSessions(s: CookieSessionDeps, rotate: (token: string) => 
     /** A new sign-in; one this browser still held is revoked, not left behind unreachable. */
     async start(ctx: Context, user: UserRecord) {
       const previous = requestCookie(ctx, REFRESH_COOKIE);
-      if (previous) s.refreshTokens.revoke(previous);
+      if (previous) await s.refreshTokens.revoke(previous);
       const sessionId = newId('rtf');
-      return answer(ctx, user, sessionId, s.refreshTokens.issue(user.id, sessionId));
+      return answer(ctx, user, sessionId, await s.refreshTokens.issue(user.id, sessionId));
     },
 
     /** Rotates both cookies; a refused refresh token (expired, revoked, reused) clears them. */
     async refresh(ctx: Context) {
-      const session = presented(ctx);
+      const session = await presented(ctx);
       if (!session) throw new AppError('UNAUTHORIZED', NO_REFRESH_TOKEN);
-      let next: ReturnType<typeof rotate>;
+      let next: Awaited<ReturnType<typeof rotate>>;
       try {
-        next = rotate(session.token);
+        next = await rotate(session.token);
       } catch (err) {
         clearSessionCookies(ctx, secure(ctx));
         throw err;
@@ -88,11 +88,11 @@ export function cookieSessions(s: CookieSessionDeps, rotate: (token: string) => 
     },
 
     /** Revokes the sign-in (its access cookie stops working too) and clears the cookies. */
-    end(ctx: Context): void {
-      const session = presented(ctx);
+    async end(ctx: Context): Promise<void> {
+      const session = await presented(ctx);
       clearSessionCookies(ctx, secure(ctx));
       if (!session) throw new AppError('UNAUTHORIZED', NO_REFRESH_TOKEN);
-      s.refreshTokens.revoke(session.token);
+      await s.refreshTokens.revoke(session.token);
     },
   };
 }

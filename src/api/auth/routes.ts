@@ -31,7 +31,7 @@ export function authRoutes(s: AuthRouteDeps): RouteGroup {
   async function issueTokens(user: UserRecord, refreshToken?: string) {
     return {
       access_token: await s.accessTokens.sign(user.id),
-      refresh_token: refreshToken ?? s.refreshTokens.issue(user.id),
+      refresh_token: refreshToken ?? (await s.refreshTokens.issue(user.id)),
       token_type: 'bearer' as const,
       expires_in: s.accessTokens.ttlSeconds,
       user: presentUser(user),
@@ -40,8 +40,8 @@ export function authRoutes(s: AuthRouteDeps): RouteGroup {
   }
 
   /** Each refresh token works once: its successor, or 401 saying why not. */
-  function rotate(token: string) {
-    const result = s.refreshTokens.rotate(token);
+  async function rotate(token: string) {
+    const result = await s.refreshTokens.rotate(token);
     if (!result.ok) {
       const why =
         result.reason === 'reused'
@@ -107,7 +107,7 @@ export function authRoutes(s: AuthRouteDeps): RouteGroup {
         response: schema.session,
         async handle(ctx, { body }) {
           if (body.refresh_token === undefined) return ok(ctx, await cookies.refresh(ctx), 'Session refreshed');
-          const next = rotate(body.refresh_token);
+          const next = await rotate(body.refresh_token);
           ok(ctx, await issueTokens(next.user, next.token), 'Token refreshed');
         },
       }),
@@ -119,9 +119,9 @@ export function authRoutes(s: AuthRouteDeps): RouteGroup {
         authorize: { public: 'the refresh token (in the body or the session cookie) is the credential it revokes' },
         body: schema.refreshBody,
         response: z.object({ revoked: z.literal(true) }),
-        handle(ctx, { body }) {
-          if (body.refresh_token === undefined) cookies.end(ctx);
-          else s.refreshTokens.revoke(body.refresh_token);
+        async handle(ctx, { body }) {
+          if (body.refresh_token === undefined) await cookies.end(ctx);
+          else await s.refreshTokens.revoke(body.refresh_token);
           ok(ctx, { revoked: true }, 'Signed out');
         },
       }),

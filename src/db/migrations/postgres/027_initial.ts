@@ -25,6 +25,18 @@ CREATE TABLE users (
 );
 CREATE UNIQUE INDEX users_email ON users (lower(email));
 
+CREATE TABLE refresh_tokens (
+  id TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  family_id TEXT NOT NULL,
+  token_hash TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  rotated_at TEXT,
+  revoked_at TEXT
+);
+CREATE INDEX refresh_tokens_family ON refresh_tokens(family_id);
+
 CREATE TABLE organizations (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -54,6 +66,7 @@ BEGIN
   PERFORM pg_notify('cns_metadata_changed', TG_TABLE_NAME);
   RETURN NULL;
 END $$;
+CREATE TRIGGER refresh_tokens_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON refresh_tokens FOR EACH STATEMENT EXECUTE FUNCTION cns_metadata_changed();
 CREATE TRIGGER users_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON users FOR EACH STATEMENT EXECUTE FUNCTION cns_metadata_changed();
 CREATE TRIGGER organizations_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON organizations FOR EACH STATEMENT EXECUTE FUNCTION cns_metadata_changed();
 CREATE TRIGGER projects_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON projects FOR EACH STATEMENT EXECUTE FUNCTION cns_metadata_changed();
