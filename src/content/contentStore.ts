@@ -208,7 +208,15 @@ export class ContentStore extends ContentReads {
       }
     }
     if (options.trailers) checkTrailers(options.trailers);
-    const result = await this.writers.get(projectId).submit({ actor, message: options.message, mutations: prepared, guard: options.guard, trailers: options.trailers });
+    const call = { actor, message: options.message, mutations: prepared, guard: options.guard, trailers: options.trailers };
+    const writer = this.writers.get(projectId);
+    const check = options.check;
+    const result = check
+      ? ((await writer.submitPlanned(async () => {
+          await check();
+          return call;
+        })) as CommitResult)
+      : await writer.submit(call);
     // Write-through: what was just written is what is most likely read next, and it is in hand.
     if (prepared.length <= 64) for (const m of prepared) if (m.op === 'write' && m.bytes) this.blobs.set(m.blobId, m.bytes);
     return result;

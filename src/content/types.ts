@@ -112,6 +112,14 @@ export interface CommitOptions {
    */
   guard?: () => void;
   /**
+   * Awaited in the project's serialized section right before the commit is built: after every
+   * earlier write of the project, before this one and before any later one. What it throws fails
+   * the call and nothing is written. For checks that read the metadata store (which a `guard`,
+   * inside the content transaction, cannot await): a background writer's permission asked again
+   * at the moment of its write. Such a call is committed alone, not batched with others.
+   */
+  check?: () => Promise<void>;
+  /**
    * Lines added to the commit's trailer block (`Cns-<Key>: <value>`, one line each), naming what
    * the commit did for a caller whose own record lives elsewhere (an ingestion task, a sync's page): a caller
    * that crashed between the commit and its record finds the commit by them (findTrailer,

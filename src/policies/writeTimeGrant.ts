@@ -8,8 +8,9 @@ export type RunPrincipal = Pick<Principal, 'kind' | 'id'> & { agentAccess?: { id
 
 /**
  * Background writers (platform sync runs, sandbox write-backs, ingestion tasks) write long after
- * the request that started them. Each of their writes asks the policy again, from inside the
- * commit's serialized section (ContentStore's `guard`), with the principal as it stands now: a
+ * the request that started them. Each of their writes asks the policy again, in the project's
+ * serialized section right before its commit (ContentStore's `check`: after every earlier write
+ * of the project, before this one), with the principal as it stands now: a
  * key revoked or deleted, a user removed, a role lowered or a scope narrowed meanwhile stops the
  * write, and the run ends with the refusal's code.
  */
@@ -26,7 +27,7 @@ export class WriteTimeGrants {
    * (an agent's access: its subtree and mode as they stand now; null when that access is gone).
    * Throws a domain error: UNAUTHORIZED when the principal is gone, else the policy's 404/403.
    */
-  require(who: RunPrincipal, projectId: string, paths: readonly string[], narrow?: (current: Principal) => Principal | null): ContentGrant {
+  async require(who: RunPrincipal, projectId: string, paths: readonly string[], narrow?: (current: Principal) => Principal | null): Promise<ContentGrant> {
     const now = this.d.authenticator.current(who);
     if (!now) throw new DomainError('UNAUTHORIZED', `The ${who.kind === 'user' ? 'user' : 'key'} this run writes as no longer exists or was revoked; nothing more is written.`);
     const principal = narrow ? narrow(now) : now;

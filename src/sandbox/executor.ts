@@ -165,7 +165,7 @@ export class SandboxExecutor {
               // A key revoked, a role lowered or a scope narrowed while the command ran writes nothing.
               authorize: async (paths) => {
                 const narrow = await this.d.narrowAtWrite?.(req.grant.principal);
-                this.d.writeTimeGrants.require(req.grant.principal, projectId, paths, narrow);
+                await this.d.writeTimeGrants.require(req.grant.principal, projectId, paths, narrow);
               },
             });
           }

@@ -235,7 +235,7 @@ for (const engine of ENGINES) {
     const runner = new TaskRunner({
       content: f.store,
       status: async (id) => (await store.find(id))?.status ?? null,
-      grants: { require: () => ({}) as ContentGrant },
+      grants: { require: async () => ({}) as ContentGrant },
       converter,
       temp,
       url: { maxBytes: 1024, timeoutMs: 1000, allowPrivate: false },

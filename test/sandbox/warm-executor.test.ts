@@ -44,7 +44,7 @@ async function setup(t: ExecutionContext, warm: { idleMs?: number; max?: number;
     bus,
     access: new ContentAccess({ requireProject: () => ({ role: 'admin', scope: '' }) }),
     // The caller stays as it was: write-time checks are the endpoints' tests' business.
-    writeTimeGrants: { require: () => grant },
+    writeTimeGrants: { require: async () => grant },
     selectRuntime: async () => (runtime = await BwrapRuntime.create()),
     pool,
     logger: createLogger('silent'),

@@ -46,7 +46,7 @@ export const uploadTrailer = (uploadId: string): string => `Cns-Upload: ${upload
  * Uploads and downloads through presigned addresses served by this service. An upload address
  * names a grant row (src/domain/uploads/uploadGrants.ts): a new `file` node at a path, or a new version of one file
  * node, of exactly the declared size (or, without one, of any size up to the limit). Its PUT streams the body into a git blob (memory stays
- * bounded), then commits it; inside that commit's transaction the holder is authorized again,
+ * bounded), then commits it; right before that commit, in the project's serialized section, the holder is authorized again,
  * and the target must be as it was when the address was issued (else 409, nothing written). The
  * grant row is claimed before (one PUT at a time, in any process) and deleted after the commit,
  * which names it: an address writes once. A claim left by a stopped process is finished when its
@@ -126,9 +126,10 @@ export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
   /**
    * What the grant allows now, or why not: the holder still has write access to the target path
    * (403), and the target is the one the address was issued for (409). Run before the body is
-   * read (fail fast) and again inside the commit's transaction (the check that counts).
+   * read (fail fast) and again right before the commit, after every earlier write of the project
+   * (CommitOptions.check: the check that counts).
    */
-  function recheck(row: UploadGrantRow): { actor: Actor } {
+  async function recheck(row: UploadGrantRow): Promise<{ actor: Actor }> {
     const principal = s.authenticator.current({ kind: row.principal_kind, id: row.principal_id });
     const gone = () => forbidden('The holder of this upload address no longer has write access to it.');
     if (!principal) throw gone();
@@ -186,7 +187,7 @@ export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
       if (settled === 'finished') throw used();
       if (settled === 'held') throw busy();
     }
-    const { actor } = recheck(row);
+    const { actor } = await recheck(row);
     const declared = ctx.get('Content-Length');
     const exact = row.size !== UNDECLARED_SIZE;
     if (exact && declared !== '' && Number(declared) > row.size) throw tooLarge(row.size);
@@ -210,8 +211,8 @@ export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
         message: `upload ${row.name}`,
         trailers: [uploadTrailer(row.id)],
         // Streaming took time: authorize and compare again where it counts.
-        guard: () => {
-          recheck(row);
+        check: async () => {
+          await recheck(row);
         },
       });
       committed = true;

@@ -50,8 +50,8 @@ interface Running {
  * `workers` run at once, taken in submission order with projects taking turns, the project with
  * the fewest running tasks first. No project holds every worker while another waits (see
  * `makeRoom`). A cancelled queued task never runs; a cancelled running task is aborted (its
- * conversion process killed, its fetches ended) and writes nothing: its commit's guard refuses
- * once the task is aborted, and the cancel answers after the run has recorded its outcome (a
+ * conversion process killed, its fetches ended) and writes nothing: the check right before its
+ * commit refuses once the task is aborted, and the cancel answers after the run has recorded its outcome (a
  * task whose commit was already made has succeeded). A task's commit names it (a trailer); after
  * the commit one compare-and-set records success and result together. After a restart, a task
  * left running whose commit is in the project's history succeeds with the result read from it;

@@ -24,8 +24,8 @@ export interface CommitRequest {
   folder: string;
   nodes: PlannedNode[];
   message: string;
-  /** Runs inside the commit's write section (CommitOptions.guard): the last word on whether it may still be written. */
-  guard: () => void;
+  /** Awaited in the project's serialized section right before the commit (CommitOptions.check): the last word on whether it may still be written. */
+  check: () => Promise<void>;
   /** Lines of the commit's trailer block (CommitOptions.trailers): the task the commit is for. */
   trailers?: string[];
   /** Awaited right before the commit, once the blobs are stored (the task's status as the metadata store has it). */
@@ -59,7 +59,7 @@ export async function commitNodes(content: ContentStore, r: CommitRequest): Prom
   }
   await r.beforeCommit?.();
   r.signal.throwIfAborted();
-  const result = await content.commit(r.projectId, r.actor, mutations, { message: r.message, guard: r.guard, trailers: r.trailers });
+  const result = await content.commit(r.projectId, r.actor, mutations, { message: r.message, check: r.check, trailers: r.trailers });
   // Nodes the commit did not change (already as converted) as they stand now.
   const byPath = new Map(result.nodes.map((n) => [n.path, n]));
   const nodes = r.nodes.map((n) => {

@@ -39,7 +39,7 @@ export const RECOVERED_WARNING =
  * What one task does, from its input to its commit: convert (the uploaded file, or the pages of
  * a URL), then write every node as ONE commit by the submitter with the message `ingest
  * <source>`, its trailer naming the task. The submitter is authorized again when the task starts
- * and inside the commit, for every path it writes (a key revoked or narrowed, a member removed
+ * and right before the commit (CommitOptions.check), for every path it writes (a key revoked or narrowed, a member removed
  * or lowered while the task waited or ran writes nothing); a task aborted (cancelled) by then
  * writes nothing either. Its success is recorded by the queue after the commit.
  */
@@ -47,7 +47,7 @@ export class TaskRunner {
   constructor(private readonly d: TaskRunnerDeps) {}
 
   async execute(task: TaskRecord, run: RunControl): Promise<TaskResult> {
-    this.authorize(task, [task.target_path]);
+    await this.authorize(task, [task.target_path]);
     const dir = this.d.temp.ensureTaskDir(task.id);
     const { nodes, warnings } =
       task.kind === 'file'
@@ -65,8 +65,8 @@ export class TaskRunner {
       beforeCommit: async () => {
         if ((await this.d.status(task.id)) !== 'running') throw new TaskFailure('cancelled', 'the task was cancelled');
       },
-      guard: () => {
-        this.authorize(task, [task.target_path, ...nodes.map((n) => n.path)]);
+      check: async () => {
+        await this.authorize(task, [task.target_path, ...nodes.map((n) => n.path)]);
         // Cancelled (or stopped) up to the last moment: nothing is written.
         run.signal.throwIfAborted();
       },
@@ -104,9 +104,9 @@ export class TaskRunner {
   }
 
   /** The submitter as it stands now may still write `paths`; else the task fails 'forbidden' (or the policy's 'not_found'). */
-  private authorize(task: TaskRecord, paths: string[]): void {
+  private async authorize(task: TaskRecord, paths: string[]): Promise<void> {
     try {
-      this.d.grants.require({ kind: task.actor.type === 'user' ? 'user' : 'key', id: task.created_by }, task.project_id, paths);
+      await this.d.grants.require({ kind: task.actor.type === 'user' ? 'user' : 'key', id: task.created_by }, task.project_id, paths);
     } catch (e) {
       const code = (e as { code?: unknown }).code;
       if (code === 'UNAUTHORIZED') throw new TaskFailure('forbidden', 'the user or key that submitted this task no longer exists or was revoked');

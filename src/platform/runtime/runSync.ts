@@ -48,7 +48,7 @@ export const SYNC_PAGE_TRAILER = 'Cns-Sync-Page';
  * the source cursor in one metadata transaction (the two stores share no transaction: a page
  * committed before a crash is completed by the next run, see resumePage), then push the changes
  * made here since the last run. The sync writes as its key: the policy is asked again before the
- * run contacts the source, inside each page's commit and before the push, so a key revoked,
+ * run contacts the source, right before each page's commit and before the push, so a key revoked,
  * deleted or narrowed meanwhile stops the run at the next write (failed, its error led by the
  * policy's code). Throws only when its run cannot be begun (the metadata store failed); what
  * failed after is in the summary (`needsReauth` set when the credential is gone, for the runtime
@@ -79,7 +79,7 @@ export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunS
     const folder = syncFolder(config, provider);
     // Every check covers the sync's folder: a key narrowed below it no longer does this sync's work.
     const mayWrite = (paths: readonly string[]) => requireWrite(d.grants, connection.id, projectId, [folder, ...paths]);
-    mayWrite([]);
+    await mayWrite([]);
     let cursor = await resumePage(d, state);
     summary.cursorAfter = cursor;
     const rows = await resolveNodes(d, projectId, state.sync_id, await d.items.load(state.sync_id));
@@ -152,7 +152,7 @@ export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunS
 /**
  * One page: its journal, its commit (carrying the page in its trailer), then its item rows and
  * the cursor moved from `from` by compare-and-set, in one metadata transaction. The write-time
- * check stays inside the commit (it reads the synchronous store's keys and grants).
+ * check runs in the project's serialized section right before the commit (CommitOptions.check).
  */
 async function commitPage(
   d: RunDeps,
@@ -167,7 +167,7 @@ async function commitPage(
     rows: Map<string, ItemRow>;
     owners: Map<string, string>;
     /** The write-time check, run inside the commit's serialized section. */
-    mayWrite: (paths: readonly string[]) => void;
+    mayWrite: (paths: readonly string[]) => Promise<void>;
   },
 ): Promise<void> {
   const { state, plan } = p;
@@ -179,12 +179,12 @@ async function commitPage(
     if (!(await d.runs.journalPage(syncId, page))) throw new CursorMoved(syncId);
     const result = await d.content.commit(projectId, p.actor, plan.mutations, {
       message: pageMessage(p.provider, plan),
-      guard: () => p.mayWrite(pathsOf(plan.mutations)),
+      check: () => p.mayWrite(pathsOf(plan.mutations)),
       trailers: [pageTrailer(syncId, p.cursor)],
     });
     created = new Map(result.nodes.map((n) => [n.path, n.id]));
   } else {
-    p.mayWrite([]);
+    await p.mayWrite([]);
   }
   // Node ids of the nodes the commit created are known now: stored with the rows.
   for (const row of plan.rows) if (row.nodeId === null) row.nodeId = created.get(row.nodePath) ?? null;

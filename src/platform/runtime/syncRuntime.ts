@@ -262,7 +262,7 @@ export class SyncRuntime {
       if (!connector) throw new Error(`no ${state.provider} connector runs here`);
       if (!connection) {
         // The sync's key was deleted: the policy says so (UNAUTHORIZED), as it would at a write.
-        requireWrite(this.d.grants, syncId, state.project_id, []);
+        await requireWrite(this.d.grants, syncId, state.project_id, []);
         throw new Error(`sync ${syncId} has no connection`);
       }
       const s = this.d.settings();

@@ -17,9 +17,9 @@ export class WriteRefused extends Error {
  * of the one policy (WriteTimeGrants) at each write of a run. Else a WriteRefused: UNAUTHORIZED
  * when the key is revoked, paused or deleted, the policy's FORBIDDEN or NOT_FOUND otherwise.
  */
-export function requireWrite(grants: Pick<WriteTimeGrants, 'require'>, syncId: string, projectId: string, paths: readonly string[]): void {
+export async function requireWrite(grants: Pick<WriteTimeGrants, 'require'>, syncId: string, projectId: string, paths: readonly string[]): Promise<void> {
   try {
-    grants.require({ kind: 'key', id: syncId }, projectId, paths);
+    await grants.require({ kind: 'key', id: syncId }, projectId, paths);
   } catch (e) {
     const code = (e as { code?: unknown }).code;
     if (typeof code !== 'string') throw e;
