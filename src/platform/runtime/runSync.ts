@@ -124,7 +124,7 @@ export async function runSync(d: RunDeps, input: RunInput): Promise<PlatformRunS
 
     signal.throwIfAborted();
     // The push reads the folder as the sync and sends it to the source: the key must still reach it.
-    mayWrite([]);
+    await mayWrite([]);
     const pushed = await pushStage(
       { connector, content: d.content, changelog: d.changelog, projectId, syncId: state.sync_id, folder, rows, since: state.local_cursor },
       ctx,
