@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { projectsOfOrg } from '../db/metadata/projectRows.ts';
 import type { MetadataStore } from '../db/metadata/metadataStore.ts';
 import { oneOf } from '../db/metadata/oneOf.ts';
 import type { ToolsTable } from '../db/metadata/tables/tools.ts';
@@ -41,15 +41,7 @@ export class ToolStore {
   }
 
   async listByOrg(orgId: string): Promise<ToolRecord[]> {
-    const rows = await this.metadata.db
-      .selectFrom('tools as t')
-      .innerJoin('projects as p', 'p.id', 't.project_id')
-      .selectAll('t')
-      // projects.org_id is not in the metadata schema's types until the projects' store moves.
-      .where(sql.ref('p.org_id'), '=', orgId)
-      .orderBy('t.created_at')
-      .orderBy('t.id')
-      .execute();
+    const rows = await this.metadata.db.selectFrom('tools').selectAll().where('project_id', 'in', projectsOfOrg(this.metadata.db, orgId)).orderBy('created_at').orderBy('id').execute();
     return rows.map(fromRow);
   }
 

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { projectsOfOrg } from '../../db/metadata/projectRows.ts';
 import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
 import type { JsonTablesTable } from '../../db/metadata/tables/ingest.ts';
 import { newId, nowIso } from '../../util/ids.ts';
@@ -27,15 +27,7 @@ export class TableStore {
   }
 
   async listByOrg(orgId: string): Promise<TableRecord[]> {
-    const rows = await this.metadata.db
-      .selectFrom('json_tables as t')
-      .innerJoin('projects as p', 'p.id', 't.project_id')
-      .selectAll('t')
-      // projects.org_id is not in the metadata schema's types until the projects' store moves.
-      .where(sql.ref('p.org_id'), '=', orgId)
-      .orderBy('t.created_at')
-      .orderBy('t.id')
-      .execute();
+    const rows = await this.metadata.db.selectFrom('json_tables').selectAll().where('project_id', 'in', projectsOfOrg(this.metadata.db, orgId)).orderBy('created_at').orderBy('id').execute();
     return rows.map(fromRow);
   }
 

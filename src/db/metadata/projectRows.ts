@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { MetadataDb } from './metadataStore.ts';
 import type { MetadataSchema } from './schema.ts';
 
@@ -26,4 +26,13 @@ export async function pageOfProject<T extends NamedInProject>(
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return { rows: rows as Selectable<MetadataSchema[T]>[], total: Number(n) };
+}
+
+/**
+ * The ids of an organization's projects, as a subquery for `where('project_id', 'in', …)`.
+ * `projects.org_id` is read through `sql.ref` until the projects' store moves here and its type
+ * has the column.
+ */
+export function projectsOfOrg(db: MetadataDb, orgId: string) {
+  return db.selectFrom('projects').select('id').where(sql.ref('org_id'), '=', orgId);
 }
