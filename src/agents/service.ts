@@ -73,7 +73,7 @@ export function createAgents(d: {
   if (typeof ref === 'string') throw new Error(`CNS_DEFAULT_MODEL: ${ref}`);
   const defaultModel = d.llm.defaultModel;
   const accessStore = new AccessStore(d.metadata);
-  const agents = new Agents({ db: d.db, connections: d.connections, accesses: accessStore, authorizer: d.authorizer, defaultModel });
+  const agents = new Agents({ metadata: d.metadata, connections: d.connections, accesses: accessStore, authorizer: d.authorizer, defaultModel });
   const reach = { content: d.content, access: d.access, agents };
   const sessionStore = new SessionStore(d.metadata);
   const messages = new MessageStore(d.metadata);

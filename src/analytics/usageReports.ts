@@ -50,7 +50,7 @@ export interface ReportDeps {
     find(id: string): Promise<PublishedNode | null>;
     findMany(ids: readonly string[]): Promise<PublishedNode[]>;
   };
-  connections: { find(id: string): ConnectionRecord | undefined };
+  connections: { find(id: string): Promise<ConnectionRecord | undefined> };
 }
 
 /** What the caller may see of the project's nodes: its content grant (null: none, e.g. an agent's bare key). */
@@ -114,11 +114,11 @@ export class UsageReports {
         return [{ publish_id: r.id, node_id: p?.node_id ?? null, path: n ? pathOf(n) : null, slug: p?.slug ?? null, views: r.views, unique_visitors: r.visitors }];
       })
       .slice(0, q.limit);
-    const topConnections = (await this.d.store.top(f, 'connection_id', q.limit)).map((r) => {
-      const c = this.d.connections.find(r.id);
+    const topConnections = await Promise.all((await this.d.store.top(f, 'connection_id', q.limit)).map(async (r) => {
+      const c = await this.d.connections.find(r.id);
       const known = c && c.project_id === q.projectId ? c : null;
       return { connection_id: r.id, kind: known?.kind ?? null, name: known && viewer.seesConnections ? known.name : null, api_calls: r.apiCalls };
-    });
+    }));
     return {
       from: new Date(first * 60_000).toISOString(),
       to: new Date(end * 60_000).toISOString(),

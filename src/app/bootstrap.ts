@@ -11,7 +11,7 @@ export interface BootstrapResult {
  * CNS_ADMIN_PASSWORD or with a generated password that is shown exactly once.
  */
 export async function bootstrap(s: Services): Promise<BootstrapResult> {
-  if (s.users.count() > 0) return { createdAdmin: null };
+  if ((await s.users.count()) > 0) return { createdAdmin: null };
   const email = s.settings.adminEmail ?? 'admin@cns.local';
   const generatedPassword = s.settings.adminPassword ? null : randomBytes(18).toString('base64url');
   await s.users.create({ email, password: s.settings.adminPassword ?? generatedPassword!, displayName: 'Administrator', isAdmin: true });

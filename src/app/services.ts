@@ -142,9 +142,9 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   // One checkpointer per box (several workers: on the worker with the box's duties).
   const checkpointer = new Checkpointer(db, dbFile, { fsync: settings.fsync, logger, thread: ownership.boxDuties });
   const signingSecret = loadOrCreateSigningSecret(settings.dataDir);
-  const users = new UserStore(db);
+  const users = new UserStore(metadata);
   const accessTokens = new AccessTokens(signingSecret, settings.accessTokenTtlSeconds);
-  const organizations = new OrganizationStore(db);
+  const organizations = new OrganizationStore(metadata);
   const content = new ContentStore({
     dataDir: settings.dataDir,
     db,
@@ -156,11 +156,11 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
     blameCheckpointEvery: settings.blameCheckpointEvery,
   });
   // A project's repository and index live in the content store: creating and deleting go through it.
-  const projects = new ProjectStore(db, content);
-  const orgMembers = new OrgMembers(db);
-  const projectMembers = new ProjectMembers(db);
+  const projects = new ProjectStore(metadata, content);
+  const orgMembers = new OrgMembers(metadata);
+  const projectMembers = new ProjectMembers(metadata);
   const authorizer = new Authorizer({ organizations, orgMembers, projects, projectMembers });
-  const connections = new AccessConnectionStore(db);
+  const connections = new AccessConnectionStore(metadata);
   const changelog = new Changelog(content);
   const syncStore = new SyncStore(metadata);
   const folderSync = new FolderSyncService({ store: syncStore, connections, content, changelog });
@@ -179,7 +179,7 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   });
   const access = new ContentAccess(authorizer);
   const refreshTokens = new RefreshTokens(metadata, settings.refreshTokenTtlSeconds);
-  const authenticator = new Authenticator(db, users, accessTokens, anonKeyOf(signingSecret), refreshTokens);
+  const authenticator = new Authenticator(metadata, users, accessTokens, anonKeyOf(signingSecret), refreshTokens, logger);
   const writeTimeGrants = new WriteTimeGrants({ authenticator, access });
   // A command's write-back asks the policy again; an agent's, through its reach as it stands then.
   const sandbox = createSandbox({ settings, logger, content, bus, connections, access, authorizer, writeTimeGrants, narrowAtWrite: narrowAtWrite(reachesNow({ metadata, content })), worker: ownership });
@@ -231,11 +231,11 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
     content,
     organizations,
     orgMembers,
-    invitations: new InvitationStore(db),
+    invitations: new InvitationStore(metadata),
     projects,
     projectMembers,
     connections,
-    userInitializer: new UserInitializer(db, users, organizations, projects),
+    userInitializer: new UserInitializer(metadata, users, organizations, projects),
     changelog,
     syncStore,
     syncs: new SyncService({

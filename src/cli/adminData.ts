@@ -32,3 +32,12 @@ export async function openAdminDatabase(dataDir: string, options: { init?: boole
     throw err;
   }
 }
+
+/**
+ * The metadata store of the admin commands, beside the opened database (`openAdminDatabase`):
+ * the same records the server reads (docs/design/postgres.md). Close it before the database.
+ */
+export async function openAdminMetadata(dataDir: string): Promise<import('../db/metadata/metadataStore.ts').MetadataStore> {
+  const { openSqliteMetadata } = await import('../db/metadata/metadataStore.ts');
+  return openSqliteMetadata(join(dataDir, 'cns.db'));
+}

@@ -56,8 +56,8 @@ export class McpEndpoints {
     this.bound = new NodeBoundConnections(d, 'mcp', ['an', 'MCP endpoint']);
   }
 
-  list(projectId: string, page: Page): Paged<McpEndpoint> {
-    const { items, total } = this.bound.list(projectId, page);
+  async list(projectId: string, page: Page): Promise<Paged<McpEndpoint>> {
+    const { items, total } = await this.bound.list(projectId, page);
     return { items: items.map(toEndpoint), total };
   }
 
@@ -67,43 +67,43 @@ export class McpEndpoints {
     const toolIds = input.toolIds ?? [];
     const found = await this.d.tools.findMany(toolIds);
     const config = () => ({ tool_ids: checkTools(input.projectId, toolIds, found) });
-    return issued(this.bound.create(principal, { ...input, mode: input.mode ?? 'read', config }));
+    return issued(await this.bound.create(principal, { ...input, mode: input.mode ?? 'read', config }));
   }
 
   /** The endpoints bound to a node. */
-  byNode(nodeId: string): McpEndpoint[] {
-    return this.bound.byNode(nodeId).map(toEndpoint);
+  async byNode(nodeId: string): Promise<McpEndpoint[]> {
+    return (await this.bound.byNode(nodeId)).map(toEndpoint);
   }
 
   /** Changes an endpoint; a new folder must be one the caller reaches. */
   async update(principal: Principal, endpoint: McpEndpoint, changes: McpEndpointChanges): Promise<McpEndpoint> {
     const current = endpoint.connection;
     const toolIds = changes.toolIds === undefined ? undefined : checkTools(current.project_id, changes.toolIds, await this.d.tools.findMany(changes.toolIds));
-    const updated = this.bound.update(principal, current, changes, toolIds === undefined ? undefined : (config) => ({ ...config, tool_ids: toolIds }));
+    const updated = await this.bound.update(principal, current, changes, toolIds === undefined ? undefined : (config) => ({ ...config, tool_ids: toolIds }));
     if (updated.status !== 'active') this.onAccessEnded({ serverId: current.id, holders: 'all' });
     return toEndpoint(updated);
   }
 
-  delete(endpoint: McpEndpoint): void {
-    this.bound.delete(endpoint.connection);
+  async delete(endpoint: McpEndpoint): Promise<void> {
+    await this.bound.delete(endpoint.connection);
     this.onAccessEnded({ serverId: endpoint.connection.id, holders: 'all' });
   }
 
-  regenerateKey(endpoint: McpEndpoint): { endpoint: McpEndpoint; key: string } {
-    const result = issued(this.bound.regenerateKey(endpoint.connection));
+  async regenerateKey(endpoint: McpEndpoint): Promise<{ endpoint: McpEndpoint; key: string }> {
+    const result = issued(await this.bound.regenerateKey(endpoint.connection));
     this.onAccessEnded({ serverId: endpoint.connection.id, holders: 'key' });
     return result;
   }
 
   /** An endpoint by id whatever its status (the MCP server's gate decides what that means). */
-  find(id: string): McpEndpoint | null {
-    const connection = this.bound.find(id);
+  async find(id: string): Promise<McpEndpoint | null> {
+    const connection = await this.bound.find(id);
     return connection && toEndpoint(connection);
   }
 
   /** The endpoint with its folder as it is now; the key's scope follows moves (409 when the folder is gone). */
-  follow(endpoint: McpEndpoint): { endpoint: McpEndpoint; path: string; node: NodeInfo } {
-    const { connection, node } = this.bound.follow(endpoint.connection);
+  async follow(endpoint: McpEndpoint): Promise<{ endpoint: McpEndpoint; path: string; node: NodeInfo }> {
+    const { connection, node } = await this.bound.follow(endpoint.connection);
     return { endpoint: toEndpoint(connection), path: node.path, node };
   }
 

@@ -55,10 +55,10 @@ export async function admitCaller(d: { authenticator: Authenticator; authorizer:
  * endpoint's folder is followed to where it is now.
  */
 export async function admit(env: McpEnv, authenticator: Authenticator, endpointId: string, token: string | null): Promise<CallContext> {
-  const found = env.endpoints.find(endpointId);
+  const found = await env.endpoints.find(endpointId);
   if (!found) throw new DomainError('NOT_FOUND', endpointWords.notFound);
   let principal = await admitCaller({ authenticator, authorizer: env.authorizer }, found.connection, token, endpointWords);
-  const { endpoint, path, node } = env.endpoints.follow(found);
+  const { endpoint, path, node } = await env.endpoints.follow(found);
   // The key's scope follows the folder: the principal carries the connection as it is now.
   if (principal.kind === 'key') principal = { ...principal, connection: endpoint.connection };
   return { env, endpoint, root: path, rootNode: node, principal };

@@ -37,7 +37,7 @@ export interface McpService {
   /** Answers an admitted request (the transport writes the response). */
   handle(req: IncomingMessage, res: ServerResponse, body: unknown, c: McpContext): Promise<void>;
   /** A new key for an agent (keys:manage): the old key, and the MCP sessions opened with it, stop at once. */
-  regenerateAgentKey(agent: Agent): { agent: Agent; key: string };
+  regenerateAgentKey(agent: Agent): Promise<{ agent: Agent; key: string }>;
   close(): void;
 }
 
@@ -75,8 +75,8 @@ export function createMcp(d: {
     admit: (endpointId, token) => admit(env, d.authenticator, endpointId, token),
     admitAgent: (agentId, token) => admitAgent(agentEnv, d.authenticator, agentId, token),
     handle: (req, res, body, c) => sessions.handle(req, res, body, c),
-    regenerateAgentKey(agent) {
-      const { connection, key } = d.connections.regenerateKey(agent.connection.id);
+    async regenerateAgentKey(agent) {
+      const { connection, key } = await d.connections.regenerateKey(agent.connection.id);
       sessions.endAccess({ serverId: connection.id, holders: 'key' });
       return { agent: toAgent(connection), key };
     },

@@ -83,7 +83,7 @@ export class SyncService {
     checkConfigFields(spec, input.config);
     validate?.(input.config);
     const folder = syncFolder(input.config, spec.provider);
-    const issued = this.deps.connections.createConnection({
+    const issued = await this.deps.connections.createConnection({
       projectId: input.projectId,
       kind: 'sync',
       name: (input.name ?? `${spec.display_name} /${folder}`).slice(0, 200),
@@ -98,15 +98,15 @@ export class SyncService {
 
   async get(syncId: string): Promise<Sync> {
     const state = await this.deps.store.require(syncId);
-    const connection = this.deps.connections.find(syncId);
+    const connection = await this.deps.connections.find(syncId);
     if (!connection) throw new DomainError('NOT_FOUND', 'Sync not found.');
     return { state, connection };
   }
 
   async list(projectId: string): Promise<Sync[]> {
-    return (await this.deps.store.listByProject(projectId))
-      .map((state) => ({ state, connection: this.deps.connections.find(state.sync_id) }))
-      .filter((s): s is Sync => s.connection !== undefined);
+    const states = await this.deps.store.listByProject(projectId);
+    const all = await Promise.all(states.map(async (state) => ({ state, connection: await this.deps.connections.find(state.sync_id) })));
+    return all.filter((s): s is Sync => s.connection !== undefined);
   }
 
   /**
@@ -181,7 +181,7 @@ export class SyncService {
   async delete(sync: Sync): Promise<void> {
     await this.deps.runtime.forget(sync.state.sync_id);
     await this.deps.store.delete(sync.state.sync_id);
-    this.deps.connections.delete(sync.state.sync_id);
+    await this.deps.connections.delete(sync.state.sync_id);
   }
 
   /**

@@ -69,7 +69,7 @@ export class FolderSyncService {
   async create(input: { projectId: string; name?: string; config: Record<string, unknown>; createdBy: string | null }): Promise<{ sync: Sync; key: string }> {
     checkStringFields(folderConnector, input.config);
     const { folder: _localPath, ...config } = input.config;
-    const issued = this.deps.connections.createConnection({
+    const issued = await this.deps.connections.createConnection({
       projectId: input.projectId,
       kind: 'sync',
       name: input.name ?? defaultName(config),

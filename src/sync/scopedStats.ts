@@ -1,6 +1,5 @@
-import type { Statement } from 'better-sqlite3';
 import type { ProjectStats } from '../content/types.ts';
-import type { Db } from '../db/database.ts';
+import type { AccessConnectionStore } from '../domain/connections/accessConnectionStore.ts';
 import { normalizeScope, pathInScope } from '../policies/scope.ts';
 import type { Changelog } from '../events/changelog.ts';
 import { scopedCommit } from '../events/scopedChanges.ts';
@@ -12,17 +11,10 @@ import { scopedCommit } from '../events/scopedChanges.ts';
  * range [`s/`, `s0`) (ContentStore.figuresWithin); only the connections are read here.
  */
 export class ScopedStats {
-  private readonly s: Record<string, Statement>;
-
   constructor(
-    db: Db,
+    private readonly connections: Pick<AccessConnectionStore, 'statusesAndScopes'>,
     private readonly changelog: Changelog,
-  ) {
-    const p = (sql: string) => db.prepare(sql);
-    this.s = {
-      connections: p(`SELECT status, scope_path FROM connections WHERE project_id = ?`),
-    };
-  }
+  ) {}
 
   stats(projectId: string, scope: string): ProjectStats {
     const sc = normalizeScope(scope);
@@ -39,9 +31,9 @@ export class ScopedStats {
   }
 
   /** Connections whose own scope lies inside `scope`, counted by status. */
-  connectionCounts(projectId: string, scope: string): Record<string, number> {
+  async connectionCounts(projectId: string, scope: string): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
-    for (const r of this.s.connections.all(projectId) as { status: string; scope_path: string }[]) {
+    for (const r of await this.connections.statusesAndScopes(projectId)) {
       if (pathInScope(scope, r.scope_path)) out[r.status] = (out[r.status] ?? 0) + 1;
     }
     return out;

@@ -29,7 +29,7 @@ export async function stateFor(
   try {
     return await deps.store.create(input);
   } catch (err) {
-    deps.connections.delete(input.syncId);
+    await deps.connections.delete(input.syncId);
     throw err;
   }
 }

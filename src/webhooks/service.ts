@@ -85,22 +85,28 @@ export function createWebhooks(d: WebhooksDeps): WebhooksService {
     start() {
       stops.push(d.bus.subscribe('webhooks', (e) => queue.notify(e.project), { local: true }));
       stops.push(
+        // The sync's scope is read from its connection first; a failure to read it loses this one event, said in the log.
         d.syncStore.onRunFinished((run) => {
-          const scope = d.connections.find(run.sync_id)?.scope_path ?? '';
-          queue.emit(run.project_id, 'sync.run_finished', scope, {
-            sync: { id: run.sync_id, scope_path: scope },
-            run: {
-              id: run.id,
-              trigger: run.trigger,
-              status: run.status,
-              started_at: run.started_at,
-              finished_at: run.finished_at,
-              project_version: run.cursor_to,
-              files_up: run.files_up,
-              files_down: run.files_down,
-              errors: JSON.parse(run.errors) as string[],
-            },
-          });
+          d.connections
+            .find(run.sync_id)
+            .then((connection) => {
+              const scope = connection?.scope_path ?? '';
+              queue.emit(run.project_id, 'sync.run_finished', scope, {
+                sync: { id: run.sync_id, scope_path: scope },
+                run: {
+                  id: run.id,
+                  trigger: run.trigger,
+                  status: run.status,
+                  started_at: run.started_at,
+                  finished_at: run.finished_at,
+                  project_version: run.cursor_to,
+                  files_up: run.files_up,
+                  files_down: run.files_down,
+                  errors: JSON.parse(run.errors) as string[],
+                },
+              });
+            })
+            .catch((err: unknown) => d.logger.warn({ err, sync: run.sync_id }, 'could not announce a finished sync run'));
         }),
       );
       stops.push(

@@ -44,7 +44,7 @@ test('create answers the agent with its key once; it is a connection of kind age
   t.regex(key, /^cns_\S{40,}$/);
   t.true(key.startsWith(agent.key_prefix));
 
-  const conn = server.services.connections.find(agent.id)!;
+  const conn = (await server.services.connections.find(agent.id))!;
   t.like(conn, { kind: 'agent', scope_path: '', mode: 'read_write', name: 'Writer' });
   t.false('node_id' in JSON.parse(conn.config));
 
@@ -114,7 +114,7 @@ test('a model named without its provider is accepted and kept as provider:model 
 });
 
 test('bad input is 422 naming each field, and creates nothing', async (t) => {
-  const named = (name: string) => server.services.connections.listByProject(projectId, { kind: 'agent' }, { limit: 1000, offset: 0 }).items.filter((c) => c.name === name);
+  const named = async (name: string) => (await server.services.connections.listByProject(projectId, { kind: 'agent' }, { limit: 1000, offset: 0 })).items.filter((c) => c.name === name);
   const cases: [Record<string, unknown>, string[]][] = [
     [{ project_id: projectId }, ['name', 'system_prompt']],
     [{ name: 'x', project_id: projectId, system_prompt: 'p', model: 'gpt 4o' }, ['model']],
@@ -132,7 +132,7 @@ test('bad input is 422 naming each field, and creates nothing', async (t) => {
     t.is(res.status, 422, JSON.stringify(body));
     t.deepEqual(fieldsOf(res).sort(), fields, JSON.stringify(body));
   }
-  t.deepEqual(named('x'), [], 'no agent was created');
+  t.deepEqual(await named('x'), [], 'no agent was created');
 
   const { id } = await createAgent(server, token, projectId, { name: 'stable' });
   const bad = await server.api('PUT', `/agent-config/${id}`, { token, body: { name: 'renamed', model: 'No Provider:x' } });
@@ -152,7 +152,7 @@ test('update changes the settings; paused stops the key until active again; null
   });
   check(t, 'put', '/agent-config/{agent_id}', put);
   t.like(put.body.data, { name: 'retuned', system_prompt: 'New prompt', model: 'ollama:llama3.1:8b', description: 'new', temperature: null, max_tool_rounds: 3 });
-  t.is(server.services.connections.find(id)!.name, 'retuned', "the connection's name is the agent's (author agent:<name>)");
+  t.is((await server.services.connections.find(id))!.name, 'retuned', "the connection's name is the agent's (author agent:<name>)");
 
   t.is((await server.api('PUT', `/agent-config/${id}`, { token, body: { status: 'paused' } })).body.data.status, 'paused');
   t.is((await server.api('GET', `/agent-config/${id}`, { token: key })).status, 401);
@@ -199,7 +199,7 @@ test('authorization: a viewer reads but does not change; an outsider gets 404; a
   t.is((await server.api('POST', `/agent-config/${mine.id}/accesses`, { token: mine.key, body: { node_id: null, mode: 'read_write' } })).status, 403);
   const { key: apiKey } = await createKey(server, token, projectId);
   t.is((await server.api('GET', `/agent-config/${mine.id}`, { token: apiKey })).status, 404, 'other keys do not read agents');
-  t.is(server.services.connections.find(mine.id)!.name, 'mine');
+  t.is((await server.services.connections.find(mine.id))!.name, 'mine');
 });
 
 test('accesses: defaults by mode, write needs read_write, the node must be reachable, one access per node', async (t) => {
@@ -348,7 +348,7 @@ test('the default agent is created once under concurrent first calls, with one w
   for (const a of answers) t.is(a.status, 200, JSON.stringify(a.body));
   check(t, 'get', '/agent-config/default', answers[0]!);
   t.is(new Set(answers.map((a) => a.body.data.id)).size, 1, 'one agent for every caller');
-  const agents = server.services.connections.listByProject(pid, { kind: 'agent' }, { limit: 100, offset: 0 });
+  const agents = await server.services.connections.listByProject(pid, { kind: 'agent' }, { limit: 100, offset: 0 });
   t.is(agents.total, 1);
   const agent = answers[0]!.body.data;
   t.like(agent, { name: 'default', is_default: true, model: 'openai:gpt-4.1-mini', max_tool_rounds: 20, status: 'active' });
@@ -375,7 +375,7 @@ test('deleting an agent deletes its connection, key, accesses, bash tools, sessi
 
   const del = await server.api('DELETE', `/agent-config/${id}`, { token });
   check(t, 'delete', '/agent-config/{agent_id}', del);
-  t.is(server.services.connections.find(id), undefined);
+  t.is(await server.services.connections.find(id), undefined);
   for (const table of ['agent_accesses', 'agent_bash_tools', 'chat_sessions', 'agent_executions']) t.is(count(table, id), 0, table);
   t.is((server.services.db.prepare('SELECT COUNT(*) AS n FROM chat_messages WHERE session_id = ?').get(session.id) as { n: number }).n, 0);
   t.is((await server.api('GET', `/agent-config/${id}`, { token })).status, 404);

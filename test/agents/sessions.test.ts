@@ -175,5 +175,5 @@ test('deleting a session deletes its messages and keeps its executions; deleting
   t.is((await server.api('DELETE', `/projects/${pid}`, { token })).status, 200);
   t.is(n('SELECT COUNT(*) AS n FROM chat_sessions WHERE project_id = ?', pid), 0);
   t.is(n('SELECT COUNT(*) AS n FROM chat_messages WHERE session_id = ?', s2.id), 0);
-  t.is(server.services.connections.find(doomed.id), undefined);
+  t.is(await server.services.connections.find(doomed.id), undefined);
 });

@@ -56,8 +56,8 @@ async function agentWithAccesses(s: TestServer, tok: string, pid: string, name: 
 }
 
 /** The agent acting through its docs access, as the chat loop makes it. */
-function agentPrincipal(s: TestServer, agentId: string, accessId: string): Principal {
-  return actingThrough(s.services.connections.find(agentId)!, { id: accessId, path: 'docs', mode: 'read_write' });
+async function agentPrincipal(s: TestServer, agentId: string, accessId: string): Promise<Principal> {
+  return actingThrough((await s.services.connections.find(agentId))!, { id: accessId, path: 'docs', mode: 'read_write' });
 }
 
 /** Runs a library tool type bound to docs over the workspace, as the agent. */
@@ -111,7 +111,7 @@ test.serial('the library tools run over the draft: writes stay in it, reads, lis
   t.is((await open(a.id)).status, 201);
   const ws = (await server.services.agents.workspaces.find(a.id))!;
   t.truthy(ws);
-  const principal = agentPrincipal(server, a.id, a.docsAccess);
+  const principal = (await agentPrincipal(server, a.id, a.docsAccess));
   const tool = toolOver(server, ws, principal, docsId);
   const before = version();
   const liveNotes = server.services.content.findByPath(projectId, 'docs/notes.md')!;
@@ -161,7 +161,7 @@ test.serial('a bash run sees the draft and its changes land in the draft, not in
   const a = await agentWithAccesses(server, token, projectId, 'basher');
   t.is((await open(a.id)).status, 201);
   const ws = (await server.services.agents.workspaces.find(a.id))!;
-  const principal = agentPrincipal(server, a.id, a.docsAccess);
+  const principal = (await agentPrincipal(server, a.id, a.docsAccess));
   const tool = toolOver(server, ws, principal, docsId);
   await tool('write', { path: 'new/idea.md', content: 'first idea\n' });
   const before = version();
@@ -217,7 +217,7 @@ test.serial('status diffs each drafted path against its base; complete merges a 
   const a = await agentWithAccesses(server, token, projectId, 'completer');
   t.is((await open(a.id)).status, 201);
   const ws = (await server.services.agents.workspaces.find(a.id))!;
-  const principal = agentPrincipal(server, a.id, a.docsAccess);
+  const principal = (await agentPrincipal(server, a.id, a.docsAccess));
   const tool = toolOver(server, ws, principal, docsId);
   const notesBase = server.services.content.findByPath(projectId, 'docs/notes.md')!.version;
   await tool('write', { path: 'notes.md', content: 'line ONE\nline two\nline three\nline four\nline five\n' });
@@ -277,7 +277,7 @@ test.serial('an overlapping live edit is a conflict: 409 with the regions, nothi
   const a = await agentWithAccesses(server, token, projectId, 'conflicted');
   t.is((await open(a.id)).status, 201);
   const ws = (await server.services.agents.workspaces.find(a.id))!;
-  const tool = toolOver(server, ws, agentPrincipal(server, a.id, a.docsAccess), docsId);
+  const tool = toolOver(server, ws, (await agentPrincipal(server, a.id, a.docsAccess)), docsId);
   const text = await liveText('docs/notes.md');
   await tool('write', { path: 'notes.md', content: text.replace('line two', 'line two, by the agent') });
   await tool('write', { path: 'fine.md', content: 'no conflict here\n' });
@@ -309,7 +309,7 @@ test.serial('a completion racing live writes to the same file: merged with the o
   const a = await agentWithAccesses(server, token, projectId, 'racer');
   t.is((await open(a.id)).status, 201);
   const ws = (await server.services.agents.workspaces.find(a.id))!;
-  await toolOver(server, ws, agentPrincipal(server, a.id, a.docsAccess), docsId)('write', { path: 'race.md', content: lines('a', 'b', 'c', 'd', 'E') });
+  await toolOver(server, ws, (await agentPrincipal(server, a.id, a.docsAccess)), docsId)('write', { path: 'race.md', content: lines('a', 'b', 'c', 'd', 'E') });
   const node = content.findByPath(projectId, 'docs/race.md')!;
   const start = version();
   const hold = await holdWriter(content, projectId);
@@ -349,7 +349,7 @@ test('a workspace survives a restart of the server', async (t) => {
     const a = await agentWithAccesses(s, tok, pid, 'durable');
     t.is((await s.api('POST', '/workspace/create', { token: tok, body: { agent_id: a.id } })).status, 201);
     const ws = (await s.services.agents.workspaces.find(a.id))!;
-    await toolOver(s, ws, agentPrincipal(s, a.id, a.docsAccess), nodeAt(s, pid, 'docs'))('write', { path: 'kept.md', content: 'kept across restarts\n' });
+    await toolOver(s, ws, (await agentPrincipal(s, a.id, a.docsAccess)), nodeAt(s, pid, 'docs'))('write', { path: 'kept.md', content: 'kept across restarts\n' });
     await s.stop();
     s = await startTestServer({ dataDir });
     const tok2 = (await s.login()).token;

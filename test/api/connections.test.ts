@@ -102,7 +102,7 @@ test('invalid bodies are 422 with the offending fields; scope paths must be clea
   const bad = await server.api('PATCH', `/connections/${id}`, { token: owner.token, body: { scope_path: '../x' } });
   t.is(bad.status, 422);
   t.is(bad.body.error.details[0].field, 'scope_path');
-  t.is(server.services.connections.find(id)!.scope_path, '', 'nothing changed');
+  t.is((await server.services.connections.find(id))!.scope_path, '', 'nothing changed');
 });
 
 test('regenerating the key answers a new one and the old one stops working at once', async (t) => {
@@ -201,8 +201,8 @@ test('managing connections needs keys:manage: members 403, outsiders 404', async
   }
 });
 
-test('createConnection serves other kinds too, with their config', (t) => {
-  const { connection, key } = server.services.connections.createConnection({
+test('createConnection serves other kinds too, with their config', async (t) => {
+  const { connection, key } = await server.services.connections.createConnection({
     projectId,
     kind: 'mcp',
     name: 'agent endpoint',
@@ -213,8 +213,8 @@ test('createConnection serves other kinds too, with their config', (t) => {
   });
   t.true(key.startsWith('cns_'));
   t.like(connection, { kind: 'mcp', scope_path: 'notes', mode: 'read' });
-  t.deepEqual(JSON.parse(server.services.connections.find(connection.id)!.config), { tools: ['ls'] });
-  t.throws(() => server.services.connections.createConnection({ projectId, kind: 'sync', name: 'x', scopePath: 'a/../b', createdBy: null }), {
+  t.deepEqual(JSON.parse((await server.services.connections.find(connection.id))!.config), { tools: ['ls'] });
+  await t.throwsAsync(() => server.services.connections.createConnection({ projectId, kind: 'sync', name: 'x', scopePath: 'a/../b', createdBy: null }), {
     message: /\.\./,
   });
 });

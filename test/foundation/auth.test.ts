@@ -74,7 +74,7 @@ test('sign-up is closed by default', async (t) => {
   const res = await server.api('POST', '/auth/signup', { body: { email: 'new@example.com', password: 'long-enough-1' } });
   t.is(res.status, 403);
   t.is(res.body.error.code, 'FORBIDDEN');
-  t.is(server.services.users.findByEmail('new@example.com'), undefined);
+  t.is(await server.services.users.findByEmail('new@example.com'), undefined);
 });
 
 test('sign-up works when opened, and refuses a taken email with 409', async (t) => {

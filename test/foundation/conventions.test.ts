@@ -67,12 +67,12 @@ test('wrong types and missing fields are 422 with a detail for each field', asyn
 });
 
 test('a body over the configured limit is 413 and changes nothing', async (t) => {
-  const users = server.services.users.count();
+  const users = await server.services.users.count();
   const huge = JSON.stringify({ email: 'a@b.co', password: 'x'.repeat(128 * 1024) });
   const res = await server.api('POST', '/auth/login', { raw: huge, headers: { 'content-type': 'application/json' } });
   t.is(res.status, 413);
   t.is(res.body.error.code, 'PAYLOAD_TOO_LARGE');
-  t.is(server.services.users.count(), users);
+  t.is(await server.services.users.count(), users);
 });
 
 test('errors never include stack traces', async (t) => {

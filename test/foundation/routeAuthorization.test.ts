@@ -120,21 +120,21 @@ test.before(async () => {
     return u;
   };
   const owner = await user('owner');
-  const org = s.organizations.create({ name: 'acme', createdBy: owner.id });
+  const org = await s.organizations.create({ name: 'acme', createdBy: owner.id });
   orgId = org.id;
   const viewer = await user('viewer');
-  const { token } = s.invitations.create({ orgId, email: viewer.email, role: 'viewer', invitedBy: owner.id });
-  s.invitations.accept(token, viewer);
+  const { token } = await s.invitations.create({ orgId, email: viewer.email, role: 'viewer', invitedBy: owner.id });
+  await s.invitations.accept(token, viewer);
   await user('stranger');
-  projectId = s.projects.insert({ orgId, name: 'p', createdBy: owner.id }).id;
-  const otherId = s.projects.insert({ orgId, name: 'q', createdBy: owner.id }).id;
-  const key = (name: string, pid: string, mode: 'read' | 'read_write', scopePath?: string) => {
-    const { connection } = s.connections.createConnection({ projectId: pid, kind: 'api', name, mode, scopePath, createdBy: owner.id });
+  projectId = (await s.projects.insert(s.metadata.db, { orgId, name: 'p', createdBy: owner.id })).id;
+  const otherId = (await s.projects.insert(s.metadata.db, { orgId, name: 'q', createdBy: owner.id })).id;
+  const key = async (name: string, pid: string, mode: 'read' | 'read_write', scopePath?: string) => {
+    const { connection } = await s.connections.createConnection({ projectId: pid, kind: 'api', name, mode, scopePath, createdBy: owner.id });
     principals.set(name, { kind: 'key', id: connection.id, connection });
   };
-  key('read key', projectId, 'read');
-  key('docs key', projectId, 'read_write', 'docs');
-  key('other key', otherId, 'read_write');
+  await key('read key', projectId, 'read');
+  await key('docs key', projectId, 'read_write', 'docs');
+  await key('other key', otherId, 'read_write');
   for (const [nodeId, path] of [['nod_docs', 'docs/a.md'], ['nod_root', 'b.md']] as const) {
     nodes.set(nodeId, { id: nodeId, projectId, path, state: 'active' } as NodeInfo);
   }
@@ -224,7 +224,7 @@ test.serial('input is validated before authorization: a stranger with bad input 
 
 test.serial('resource route: the record is loaded and the check made on its project; an unseen record is "not found" by its own name', async (t) => {
   handled.length = 0;
-  const ownKey = s.connections.createConnection({ projectId, kind: 'api', name: 'k', mode: 'read', createdBy: null }).connection.id;
+  const ownKey = (await s.connections.createConnection({ projectId, kind: 'api', name: 'k', mode: 'read', createdBy: null })).connection.id;
   const owner = await call('owner', `/connections/${ownKey}`);
   t.is(owner.status, 200);
   t.deepEqual(owner.data, { id: ownKey, project_id: projectId });

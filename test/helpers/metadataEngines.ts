@@ -17,8 +17,9 @@ export type Engine = (typeof ENGINES)[number];
  * (`prj_1`), for the stores' tests on both: SQLite in a temporary folder, PostgreSQL in a
  * database of its own. `close` drops it all.
  */
-export async function metadataOn(engine: Engine): Promise<{ metadata: MetadataStore; close(): Promise<void> }> {
+export async function metadataOn(engine: Engine): Promise<{ metadata: MetadataStore; url: string | null; close(): Promise<void> }> {
   let metadata: MetadataStore;
+  let url: string | null = null;
   let cleanup: () => Promise<void>;
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'cns-metadata-'));
@@ -28,6 +29,7 @@ export async function metadataOn(engine: Engine): Promise<{ metadata: MetadataSt
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
   } else {
     const database = await freshPostgresDatabase();
+    url = database.url;
     const pool = openPostgresPool(database.url, { statementTimeoutMs: 10_000, max: 4 });
     await runPostgresMigrations(pool);
     metadata = openPostgresMetadata(pool);
@@ -39,6 +41,7 @@ export async function metadataOn(engine: Engine): Promise<{ metadata: MetadataSt
   await sql`INSERT INTO projects (id, org_id, name, created_at, updated_at) VALUES ('prj_1', 'org_1', 'Project', ${now}, ${now})`.execute(metadata.db);
   return {
     metadata,
+    url,
     async close() {
       await metadata.close();
       await cleanup();

@@ -24,39 +24,39 @@ test.before(async () => {
   access = new ContentAccess(s.authorizer);
   const owner = await s.users.create({ email: 'owner@example.com', password: 'password-123' });
   principals.set('org owner', { kind: 'user', id: owner.id, user: owner });
-  const org = s.organizations.create({ name: 'acme', createdBy: owner.id });
-  projectId = s.projects.insert({ orgId: org.id, name: 'p', createdBy: owner.id }).id;
-  otherProjectId = s.projects.insert({ orgId: org.id, name: 'q', createdBy: owner.id }).id;
-  const project = s.projects.find(projectId)!;
+  const org = await s.organizations.create({ name: 'acme', createdBy: owner.id });
+  projectId = (await s.projects.insert(s.metadata.db, { orgId: org.id, name: 'p', createdBy: owner.id })).id;
+  otherProjectId = (await s.projects.insert(s.metadata.db, { orgId: org.id, name: 'q', createdBy: owner.id })).id;
+  const project = (await s.projects.find(projectId))!;
 
   const orgRoles: OrgRole[] = ['admin', 'member', 'viewer'];
   for (const role of orgRoles) {
     const u = await s.users.create({ email: `org-${role}@example.com`, password: 'password-123' });
     // Members join an organization by accepting an invitation.
-    const { token } = s.invitations.create({ orgId: org.id, email: u.email, role, invitedBy: owner.id });
-    s.invitations.accept(token, u);
+    const { token } = await s.invitations.create({ orgId: org.id, email: u.email, role, invitedBy: owner.id });
+    await s.invitations.accept(token, u);
     principals.set(`org ${role}`, { kind: 'user', id: u.id, user: u });
   }
   const projectRoles: ProjectRole[] = ['admin', 'editor', 'viewer'];
   for (const role of projectRoles) {
     const u = await s.users.create({ email: `prj-${role}@example.com`, password: 'password-123' });
-    s.projectMembers.add(project, u.id, role);
+    await s.projectMembers.add(project, u.id, role);
     principals.set(`project ${role}`, { kind: 'user', id: u.id, user: u });
   }
   const stranger = await s.users.create({ email: 'stranger@example.com', password: 'password-123' });
   principals.set('stranger', { kind: 'user', id: stranger.id, user: stranger });
 
-  const key = (name: string, pid: string, mode: 'read' | 'read_write', scopePath?: string) => {
-    const { connection } = s.connections.createConnection({ projectId: pid, kind: 'api', name, mode, scopePath, createdBy: owner.id });
+  const key = async (name: string, pid: string, mode: 'read' | 'read_write', scopePath?: string) => {
+    const { connection } = await s.connections.createConnection({ projectId: pid, kind: 'api', name, mode, scopePath, createdBy: owner.id });
     principals.set(name, { kind: 'key', id: connection.id, connection });
   };
-  key('key read', projectId, 'read');
-  key('key read_write', projectId, 'read_write');
-  key('key read docs', projectId, 'read', 'docs');
-  key('key read_write docs', projectId, 'read_write', 'docs');
-  key('key of another project', otherProjectId, 'read_write');
+  await key('key read', projectId, 'read');
+  await key('key read_write', projectId, 'read_write');
+  await key('key read docs', projectId, 'read', 'docs');
+  await key('key read_write docs', projectId, 'read_write', 'docs');
+  await key('key of another project', otherProjectId, 'read_write');
   // An agent: its own key reaches no content; through an access it holds that access's subtree and mode.
-  const { connection: agent } = s.connections.createConnection({ projectId, kind: 'agent', name: 'helper', mode: 'read_write', createdBy: owner.id });
+  const { connection: agent } = await s.connections.createConnection({ projectId, kind: 'agent', name: 'helper', mode: 'read_write', createdBy: owner.id });
   principals.set('agent key', { kind: 'key', id: agent.id, connection: agent });
   principals.set('agent via read docs', { kind: 'key', id: agent.id, connection: { ...agent, scope_path: 'docs', mode: 'read' }, agentAccess: { id: 'acc1' } });
   principals.set('agent via read_write docs', { kind: 'key', id: agent.id, connection: { ...agent, scope_path: 'docs', mode: 'read_write' }, agentAccess: { id: 'acc2' } });

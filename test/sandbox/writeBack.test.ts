@@ -131,7 +131,7 @@ test.serial("an agent's shell writes through its bash tool as it stands when the
   const bash = await server.api('POST', `/agent-config/${agent.id}/bash`, { token, body: { node_id: workId, mode: 'read_write' } });
   t.is(bash.status, 201, JSON.stringify(bash.body));
   const bashId = bash.body.data.id as string;
-  const principal = actingThrough(server.services.connections.find(agent.id)!, { id: bashId, path: 'work', mode: 'read_write' });
+  const principal = actingThrough((await server.services.connections.find(agent.id))!, { id: bashId, path: 'work', mode: 'read_write' });
   const shell = unstoredTool({ id: `${agent.id}:${bashId}:shell`, projectId, nodeId: workId, type: 'shell', config: { writable: true }, at: new Date().toISOString() });
   const run = (command: string) => server.services.tools.tools.call(principal, shell, { command, timeout_s: 20 }) as Promise<{ version: number | null; changes: unknown[] }>;
 
@@ -167,7 +167,7 @@ test.serial("a shell tool bound to an agent writes through the binding as it sta
   const bound = await server.api('POST', `/mcp/agents/${agent.id}/tools`, { token, body: { tool_id: tool.body.data.id } });
   t.is(bound.status, 201, JSON.stringify(bound.body));
   const b = (await server.services.agents.bindings.boundTools(agent.id))[0]!;
-  const principal = actingThrough(server.services.connections.find(agent.id)!, boundToolReach(b.binding, b.tool, 'work'));
+  const principal = actingThrough((await server.services.connections.find(agent.id))!, boundToolReach(b.binding, b.tool, 'work'));
   const run = (command: string) => server.services.tools.tools.call(principal, b.tool, { command, timeout_s: 20 }) as Promise<{ version: number | null }>;
 
   t.truthy((await run('echo bound > bound.md')).version);

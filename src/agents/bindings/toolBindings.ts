@@ -133,7 +133,7 @@ export class AgentToolBindings {
    * tool's rename make its default name collide, the later binding's name takes a suffix.
    */
   async boundTools(agentId: string): Promise<BoundTool[]> {
-    const agent = this.d.agents.find(agentId);
+    const agent = await this.d.agents.find(agentId);
     if (!agent) return [];
     const bindings = await this.store.list(agentId);
     const tools = await this.d.tools.findMany(bindings.map((b) => b.tool_id));
@@ -153,7 +153,7 @@ export class AgentToolBindings {
 
   /** Records one call of a bound tool (for the status figures); never throws for a deleted agent. */
   async recordCall(agentId: string, name: string, ok: boolean, durationMs: number, surface: CallSurface): Promise<void> {
-    if (!this.d.agents.find(agentId)) return;
+    if (!(await this.d.agents.find(agentId))) return;
     await this.calls.record(agentId, name, ok, durationMs, surface);
   }
 

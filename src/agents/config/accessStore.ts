@@ -92,7 +92,8 @@ export class AccessStore {
     });
   }
 
-  private async insertIn(db: MetadataDb, agentId: string, input: AccessInput): Promise<AgentAccess> {
+  /** Adds an access within the caller's transaction, without the check of `insert` (the default agent's first access). */
+  async insertIn(db: MetadataDb, agentId: string, input: AccessInput): Promise<AgentAccess> {
     const now = nowIso();
     const access: AgentAccess = { id: newId('acc'), agent_id: agentId, ...input, created_at: now, updated_at: now };
     await db.insertInto('agent_accesses').values(toRow(access)).execute();

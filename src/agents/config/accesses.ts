@@ -44,7 +44,7 @@ export class AgentAccesses {
 
   /** The agent's accesses with their nodes' current paths, without any check (the chat loop). */
   async located(agentId: string): Promise<Located<AgentAccess>[]> {
-    const agent = this.d.agents.find(agentId);
+    const agent = await this.d.agents.find(agentId);
     if (!agent) return [];
     return (await this.d.store.list(agentId)).map((a) => this.locate(agent, a));
   }

@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
-import { inTransaction, type Db } from '../../db/database.ts';
-import { statementCache } from '../../db/statements.ts';
+import { lockKey } from '../../db/metadata/keyLock.ts';
+import type { MetadataDb, MetadataStore } from '../../db/metadata/metadataStore.ts';
 import type { ConnectionStatus } from '../../domain/connections/connectionRecord.ts';
 import type { AccessConnectionStore } from '../../domain/connections/accessConnectionStore.ts';
 import { defined } from '../../domain/defined.ts';
@@ -13,7 +13,7 @@ import { DEFAULT_AGENT_NAME, defaultAgentAccess, defaultAgentSettings } from './
 import { checkSettings } from './settingsRules.ts';
 
 export interface AgentsDeps {
-  db: Db;
+  metadata: MetadataStore;
   connections: AccessConnectionStore;
   accesses: AccessStore;
   authorizer: Authorizer;
@@ -56,11 +56,8 @@ export const agentNotFound = () => new DomainError('NOT_FOUND', 'Agent not found
  * and changing needs keys:manage after that (other keys are told the agent does not exist).
  */
 export class Agents {
-  private readonly sql: ReturnType<typeof statementCache>;
 
-  constructor(private readonly d: AgentsDeps) {
-    this.sql = statementCache(d.db);
-  }
+  constructor(private readonly d: AgentsDeps) {}
 
   /** Default agents being made by this process, by project. */
   private readonly makingDefault = new Map<string, Promise<Agent>>();
@@ -69,18 +66,18 @@ export class Agents {
   onAccessEnded: ((agentId: string) => void) | null = null;
 
   /** An agent by id, without any check (the chat loop, after it has authorized the caller). */
-  find(id: string): Agent | null {
-    const c = this.d.connections.find(id);
+  async find(id: string, db?: MetadataDb): Promise<Agent | null> {
+    const c = await this.d.connections.find(id, db);
     return c && c.kind === 'agent' ? toAgent(c) : null;
   }
 
   /** May this principal read (and chat with) the agent: content:read on its project, or its own key (the whole check, for an agent named where no route checked it). */
-  readable(principal: Principal, id: string): Agent {
-    const agent = this.find(id);
+  async readable(principal: Principal, id: string): Promise<Agent> {
+    const agent = await this.find(id);
     if (!agent) throw agentNotFound();
     if (principal.kind === 'user') {
       try {
-        this.d.authorizer.requireProject(principal, agent.connection.project_id, 'content:read');
+        await this.d.authorizer.requireProject(principal, agent.connection.project_id, 'content:read');
       } catch (e) {
         if ((e as DomainError).code === 'NOT_FOUND') throw agentNotFound();
         throw e;
@@ -91,18 +88,18 @@ export class Agents {
   }
 
   /** A project's agents (the caller may read the project); an agent's key lists only itself. */
-  list(principal: Principal, projectId: string, page: Page): Paged<Agent> {
+  async list(principal: Principal, projectId: string, page: Page): Promise<Paged<Agent>> {
     if (principal.kind === 'key') {
-      const own = principal.connection.kind === 'agent' ? this.find(principal.connection.id) : null;
+      const own = principal.connection.kind === 'agent' ? await this.find(principal.connection.id) : null;
       if (!own) throw new DomainError('FORBIDDEN', 'Only an agent key reads agents (its own).');
       return { items: page.offset === 0 ? [own] : [], total: 1 };
     }
-    const { items, total } = this.d.connections.listByProject(projectId, { kind: 'agent' }, page);
+    const { items, total } = await this.d.connections.listByProject(projectId, { kind: 'agent' }, page);
     return { items: items.map(toAgent), total };
   }
 
   /** Creates an agent and its key (shown once), made by `principal` (who manages the project's keys). It reaches nothing until it is given accesses. */
-  create(principal: Principal, input: NewAgent): { agent: Agent; key: string } {
+  async create(principal: Principal, input: NewAgent): Promise<{ agent: Agent; key: string }> {
     const settings = checkSettings(
       {
         system_prompt: input.systemPrompt,
@@ -114,7 +111,7 @@ export class Agents {
       },
       this.d.defaultModel,
     );
-    const { connection, key } = this.d.connections.createConnection({
+    const { connection, key } = await this.d.connections.createConnection({
       projectId: input.projectId,
       kind: 'agent',
       name: input.name,
@@ -127,7 +124,7 @@ export class Agents {
   }
 
   /** Changes an agent (the route checked keys:manage on its project). */
-  update(agent: Agent, changes: AgentChanges): Agent {
+  async update(agent: Agent, changes: AgentChanges): Promise<Agent> {
     const id = agent.connection.id;
     const settings: AgentSettings = checkSettings(
       {
@@ -143,66 +140,66 @@ export class Agents {
       },
       this.d.defaultModel,
     );
-    const connection = this.d.connections.update(id, { name: changes.name, status: changes.status, config: agentConfig(settings, agent.isDefault) });
+    const connection = await this.d.connections.update(id, { name: changes.name, status: changes.status, config: agentConfig(settings, agent.isDefault) });
     if (connection.status !== 'active' && agent.connection.status === 'active') this.onAccessEnded?.(id);
     return toAgent(connection);
   }
 
   /** Deletes the agent's connection: its key, accesses, bash tools, sessions and executions go with it. */
-  delete(agent: Agent): Agent {
-    this.d.connections.delete(agent.connection.id);
+  async delete(agent: Agent): Promise<Agent> {
+    await this.d.connections.delete(agent.connection.id);
     this.onAccessEnded?.(agent.connection.id);
     return agent;
   }
 
   /**
    * The project's default agent, created on first use by anyone who may read the project: the
-   * default prompt and model, and one access to the whole project (read_write). The agent is
-   * created in one write transaction, and the store's unique marker allows one per project, so
-   * callers racing to create it all get the same agent. Its access is on the metadata store,
-   * written by the one caller that created the agent, just after (a crash between leaves the
-   * default agent without access: it reaches nothing until it is given one; another process may
-   * answer it in between without its access). Its own key may read it; other keys may not.
+   * default prompt and model, and one access to the whole project (read_write). The agent and its
+   * access are made in one metadata transaction under a lock per project, and the store's unique
+   * marker allows one per project, so callers racing to create it all get the same agent, with
+   * its access. Its own key may read it; other keys may not.
    */
   async defaultFor(principal: Principal, projectId: string): Promise<Agent> {
     if (principal.kind === 'key') {
-      const existing = this.findDefault(projectId);
+      const existing = await this.findDefault(projectId);
       if (!existing || existing.connection.id !== principal.connection.id) throw agentNotFound();
       return existing;
     }
-    // Callers of this process arriving while it is being made wait for its access too.
+    // Callers of this process arriving while it is being made wait for it.
     const pending = this.makingDefault.get(projectId);
     if (pending) return pending;
-    const existing = this.findDefault(projectId);
-    if (existing) return existing;
     const making = (async () => {
-      const made = inTransaction(this.d.db, () => {
-        const again = this.findDefault(projectId);
-        if (again) return { agent: again, created: false };
-        const { connection } = this.d.connections.createConnection({
-          projectId,
-          kind: 'agent',
-          name: DEFAULT_AGENT_NAME,
-          scopePath: '',
-          mode: 'read_write',
-          createdBy: principal.id,
-          config: agentConfig(defaultAgentSettings(this.d.defaultModel), true),
-        });
-        return { agent: toAgent(connection), created: true };
+      const existing = await this.findDefault(projectId);
+      if (existing) return existing;
+      return this.d.metadata.transaction(async (trx) => {
+        await lockKey(this.d.metadata.engine, trx, `default-agent:${projectId}`);
+        const again = await this.findDefault(projectId, trx);
+        if (again) return again;
+        const { connection } = await this.d.connections.createConnection(
+          {
+            projectId,
+            kind: 'agent',
+            name: DEFAULT_AGENT_NAME,
+            scopePath: '',
+            mode: 'read_write',
+            createdBy: principal.id,
+            config: agentConfig(defaultAgentSettings(this.d.defaultModel), true),
+          },
+          trx,
+        );
+        await this.d.accesses.insertIn(trx, connection.id, defaultAgentAccess);
+        return toAgent(connection);
       });
-      if (made.created) await this.d.accesses.insert(made.agent.connection.id, defaultAgentAccess);
-      return made.agent;
     })().finally(() => this.makingDefault.delete(projectId));
     this.makingDefault.set(projectId, making);
     return making;
   }
 
-  private findDefault(projectId: string): Agent | null {
-    // The same expression as the unique index connections_default_agent, so SQLite answers from it.
-    const row = this.sql(`SELECT id FROM connections WHERE project_id = ? AND kind = 'agent' AND json_extract(config, '$.is_default') = 1`).get(projectId) as
-      | { id: string }
-      | undefined;
-    return row ? this.find(row.id) : null;
+  /** The project's agents are few: their configs are read here rather than searched by a JSON function of one engine. */
+  private async findDefault(projectId: string, db: MetadataDb = this.d.metadata.db): Promise<Agent | null> {
+    const agents = await db.selectFrom('connections').selectAll().where('project_id', '=', projectId).where('kind', '=', 'agent').execute();
+    const found = agents.map(toAgent).find((a) => a.isDefault);
+    return found ?? null;
   }
 }
 

@@ -53,7 +53,7 @@ export class AgentBashTools {
 
   /** The agent's bash tools with their folders' current paths, without any check (the chat loop). */
   async located(agentId: string): Promise<Located<AgentBashTool>[]> {
-    const agent = this.d.agents.find(agentId);
+    const agent = await this.d.agents.find(agentId);
     if (!agent) return [];
     return (await this.d.store.list(agentId)).map((b) => this.locate(agent, b));
   }

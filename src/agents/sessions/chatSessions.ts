@@ -38,7 +38,7 @@ export class ChatSessions {
   async list(principal: Principal, filter: { agentId?: string; projectId?: string }, page: Page): Promise<Paged<ChatSession>> {
     let projectId = filter.projectId;
     if (filter.agentId !== undefined) {
-      const agent = this.d.agents.readable(principal, filter.agentId);
+      const agent = await this.d.agents.readable(principal, filter.agentId);
       if (projectId !== undefined && projectId !== agent.connection.project_id) return { items: [], total: 0 };
       projectId = agent.connection.project_id;
     } else if (principal.kind === 'key') {
@@ -58,7 +58,7 @@ export class ChatSessions {
     const session = await this.d.store.find(id);
     if (!session) throw sessionNotFound();
     try {
-      this.d.agents.readable(principal, session.agent_id);
+      await this.d.agents.readable(principal, session.agent_id);
     } catch (e) {
       if ((e as DomainError).code === 'NOT_FOUND') throw sessionNotFound();
       throw e;

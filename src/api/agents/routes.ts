@@ -62,7 +62,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         query: schema.listAgentsQuery,
         response: schema.agentList,
         async handle(ctx, { query, access }) {
-          const { items, total } = a().agents.list(access.principal, query.project_id, query);
+          const { items, total } = await a().agents.list(access.principal, query.project_id, query);
           ok(ctx, { ...withItems('agents', await Promise.all(items.map(full))), ...pageInfo(total, query) });
         },
       }),
@@ -90,7 +90,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         body: schema.createAgentBody,
         response: schema.agentWithKey,
         async handle(ctx, { body, access }) {
-          const { agent, key } = a().agents.create(access.principal, {
+          const { agent, key } = await a().agents.create(access.principal, {
             projectId: body.project_id,
             name: body.name,
             systemPrompt: body.system_prompt,
@@ -125,7 +125,7 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         body: schema.updateAgentBody,
         response: schema.agentSchema,
         async handle(ctx, { body, access }) {
-          const updated = a().agents.update(access.record, {
+          const updated = await a().agents.update(access.record, {
             name: body.name,
             systemPrompt: body.system_prompt,
             model: body.model,
@@ -146,8 +146,8 @@ export function agentConfigRoutes(s: AgentConfigRouteServices): RouteGroup {
         authorize: agent,
         params: schema.agentParams,
         response: deletedSchema,
-        handle(ctx, { params, access }) {
-          a().agents.delete(access.record);
+        async handle(ctx, { params, access }) {
+          await a().agents.delete(access.record);
           ok(ctx, presentDeleted(params.agent_id), 'Agent deleted; its key no longer works');
         },
       }),

@@ -49,7 +49,7 @@ export function authRoutes(s: AuthRouteDeps): RouteGroup {
           : `The refresh token is ${result.reason === 'unknown' ? 'not valid' : result.reason}.`;
       throw new AppError('UNAUTHORIZED', why, { reason: result.reason });
     }
-    const user = s.users.findById(result.userId);
+    const user = await s.users.findById(result.userId);
     if (!user) throw new AppError('UNAUTHORIZED', 'The refresh token is not valid.');
     return { user, token: result.token, sessionId: result.familyId };
   }
@@ -91,7 +91,7 @@ export function authRoutes(s: AuthRouteDeps): RouteGroup {
               'Retry-After': String(retryAfter),
             });
           }
-          const user = s.users.findByEmail(body.email);
+          const user = await s.users.findByEmail(body.email);
           const valid = await verifyPassword(body.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
           if (!user || !valid) throw new AppError('UNAUTHORIZED', 'The email or password is incorrect.');
           ok(ctx, body.session === 'cookie' ? await cookies.start(ctx, user) : await issueTokens(user), 'Signed in');

@@ -26,8 +26,8 @@ export function connectionRoutes(s: { connections: AccessConnectionStore }, pref
         authorize: { project: ({ query }) => query.project_id },
         query: schema.listConnectionsQuery,
         response: schema.connectionList,
-        handle(ctx, { query }) {
-          const { items, total } = s.connections.listByProject(query.project_id, { kind: query.kind }, query);
+        async handle(ctx, { query }) {
+          const { items, total } = await s.connections.listByProject(query.project_id, { kind: query.kind }, query);
           ok(ctx, { connections: items.map(presentConnection), ...pageInfo(total, query) });
         },
       }),
@@ -40,8 +40,8 @@ export function connectionRoutes(s: { connections: AccessConnectionStore }, pref
         status: 201,
         body: schema.createConnectionBody,
         response: schema.connectionWithKey,
-        handle(ctx, { body, access }) {
-          const { connection, key } = s.connections.createConnection({
+        async handle(ctx, { body, access }) {
+          const { connection, key } = await s.connections.createConnection({
             projectId: body.project_id,
             kind: body.kind,
             name: body.name,
@@ -73,8 +73,8 @@ export function connectionRoutes(s: { connections: AccessConnectionStore }, pref
         params: schema.connectionParams,
         body: schema.updateConnectionBody,
         response: schema.connectionSchema,
-        handle(ctx, { body, access }) {
-          const updated = s.connections.update(access.record.id, { name: body.name, scopePath: body.scope_path, mode: body.mode, status: body.status });
+        async handle(ctx, { body, access }) {
+          const updated = await s.connections.update(access.record.id, { name: body.name, scopePath: body.scope_path, mode: body.mode, status: body.status });
           ok(ctx, presentConnection(updated), 'Connection updated');
         },
       }),
@@ -86,8 +86,8 @@ export function connectionRoutes(s: { connections: AccessConnectionStore }, pref
         authorize: connection,
         params: schema.connectionParams,
         response: deletedSchema,
-        handle(ctx, { params, access }) {
-          s.connections.delete(access.record.id);
+        async handle(ctx, { params, access }) {
+          await s.connections.delete(access.record.id);
           ok(ctx, presentDeleted(params.id), 'Connection deleted; its key no longer works');
         },
       }),
@@ -99,8 +99,8 @@ export function connectionRoutes(s: { connections: AccessConnectionStore }, pref
         authorize: connection,
         params: schema.connectionParams,
         response: schema.connectionWithKey,
-        handle(ctx, { access }) {
-          const { connection, key } = s.connections.regenerateKey(access.record.id);
+        async handle(ctx, { access }) {
+          const { connection, key } = await s.connections.regenerateKey(access.record.id);
           ok(ctx, { connection: presentConnection(connection), key }, 'New key issued; the previous key no longer works');
         },
       }),

@@ -18,13 +18,13 @@ export interface ProjectContentDeps {
   db: Db;
   content: ContentStore;
   changelog: Changelog;
-  connections: Pick<AccessConnectionStore, 'countByStatus'>;
+  connections: Pick<AccessConnectionStore, 'countByStatus' | 'statusesAndScopes'>;
   syncs: Pick<SyncService, 'list'>;
 }
 
 /** Project-level views of the content: the dashboard and the sample-content seed. */
 export function projectContentRoutes(s: ProjectContentDeps): RouteGroup {
-  const scopedStats = new ScopedStats(s.db, s.changelog);
+  const scopedStats = new ScopedStats(s.connections, s.changelog);
   const routes = [
     route({
       method: 'get',
@@ -53,7 +53,7 @@ export function projectContentRoutes(s: ProjectContentDeps): RouteGroup {
             message: stats.lastChange.message,
             at: stats.lastChange.at,
           },
-          connections: scoped ? scopedStats.connectionCounts(projectId, access.scope) : s.connections.countByStatus(projectId),
+          connections: scoped ? await scopedStats.connectionCounts(projectId, access.scope) : await s.connections.countByStatus(projectId),
           // Sync progress: how far each sync's client has confirmed the project's commits.
           sync: {
             syncs: syncs.length,

@@ -116,8 +116,8 @@ export function mcpAgentRoutes(s: McpAgentRouteServices): RouteGroup {
         authorize: agent,
         params: schema.agentParams,
         response: schema.regeneratedKeySchema,
-        handle(ctx, { access }) {
-          const { agent: renewed, key } = s.mcp.regenerateAgentKey(access.record);
+        async handle(ctx, { access }) {
+          const { agent: renewed, key } = await s.mcp.regenerateAgentKey(access.record);
           ok(ctx, presentNewKey(renewed, key, s.settings.baseUrl), "Key regenerated; it is shown only this once");
         },
       }),

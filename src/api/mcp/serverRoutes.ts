@@ -63,7 +63,7 @@ function serverRoutes(
     description: string;
     whose: string;
     /** The server's record by id (null: "<name> not found."), and what its project check needs. */
-    find: (id: string) => ProjectOwned | null;
+    find: (id: string) => Promise<ProjectOwned | null>;
     name: string;
     permission: ProjectAction;
   },

@@ -31,11 +31,11 @@ export function invitationRoutes(s: InvitationRouteDeps): RouteDeclaration[] {
       params: schema.orgParams,
       body: schema.inviteBody,
       response: schema.createdInvitation,
-      handle(ctx, { params, body, access: role }) {
+      async handle(ctx, { params, body, access: role }) {
         const orgId = params.org_id;
         s.authorizer.requireOrgRoleAssignment(role, null, body.role);
         // The organization check let in a user: the inviter.
-        const { invitation, token } = s.invitations.create({ orgId, email: body.email, role: body.role, invitedBy: principalOf(ctx).id });
+        const { invitation, token } = await s.invitations.create({ orgId, email: body.email, role: body.role, invitedBy: principalOf(ctx).id });
         created(
           ctx,
           {
@@ -56,8 +56,8 @@ export function invitationRoutes(s: InvitationRouteDeps): RouteDeclaration[] {
       params: schema.orgParams,
       query: paginationQuery,
       response: schema.invitationList,
-      handle(ctx, { params, query }) {
-        const { items, total } = s.invitations.listPending(params.org_id, query);
+      async handle(ctx, { params, query }) {
+        const { items, total } = await s.invitations.listPending(params.org_id, query);
         ok(ctx, { invitations: items.map(presentInvitation), ...pageInfo(total, query) });
       },
     }),
@@ -68,9 +68,9 @@ export function invitationRoutes(s: InvitationRouteDeps): RouteDeclaration[] {
       authorize: { user: 'the token is the authority, for the user signed in as the invited address' },
       params: schema.invitationTokenParams,
       response: organizationSchema,
-      handle(ctx, { params, access }) {
-        const invitation = s.invitations.accept(params.token, access.user);
-        ok(ctx, presentOrganization(s.organizations.find(invitation.org_id)!, invitation.role), 'Invitation accepted');
+      async handle(ctx, { params, access }) {
+        const invitation = await s.invitations.accept(params.token, access.user);
+        ok(ctx, presentOrganization((await s.organizations.find(invitation.org_id))!, invitation.role), 'Invitation accepted');
       },
     }),
   ];

@@ -26,8 +26,8 @@ export function orgMemberRoutes(s: OrgMemberRouteDeps): RouteDeclaration[] {
       params: schema.orgParams,
       query: paginationQuery,
       response: schema.orgMemberList,
-      handle(ctx, { params, query }) {
-        const { items, total } = s.orgMembers.list(params.org_id, query);
+      async handle(ctx, { params, query }) {
+        const { items, total } = await s.orgMembers.list(params.org_id, query);
         ok(ctx, { ...withItems('members', items.map(presentOrgMember)), ...pageInfo(total, query) });
       },
     }),
@@ -40,12 +40,12 @@ export function orgMemberRoutes(s: OrgMemberRouteDeps): RouteDeclaration[] {
       params: schema.memberParams,
       body: schema.orgRoleBody,
       response: orgMemberSchema,
-      handle(ctx, { params, body, access: role }) {
+      async handle(ctx, { params, body, access: role }) {
         const { org_id, user_id } = params;
-        const current = s.orgMembers.roleOf(org_id, user_id);
+        const current = await s.orgMembers.roleOf(org_id, user_id);
         if (!current) throw notFound('Member');
         s.authorizer.requireOrgRoleAssignment(role, current, body.role);
-        ok(ctx, presentOrgMember(s.orgMembers.changeRole(org_id, user_id, body.role)), 'Role changed');
+        ok(ctx, presentOrgMember(await s.orgMembers.changeRole(org_id, user_id, body.role)), 'Role changed');
       },
     }),
     route({
@@ -56,12 +56,12 @@ export function orgMemberRoutes(s: OrgMemberRouteDeps): RouteDeclaration[] {
       authorize: { org: ({ params }) => params.org_id },
       params: schema.memberParams,
       response: z.object({ org_id: z.string(), user_id: z.string(), removed: z.literal(true) }),
-      handle(ctx, { params, access: role }) {
+      async handle(ctx, { params, access: role }) {
         const { org_id, user_id } = params;
-        const current = s.orgMembers.roleOf(org_id, user_id);
+        const current = await s.orgMembers.roleOf(org_id, user_id);
         if (!current) throw notFound('Member');
         s.authorizer.requireOrgRoleAssignment(role, current, null);
-        s.orgMembers.remove(org_id, user_id);
+        await s.orgMembers.remove(org_id, user_id);
         ok(ctx, { org_id, user_id, removed: true }, 'Member removed');
       },
     }),

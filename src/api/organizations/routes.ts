@@ -28,8 +28,8 @@ export function organizationRoutes(s: OrganizationRouteDeps): RouteGroup {
         authorize: { user: 'the organizations the signed-in user belongs to; keys belong to none' },
         query: schema.listOrganizationsQuery,
         response: schema.organizationList,
-        handle(ctx, { query, access: user }) {
-          const { items, total } = s.organizations.listForUser(user.id, query);
+        async handle(ctx, { query, access: user }) {
+          const { items, total } = await s.organizations.listForUser(user.id, query);
           ok(ctx, { ...withItems('organizations', items.map((o) => ({ ...presentOrganization(o, o.role), member_count: o.member_count }))), ...pageInfo(total, query) });
         },
       }),
@@ -41,8 +41,8 @@ export function organizationRoutes(s: OrganizationRouteDeps): RouteGroup {
         status: 201,
         body: schema.createOrganizationBody,
         response: organizationSchema,
-        handle(ctx, { body, access: user }) {
-          const org = s.organizations.create({ name: body.name, description: body.description, createdBy: user.id });
+        async handle(ctx, { body, access: user }) {
+          const org = await s.organizations.create({ name: body.name, description: body.description, createdBy: user.id });
           created(ctx, presentOrganization(org, 'owner'), 'Organization created');
         },
       }),
@@ -54,8 +54,8 @@ export function organizationRoutes(s: OrganizationRouteDeps): RouteGroup {
         authorize: { org: ({ params }) => params.org_id },
         params: schema.orgParams,
         response: organizationSchema,
-        handle(ctx, { params, access: role }) {
-          ok(ctx, presentOrganization(s.organizations.find(params.org_id)!, role));
+        async handle(ctx, { params, access: role }) {
+          ok(ctx, presentOrganization((await s.organizations.find(params.org_id))!, role));
         },
       }),
       route({
@@ -67,8 +67,8 @@ export function organizationRoutes(s: OrganizationRouteDeps): RouteGroup {
         params: schema.orgParams,
         body: schema.updateOrganizationBody,
         response: organizationSchema,
-        handle(ctx, { params, body, access: role }) {
-          ok(ctx, presentOrganization(s.organizations.update(params.org_id, body), role), 'Organization updated');
+        async handle(ctx, { params, body, access: role }) {
+          ok(ctx, presentOrganization(await s.organizations.update(params.org_id, body), role), 'Organization updated');
         },
       }),
       route({
@@ -79,8 +79,8 @@ export function organizationRoutes(s: OrganizationRouteDeps): RouteGroup {
         authorize: { org: ({ params }) => params.org_id },
         params: schema.orgParams,
         response: deletedSchema,
-        handle(ctx, { params }) {
-          s.organizations.delete(params.org_id);
+        async handle(ctx, { params }) {
+          await s.organizations.delete(params.org_id);
           ok(ctx, presentDeleted(params.org_id), 'Organization deleted');
         },
       }),
@@ -92,9 +92,9 @@ export function organizationRoutes(s: OrganizationRouteDeps): RouteGroup {
         authorize: { org: ({ params }) => params.org_id },
         params: schema.orgParams,
         response: z.object({ org_id: z.string(), left: z.literal(true) }),
-        handle(ctx, { params }) {
+        async handle(ctx, { params }) {
           // The organization check let in a user: the one who leaves.
-          s.orgMembers.remove(params.org_id, principalOf(ctx).id, 'leave');
+          await s.orgMembers.remove(params.org_id, principalOf(ctx).id, 'leave');
           ok(ctx, { org_id: params.org_id, left: true }, 'You left the organization');
         },
       }),

@@ -46,15 +46,20 @@ const earliest = (times: (string | null | undefined)[]): string | null =>
  * organizations, content and connections in the projects they reach (an organization role or a
  * project membership). Nothing is stored but the explicit completion (`users.onboarding_completed_at`).
  */
-export function onboardingStatus(s: OnboardingDeps, user: UserRecord): OnboardingStatus {
+export async function onboardingStatus(s: OnboardingDeps, user: UserRecord): Promise<OnboardingStatus> {
   const projects: ProjectView[] = [];
   for (let offset = 0; ; offset += PAGE) {
-    const page = s.projects.listVisible(user.id, undefined, { limit: PAGE, offset });
+    const page = await s.projects.listVisible(user.id, undefined, { limit: PAGE, offset });
     projects.push(...page.items);
     if (page.items.length < PAGE) break;
   }
-  const firstConnection = (kinds: ConnectionKind[]) =>
-    earliest(projects.flatMap((p) => kinds.map((kind) => s.connections.listByProject(p.id, { kind }, { limit: 1, offset: 0 }).items[0]?.created_at)));
+  const firstConnection = async (kinds: ConnectionKind[]) =>
+    earliest(
+      await Promise.all(
+        projects.flatMap((p) => kinds.map(async (kind) => (await s.connections.listByProject(p.id, { kind }, { limit: 1, offset: 0 })).items[0]?.created_at)),
+      ),
+    );
+  const ownRole = await Promise.all(projects.map(async (p) => ((await s.authorizer.orgRole(user.id, p.org_id)) !== null ? p.created_at : null)));
   const firstContent = earliest(
     projects.map((p) => {
       const stats = s.content.stats(p.id);
@@ -64,10 +69,10 @@ export function onboardingStatus(s: OnboardingDeps, user: UserRecord): Onboardin
   );
   const step = (id: OnboardingStepId, label: string, doneAt: string | null): OnboardingStep => ({ id, done: doneAt !== null, label, done_at: doneAt });
   const steps = [
-    step('project_created', 'Create a project', earliest(projects.filter((p) => s.authorizer.orgRole(user.id, p.org_id) !== null).map((p) => p.created_at))),
+    step('project_created', 'Create a project', earliest(ownRole)),
     step('content_added', 'Add content to a project', firstContent),
-    step('key_or_agent_created', 'Create an access key or an agent', firstConnection(['api', 'agent'])),
-    step('connected', 'Connect an MCP endpoint, a sync or a sandbox endpoint', firstConnection(['mcp', 'sync', 'sandbox'])),
+    step('key_or_agent_created', 'Create an access key or an agent', await firstConnection(['api', 'agent'])),
+    step('connected', 'Connect an MCP endpoint, a sync or a sandbox endpoint', await firstConnection(['mcp', 'sync', 'sandbox'])),
   ];
   const allDone = steps.every((st) => st.done);
   const lastDone = allDone ? steps.map((st) => st.done_at!).reduce((a, b) => (a > b ? a : b)) : null;

@@ -43,8 +43,8 @@ export function profileRoutes(s: ProfileRouteDeps): RouteGroup {
       description: userOnly,
       authorize: ownAccount,
       response: onboardingSchema,
-      handle(ctx, { access }) {
-        ok(ctx, onboardingStatus(s, s.users.setOnboardingCompleted(access.id, completed)), message);
+      async handle(ctx, { access }) {
+        ok(ctx, await onboardingStatus(s, await s.users.setOnboardingCompleted(access.id, completed)), message);
       },
     });
 
@@ -67,7 +67,7 @@ export function profileRoutes(s: ProfileRouteDeps): RouteGroup {
             ctx,
             {
               created: result.created,
-              user: presentUser(s.users.findById(me.id)!),
+              user: presentUser((await s.users.findById(me.id))!),
               organization: organization ? presentOrganization(organization, s.authorizer.orgRole(me.id, organization.id)) : null,
               project: project ? presentProject(project, s.authorizer.projectRole(me.id, project)) : null,
             },
@@ -82,10 +82,10 @@ export function profileRoutes(s: ProfileRouteDeps): RouteGroup {
         description: userOnly,
         authorize: ownAccount,
         response: profile,
-        handle(ctx, { access }) {
-          const defaults = s.userInitializer.defaultsOf(access.id);
+        async handle(ctx, { access }) {
+          const defaults = await s.userInitializer.defaultsOf(access.id);
           ok(ctx, {
-            ...presentUser(s.users.findById(access.id)!),
+            ...presentUser((await s.users.findById(access.id))!),
             default_organization_id: defaults.organization?.id ?? null,
             default_project_id: defaults.project?.id ?? null,
           });
@@ -98,8 +98,8 @@ export function profileRoutes(s: ProfileRouteDeps): RouteGroup {
         description: `${userOnly} A step is done when its evidence exists now in a project the user reaches; completed when every step is done or the user completed it explicitly.`,
         authorize: ownAccount,
         response: onboardingSchema,
-        handle(ctx, { access }) {
-          ok(ctx, onboardingStatus(s, s.users.findById(access.id)!));
+        async handle(ctx, { access }) {
+          ok(ctx, await onboardingStatus(s, (await s.users.findById(access.id))!));
         },
       }),
       onboarding(true, 'Mark onboarding as completed (whatever the steps say); answers the status', 'Onboarding completed'),

@@ -30,10 +30,10 @@ export function projectMemberRoutes(s: ProjectMemberRouteDeps): RouteDeclaration
       params: projectParams,
       query: paginationQuery,
       response: z.object({ members: z.array(projectMemberSchema), items: itemsSchema(projectMemberSchema, 'members'), ...pageFields }),
-      handle(ctx, { query, access: { principal, project } }) {
+      async handle(ctx, { query, access: { principal, project } }) {
         // Members are people: a key of the project may read it, not who else is in it.
         s.authorizer.requireUser(principal);
-        const { items, total } = s.projectMembers.list(project, query);
+        const { items, total } = await s.projectMembers.list(project, query);
         ok(ctx, { ...withItems('members', items.map(presentProjectMember)), ...pageInfo(total, query) });
       },
     }),
@@ -47,13 +47,13 @@ export function projectMemberRoutes(s: ProjectMemberRouteDeps): RouteDeclaration
       params: projectParams,
       body: addProjectMemberBody,
       response: projectMemberSchema,
-      handle(ctx, { body, access: { project } }) {
-        const user = body.user_id ? s.users.findById(body.user_id) : s.users.findByEmail(body.email!);
+      async handle(ctx, { body, access: { project } }) {
+        const user = body.user_id ? await s.users.findById(body.user_id) : await s.users.findByEmail(body.email!);
         if (!user) {
           const field = body.user_id ? 'user_id' : 'email';
           throw validationError('No user has this id or email; they need an account first.', [{ field, message: 'no such user' }]);
         }
-        created(ctx, presentProjectMember(s.projectMembers.add(project, user.id, body.role)), 'Member added');
+        created(ctx, presentProjectMember(await s.projectMembers.add(project, user.id, body.role)), 'Member added');
       },
     }),
     route({
@@ -65,8 +65,8 @@ export function projectMemberRoutes(s: ProjectMemberRouteDeps): RouteDeclaration
       params: memberParams,
       body: projectRoleBody,
       response: projectMemberSchema,
-      handle(ctx, { params, body, access: { project } }) {
-        ok(ctx, presentProjectMember(s.projectMembers.setRole(project, params.user_id, body.role)), 'Role changed');
+      async handle(ctx, { params, body, access: { project } }) {
+        ok(ctx, presentProjectMember(await s.projectMembers.setRole(project, params.user_id, body.role)), 'Role changed');
       },
     }),
     route({
@@ -77,8 +77,8 @@ export function projectMemberRoutes(s: ProjectMemberRouteDeps): RouteDeclaration
       authorize: { project: ({ params }) => params.project_id },
       params: memberParams,
       response: z.object({ project_id: z.string(), user_id: z.string(), removed: z.literal(true) }),
-      handle(ctx, { params, access: { project } }) {
-        s.projectMembers.remove(project, params.user_id);
+      async handle(ctx, { params, access: { project } }) {
+        await s.projectMembers.remove(project, params.user_id);
         ok(ctx, { project_id: project.id, user_id: params.user_id, removed: true }, 'Member removed');
       },
     }),

@@ -32,17 +32,17 @@ export function projectRoutes(s: ProjectRouteDeps): RouteGroup {
         authorize: { signedIn: "lists only what the caller sees: a user's projects, a key's one project" },
         query: listProjectsQuery,
         response: z.object({ projects: z.array(projectSchema), items: itemsSchema(projectSchema, 'projects'), ...pageFields }),
-        handle(ctx, { query }) {
+        async handle(ctx, { query }) {
           const principal = principalOf(ctx);
           if (principal.kind === 'key') {
             // A key reaches exactly one project: the list is that project, filtered like any other.
-            const project = s.projects.find(principal.connection.project_id);
+            const project = await s.projects.find(principal.connection.project_id);
             const items = project && (!query.org_id || project.org_id === query.org_id) ? [project] : [];
             const window = items.slice(query.offset, query.offset + query.limit);
             ok(ctx, { ...withItems('projects', window.map((p) => presentProject(p, null))), ...pageInfo(items.length, query) });
             return;
           }
-          const { items, total } = s.projects.listVisible(principal.id, query.org_id, query);
+          const { items, total } = await s.projects.listVisible(principal.id, query.org_id, query);
           // An organization the caller has no relation to is not revealed, as everywhere else.
           if (query.org_id && total === 0 && !s.authorizer.orgRole(principal.id, query.org_id)) throw notFound('Organization');
           ok(ctx, { ...withItems('projects', items.map((p) => presentProject(p, p.role))), ...pageInfo(total, query) });
@@ -85,8 +85,8 @@ export function projectRoutes(s: ProjectRouteDeps): RouteGroup {
         params: projectParams,
         body: updateProjectBody,
         response: projectSchema,
-        handle(ctx, { params, body, access: { role } }) {
-          ok(ctx, presentProject(s.projects.update(params.project_id, body), role), 'Project updated');
+        async handle(ctx, { params, body, access: { role } }) {
+          ok(ctx, presentProject(await s.projects.update(params.project_id, body), role), 'Project updated');
         },
       }),
       route({

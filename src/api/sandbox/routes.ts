@@ -55,7 +55,7 @@ export function sandboxRoutes(s: SandboxRouteServices): RouteGroup {
         authorize: {
           checkedBy: "the endpoint's own key or a user who may write its project: SandboxEndpoints.exec decides",
           // What the command changes is written back to the endpoint's project: it runs on that project's owner.
-          placedIn: ({ params }) => endpoints().find(params.endpoint_id)?.connection.project_id,
+          placedIn: async ({ params }) => (await endpoints().find(params.endpoint_id))?.connection.project_id,
         },
         params: endpointParams,
         body: schema.execBody,

@@ -52,11 +52,11 @@ export const endpointChanges = (b: { name?: string; node_id?: string; mode?: 're
 
 /** What every node-bound endpoint kind (sandbox, MCP) offers its routes; the routes check first. */
 export interface NodeBoundService<E> {
-  find(id: string): E | null;
-  list(projectId: string, page: Page): Paged<E>;
-  byNode(nodeId: string): E[];
-  delete(endpoint: E): void;
-  regenerateKey(endpoint: E): { endpoint: E; key: string };
+  find(id: string): Promise<E | null>;
+  list(projectId: string, page: Page): Promise<Paged<E>>;
+  byNode(nodeId: string): Promise<E[]>;
+  delete(endpoint: E): Promise<void>;
+  regenerateKey(endpoint: E): Promise<{ endpoint: E; key: string }>;
 }
 
 export interface NodeBoundRouteOptions<E, C, U> {
@@ -102,7 +102,7 @@ export function nodeBoundRoutes<E extends { connection: { project_id: string } }
       query: listEndpointsQuery,
       response: list.extend({ limit: z.number().int(), offset: z.number().int() }),
       async handle(ctx, { query }) {
-        const { items, total } = o.service().list(query.project_id, query);
+        const { items, total } = await o.service().list(query.project_id, query);
         ok(ctx, { ...withItems(listKey, await Promise.all(items.map(o.present))), ...pageInfo(total, query) });
       },
     }),
@@ -129,7 +129,7 @@ export function nodeBoundRoutes<E extends { connection: { project_id: string } }
       params: nodeParams,
       response: list,
       async handle(ctx, { params }) {
-        const found = o.service().byNode(params.node_id);
+        const found = await o.service().byNode(params.node_id);
         ok(ctx, { ...withItems(listKey, await Promise.all(found.map(o.present))), total: found.length });
       },
     }),
@@ -167,8 +167,8 @@ export function nodeBoundRoutes<E extends { connection: { project_id: string } }
       authorize: endpoint,
       params: endpointParams,
       response: deletedSchema,
-      handle(ctx, { params, access }) {
-        o.service().delete(access.record);
+      async handle(ctx, { params, access }) {
+        await o.service().delete(access.record);
         ok(ctx, presentDeleted(params.endpoint_id), `${Noun} deleted; its key no longer works`);
       },
     }),
@@ -181,7 +181,7 @@ export function nodeBoundRoutes<E extends { connection: { project_id: string } }
       params: endpointParams,
       response: o.schemas.withKey,
       async handle(ctx, { access }) {
-        ok(ctx, await o.withKey(o.service().regenerateKey(access.record)), 'New key issued; the previous key no longer works');
+        ok(ctx, await o.withKey(await o.service().regenerateKey(access.record)), 'New key issued; the previous key no longer works');
       },
     }),
   ];

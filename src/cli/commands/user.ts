@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { adminDataDir, NoDataFolderError, openAdminDatabase } from '../adminData.ts';
+import { adminDataDir, NoDataFolderError, openAdminDatabase, openAdminMetadata } from '../adminData.ts';
 import { CliError } from '../client/errors.ts';
 import { ExitCode } from '../client/exitCodes.ts';
 import { Prompter } from '../client/prompt.ts';
@@ -40,9 +40,13 @@ export function registerUserCommand(program: Command, io: CliIo): void {
         if (password.length < 8) throw new CliError('passwords need at least 8 characters', ExitCode.USAGE);
         // Loaded on demand so that the client commands start without the database modules.
         const { UserStore } = await import('../../domain/users/userStore.ts');
-        const created = await new UserStore(db).create({ email: flags.email, password, displayName: flags.name, isAdmin: flags.admin }).catch((err: Error & { code?: string }) => {
-          throw new CliError(err.message, err.code === 'CONFLICT' ? ExitCode.CONFLICT : ExitCode.FAILURE);
-        });
+        const metadata = await openAdminMetadata(dataDir);
+        const created = await new UserStore(metadata)
+          .create({ email: flags.email, password, displayName: flags.name, isAdmin: flags.admin })
+          .catch((err: Error & { code?: string }) => {
+            throw new CliError(err.message, err.code === 'CONFLICT' ? ExitCode.CONFLICT : ExitCode.FAILURE);
+          })
+          .finally(() => metadata.close());
         io.stdout.write(`created user ${created.email} (${created.id})\n`);
       } finally {
         db.close();

@@ -19,7 +19,7 @@ export interface TablesDeps {
   access: ContentAccess;
   /** Listing an organization's tables needs a role in it. */
   authorizer: Pick<Authorizer, 'requireOrg'>;
-  projects: { find(id: string): ProjectRecord | undefined };
+  projects: { find(id: string): Promise<ProjectRecord | undefined> };
 }
 
 /** A table with what its answers show besides the record: its organization and its node as it is now (null: permanently deleted). */
@@ -129,7 +129,7 @@ export class Tables {
 
   async get(g: ContentGrant, id: string): Promise<TableView> {
     const r = await this.reach(g, id);
-    return this.view(r.table, r.node);
+    return await this.view(r.table, r.node);
   }
 
   /**
@@ -161,7 +161,7 @@ export class Tables {
       path,
       created_by: g.principal.id,
     });
-    return this.view(table, written.node);
+    return await this.view(table, written.node);
   }
 
   /** Name, description and schema; a new schema must accept the data as it is (422 with its errors otherwise). */
@@ -213,7 +213,7 @@ export class Tables {
     const r = await this.reach(g, id);
     const tokens = tableTokens(pointer, 'path');
     const { doc, node } = await this.document(this.live(r));
-    return { view: this.view(r.table, node), pointer: pointerOf(pointer), value: resolveTokens(doc, tokens, 'path') };
+    return { view: await this.view(r.table, node), pointer: pointerOf(pointer), value: resolveTokens(doc, tokens, 'path') };
   }
 
   /** PUT: replace or create the member at `pointer`. */
@@ -253,7 +253,7 @@ export class Tables {
           const content = e.within.length === 0 ? EncodedJson.of(e.doc as object) : (encoded ?? EncodedJson.of(doc as object)).replaced(e.within, e.doc as object);
           const w = await this.d.content.updateNode(node.projectId, r.grant.actor, node.id, { content, baseVersion: node.version, message: `table ${r.table.name}: ${what}` });
           this.remember(w.node, e.doc, content);
-          return { view: this.view(r.table, w.node), pointer: e.pointer, created: e.created, changed: w.changed, projectVersion: w.projectVersion };
+          return { view: await this.view(r.table, w.node), pointer: e.pointer, created: e.created, changed: w.changed, projectVersion: w.projectVersion };
         } catch (err) {
           if (baseVersion === undefined && (err as { code?: string }).code === 'CONFLICT' && attempt < REBUILDS) continue;
           throw err;
@@ -334,11 +334,11 @@ export class Tables {
     const node = this.nodeOf(table);
     if (await this.deletedBefore(table, node)) return [];
     const reachable = node ? this.d.access.mayNode(g, node) : this.d.access.mayPath(g, table.path);
-    return reachable ? [this.view(table, node)] : [];
+    return reachable ? [await this.view(table, node)] : [];
   }
 
-  private view(table: TableRecord, node: NodeInfo | null): TableView {
-    return { table, orgId: this.d.projects.find(table.project_id)?.org_id ?? '', node };
+  private async view(table: TableRecord, node: NodeInfo | null): Promise<TableView> {
+    return { table, orgId: (await this.d.projects.find(table.project_id))?.org_id ?? '', node };
   }
 }
 

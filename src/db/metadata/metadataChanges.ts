@@ -19,7 +19,7 @@ export function sqliteChanges(raw: Database.Database): MetadataChanges {
   return { generation: () => freshness.generation(), close: async () => {} };
 }
 
-/** The channel the triggers of 027_initial notify on (`cns_metadata_changed()`), one notification per statement and table. */
+/** The channel the triggers of the PostgreSQL schema notify on (`cns_metadata_changed()`), one notification per statement and table. */
 export const CHANGES_CHANNEL = 'cns_metadata_changed';
 
 /**

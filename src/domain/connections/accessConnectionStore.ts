@@ -1,8 +1,6 @@
 import { generateAccessKey } from '../../auth/accessKeys.ts';
 import { newId, nowIso } from '../../util/ids.ts';
-import type { Statement } from 'better-sqlite3';
-import type { Db } from '../../db/database.ts';
-import { statementCache } from '../../db/statements.ts';
+import type { MetadataDb, MetadataStore } from '../../db/metadata/metadataStore.ts';
 import { defined } from '../defined.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../pagination.ts';
@@ -36,19 +34,20 @@ export interface IssuedConnection {
   key: string;
 }
 
+/** The folder of a node-bound connection, kept in a column of its own beside the config's copy. */
+function nodeIdOf(config: Record<string, unknown> | undefined): string | null {
+  return typeof config?.node_id === 'string' && config.node_id !== '' ? config.node_id : null;
+}
+
 /**
  * Connections: the one record behind every access key (api, agent, mcp, sandbox, sync).
  * Keys are stored only as hashes; creating or regenerating returns the key this one time.
  */
 export class AccessConnectionStore {
-  /** Statements prepared once: `find` runs on every request of a key (MCP sessions, sandbox execs). */
-  private readonly sql: (sql: string) => Statement;
+  constructor(private readonly metadata: MetadataStore) {}
 
-  constructor(db: Db) {
-    this.sql = statementCache(db);
-  }
-
-  createConnection(input: NewConnection): IssuedConnection {
+  /** Creates the connection, within the caller's transaction when `trx` is given. */
+  async createConnection(input: NewConnection, trx: MetadataDb = this.metadata.db): Promise<IssuedConnection> {
     const { key, hash, displayPrefix } = generateAccessKey();
     const now = nowIso();
     const connection: ConnectionRecord = {
@@ -62,53 +61,54 @@ export class AccessConnectionStore {
       key_hash: hash,
       key_prefix: displayPrefix,
       config: JSON.stringify(input.config ?? {}),
+      node_id: nodeIdOf(input.config),
       created_by: input.createdBy,
       created_at: now,
       updated_at: now,
       last_used_at: null,
     };
-    this
-      .sql(
-        `INSERT INTO connections (id, project_id, kind, name, scope_path, mode, status, key_hash, key_prefix, config, created_by, created_at, updated_at)
-         VALUES (@id, @project_id, @kind, @name, @scope_path, @mode, @status, @key_hash, @key_prefix, @config, @created_by, @created_at, @updated_at)`,
-      )
-      .run(connection);
+    await trx.insertInto('connections').values(connection).execute();
     return { connection, key };
   }
 
   /** How many of a project's connections are in each status (for the dashboard). */
-  countByStatus(projectId: string): Record<string, number> {
-    const rows = this.sql('SELECT status, COUNT(*) AS n FROM connections WHERE project_id = ? GROUP BY status').all(projectId) as {
-      status: string;
-      n: number;
-    }[];
-    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  async countByStatus(projectId: string): Promise<Record<string, number>> {
+    const rows = await this.metadata.db
+      .selectFrom('connections')
+      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('project_id', '=', projectId)
+      .groupBy('status')
+      .execute();
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
 
-  find(id: string): ConnectionRecord | undefined {
-    return this.sql('SELECT * FROM connections WHERE id = ?').get(id) as ConnectionRecord | undefined;
+  /** The status and scope of each of a project's connections (counted within a scope by the caller). */
+  statusesAndScopes(projectId: string): Promise<{ status: ConnectionStatus; scope_path: string }[]> {
+    return this.metadata.db.selectFrom('connections').select(['status', 'scope_path']).where('project_id', '=', projectId).execute();
   }
 
-  listByProject(projectId: string, filter: { kind?: ConnectionKind }, page: Page): Paged<ConnectionRecord> {
-    const where = 'WHERE project_id = @projectId AND (@kind IS NULL OR kind = @kind)';
-    const params = { projectId, kind: filter.kind ?? null };
-    const items = this
-      .sql(`SELECT * FROM connections ${where} ORDER BY created_at, id LIMIT @limit OFFSET @offset`)
-      .all({ ...params, limit: page.limit, offset: page.offset }) as ConnectionRecord[];
-    const { n } = this.sql(`SELECT COUNT(*) AS n FROM connections ${where}`).get(params) as { n: number };
-    return { items, total: n };
+  find(id: string, db: MetadataDb = this.metadata.db): Promise<ConnectionRecord | undefined> {
+    return db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  /** Connections of one kind bound to a node (their config's `node_id`). */
-  listByNode(kind: ConnectionKind, nodeId: string): ConnectionRecord[] {
-    return this
-      .sql(`SELECT * FROM connections WHERE kind = ? AND json_extract(config, '$.node_id') = ? ORDER BY created_at, id`)
-      .all(kind, nodeId) as ConnectionRecord[];
+  async listByProject(projectId: string, filter: { kind?: ConnectionKind }, page: Page): Promise<Paged<ConnectionRecord>> {
+    const of = this.metadata.db
+      .selectFrom('connections')
+      .where('project_id', '=', projectId)
+      .$if(filter.kind !== undefined, (qb) => qb.where('kind', '=', filter.kind!));
+    const items = await of.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute();
+    const { n } = await of.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { items, total: Number(n) };
+  }
+
+  /** Connections of one kind bound to a node. */
+  listByNode(kind: ConnectionKind, nodeId: string): Promise<ConnectionRecord[]> {
+    return this.metadata.db.selectFrom('connections').selectAll().where('kind', '=', kind).where('node_id', '=', nodeId).orderBy('created_at').orderBy('id').execute();
   }
 
   /** Revoked is final: a revoked key stays dead, so reactivating it is refused (create a new connection). */
-  update(id: string, changes: ConnectionChanges): ConnectionRecord {
-    const current = this.require(id);
+  async update(id: string, changes: ConnectionChanges): Promise<ConnectionRecord> {
+    const current = await this.require(id);
     if (current.status === 'revoked' && changes.status && changes.status !== 'revoked') {
       throw new DomainError('CONFLICT', 'A revoked connection cannot be reactivated; create a new one.', { reason: 'revoked' });
     }
@@ -117,32 +117,45 @@ export class AccessConnectionStore {
       ...defined({ name: changes.name, mode: changes.mode, status: changes.status }),
       scope_path: changes.scopePath === undefined ? current.scope_path : parseScopePath(changes.scopePath),
       config: changes.config === undefined ? current.config : JSON.stringify(changes.config),
+      node_id: changes.config === undefined ? current.node_id : nodeIdOf(changes.config),
       updated_at: nowIso(),
     };
-    this
-      .sql('UPDATE connections SET name = @name, scope_path = @scope_path, mode = @mode, status = @status, config = @config, updated_at = @updated_at WHERE id = @id')
-      .run(next);
+    const { name, scope_path, mode, status, config, node_id, updated_at } = next;
+    // A revocation made meanwhile stays: the update applies only to a connection not revoked since it was read.
+    const updated = await this.metadata.db
+      .updateTable('connections')
+      .set({ name, scope_path, mode, status, config, node_id, updated_at })
+      .where('id', '=', id)
+      .$if(current.status !== 'revoked', (qb) => qb.where('status', '!=', 'revoked'))
+      .executeTakeFirst();
+    if (updated.numUpdatedRows === 0n) return this.update(id, changes);
     return next;
   }
 
-  delete(id: string): void {
-    this.sql('DELETE FROM connections WHERE id = ?').run(id);
+  async delete(id: string): Promise<void> {
+    await this.metadata.db.deleteFrom('connections').where('id', '=', id).execute();
   }
 
   /** Replaces the key hash: the old key stops authenticating with this statement. */
-  regenerateKey(id: string): IssuedConnection {
-    const current = this.require(id);
+  async regenerateKey(id: string): Promise<IssuedConnection> {
+    const current = await this.require(id);
     if (current.status === 'revoked') {
       throw new DomainError('CONFLICT', 'A revoked connection cannot get a new key; create a new connection.', { reason: 'revoked' });
     }
     const { key, hash, displayPrefix } = generateAccessKey();
     const connection = { ...current, key_hash: hash, key_prefix: displayPrefix, updated_at: nowIso() };
-    this.sql('UPDATE connections SET key_hash = ?, key_prefix = ?, updated_at = ? WHERE id = ?').run(hash, displayPrefix, connection.updated_at, id);
+    const updated = await this.metadata.db
+      .updateTable('connections')
+      .set({ key_hash: hash, key_prefix: displayPrefix, updated_at: connection.updated_at })
+      .where('id', '=', id)
+      .where('status', '!=', 'revoked')
+      .executeTakeFirst();
+    if (updated.numUpdatedRows === 0n) return this.regenerateKey(id);
     return { connection, key };
   }
 
-  private require(id: string): ConnectionRecord {
-    const c = this.find(id);
+  private async require(id: string): Promise<ConnectionRecord> {
+    const c = await this.find(id);
     if (!c) throw new DomainError('NOT_FOUND', 'Connection not found.');
     return c;
   }

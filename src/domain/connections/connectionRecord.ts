@@ -19,6 +19,8 @@ export interface ConnectionRecord {
   key_hash: string;
   key_prefix: string;
   config: string;
+  /** The folder a node-bound connection (MCP or sandbox endpoint) follows; null for the other kinds. */
+  node_id: string | null;
   created_by: string | null;
   created_at: string;
   updated_at: string;

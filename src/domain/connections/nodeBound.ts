@@ -19,10 +19,9 @@ export interface NodeBoundChanges {
   status?: ConnectionStatus;
 }
 
-/** The `node_id` a node-bound connection keeps in its config ('' when the config lacks one). */
+/** The folder a node-bound connection is bound to ('' when it has none). */
 export function boundNodeId(connection: ConnectionRecord): string {
-  const config = JSON.parse(connection.config) as { node_id?: unknown };
-  return typeof config.node_id === 'string' ? config.node_id : '';
+  return connection.node_id ?? '';
 }
 
 /**
@@ -41,12 +40,12 @@ export class NodeBoundConnections {
   ) {}
 
   /** A connection of this kind by id, without any check. */
-  find(id: string): ConnectionRecord | null {
-    const connection = this.d.connections.find(id);
+  async find(id: string): Promise<ConnectionRecord | null> {
+    const connection = await this.d.connections.find(id);
     return connection && connection.kind === this.kind ? connection : null;
   }
 
-  list(projectId: string, page: Page): Paged<ConnectionRecord> {
+  list(projectId: string, page: Page): Promise<Paged<ConnectionRecord>> {
     return this.d.connections.listByProject(projectId, { kind: this.kind }, page);
   }
 
@@ -54,8 +53,8 @@ export class NodeBoundConnections {
    * Checks the folder (one the caller reaches) and creates the connection scoped to it; `config`
    * gets the folder's `node_id`.
    */
-  create(principal: Principal, input: { projectId: string; nodeId: string; name: string; mode?: ConnectionMode; config: (node: NodeInfo) => Record<string, unknown> }): IssuedConnection {
-    const node = this.folder(principal, input.nodeId, input.projectId);
+  async create(principal: Principal, input: { projectId: string; nodeId: string; name: string; mode?: ConnectionMode; config: (node: NodeInfo) => Record<string, unknown> }): Promise<IssuedConnection> {
+    const node = await this.folder(principal, input.nodeId, input.projectId);
     return this.d.connections.createConnection({
       projectId: input.projectId,
       kind: this.kind,
@@ -68,23 +67,23 @@ export class NodeBoundConnections {
   }
 
   /** The connections bound to a node. */
-  byNode(nodeId: string): ConnectionRecord[] {
+  byNode(nodeId: string): Promise<ConnectionRecord[]> {
     return this.d.connections.listByNode(this.kind, nodeId);
   }
 
   /** Applies changes; a new folder (one the caller reaches) moves the key's scope with it. `config`, when given, computes the new config from the current one. */
-  update(principal: Principal, current: ConnectionRecord, changes: NodeBoundChanges, config?: (current: Record<string, unknown>) => Record<string, unknown>): ConnectionRecord {
-    const node = changes.nodeId === undefined ? null : this.folder(principal, changes.nodeId, current.project_id);
+  async update(principal: Principal, current: ConnectionRecord, changes: NodeBoundChanges, config?: (current: Record<string, unknown>) => Record<string, unknown>): Promise<ConnectionRecord> {
+    const node = changes.nodeId === undefined ? null : await this.folder(principal, changes.nodeId, current.project_id);
     const old = JSON.parse(current.config) as Record<string, unknown>;
     const next = node || config ? { ...(config ? config(old) : old), node_id: node?.id ?? boundNodeId(current) } : undefined;
     return this.d.connections.update(current.id, { name: changes.name, mode: changes.mode, status: changes.status, scopePath: node?.path, config: next });
   }
 
-  delete(connection: ConnectionRecord): void {
-    this.d.connections.delete(connection.id);
+  delete(connection: ConnectionRecord): Promise<void> {
+    return this.d.connections.delete(connection.id);
   }
 
-  regenerateKey(connection: ConnectionRecord): IssuedConnection {
+  regenerateKey(connection: ConnectionRecord): Promise<IssuedConnection> {
     return this.d.connections.regenerateKey(connection.id);
   }
 
@@ -93,20 +92,20 @@ export class NodeBoundConnections {
    * or renamed (the stored scope is brought up to date); a folder in the trash or deleted is a
    * conflict.
    */
-  follow(connection: ConnectionRecord): { connection: ConnectionRecord; node: NodeInfo } {
+  async follow(connection: ConnectionRecord): Promise<{ connection: ConnectionRecord; node: NodeInfo }> {
     const nodeId = boundNodeId(connection);
     const node = nodeId ? this.d.content.findById(nodeId) : null;
     if (!node || node.state !== 'active' || node.projectId !== connection.project_id) {
       throw new DomainError('CONFLICT', "The endpoint's folder is in the trash or was deleted.", { node_id: nodeId });
     }
-    if (node.path !== connection.scope_path) connection = this.d.connections.update(connection.id, { scopePath: node.path });
+    if (node.path !== connection.scope_path) connection = await this.d.connections.update(connection.id, { scopePath: node.path });
     return { connection, node };
   }
 
   /** The folder a connection is bound to: a node of the project the caller may reach, active, a folder. */
-  private folder(principal: Principal, nodeId: string, projectId: string): NodeInfo {
+  private async folder(principal: Principal, nodeId: string, projectId: string): Promise<NodeInfo> {
     const node = this.d.content.findById(nodeId);
-    this.d.access.node(principal, node, 'content:read', projectId);
+    await this.d.access.node(principal, node, 'content:read', projectId);
     if (node!.state !== 'active') throw new DomainError('NOT_FOUND', 'Node not found.');
     if (node!.type !== 'folder') throw invalidField('node_id', `${this.noun.join(' ')} is bound to a folder`);
     return node!;

@@ -1,6 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { newId, nowIso } from '../../util/ids.ts';
-import { inTransaction, type Db } from '../../db/database.ts';
+import { sql } from 'kysely';
+import { lockKey } from '../../db/metadata/keyLock.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
+import { forUpdate } from '../../db/metadata/rowLock.ts';
+import { sameEmail } from '../users/userStore.ts';
 import type { OrgRole } from '../roles.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../pagination.ts';
@@ -28,9 +32,9 @@ const hashToken = (token: string) => createHash('sha256').update(token).digest('
  * The token is returned once, at creation.
  */
 export class InvitationStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly metadata: MetadataStore) {}
 
-  create(input: { orgId: string; email: string; role: OrgRole; invitedBy: string; ttlMs?: number }): { invitation: InvitationRecord; token: string } {
+  async create(input: { orgId: string; email: string; role: OrgRole; invitedBy: string; ttlMs?: number }): Promise<{ invitation: InvitationRecord; token: string }> {
     const token = `cnsinv_${randomBytes(32).toString('base64url')}`;
     const now = new Date();
     const invitation: InvitationRecord = {
@@ -45,41 +49,39 @@ export class InvitationStore {
       accepted_at: null,
       accepted_by: null,
     };
-    inTransaction(this.db, () => {
-      const member = this.db
-        .prepare('SELECT 1 FROM org_members m JOIN users u ON u.id = m.user_id WHERE m.org_id = ? AND u.email = ? COLLATE NOCASE')
-        .get(input.orgId, invitation.email);
+    await this.metadata.transaction(async (trx) => {
+      // Invitations of one organization take turns: only the latest link for an address works.
+      await lockKey(this.metadata.engine, trx, `invitations:${input.orgId}`);
+      const member = await trx
+        .selectFrom('org_members as m')
+        .innerJoin('users as u', 'u.id', 'm.user_id')
+        .select('m.user_id')
+        .where('m.org_id', '=', input.orgId)
+        .where(sql<boolean>`lower(u.email) = lower(${invitation.email})`)
+        .executeTakeFirst();
       if (member) throw new DomainError('CONFLICT', `${invitation.email} is already a member of this organization.`);
       // A new invitation replaces the pending one for the same address: only the latest link works.
-      this.db.prepare('DELETE FROM invitations WHERE org_id = ? AND email = ? COLLATE NOCASE AND accepted_at IS NULL').run(input.orgId, invitation.email);
-      this.db
-        .prepare(
-          `INSERT INTO invitations (id, org_id, email, role, token_hash, invited_by, created_at, expires_at)
-           VALUES (@id, @org_id, @email, @role, @token_hash, @invited_by, @created_at, @expires_at)`,
-        )
-        .run(invitation);
+      await trx.deleteFrom('invitations').where('org_id', '=', input.orgId).where(sameEmail(invitation.email)).where('accepted_at', 'is', null).execute();
+      await trx.insertInto('invitations').values(invitation).execute();
     });
     return { invitation, token };
   }
 
   /** Invitations neither accepted nor expired. */
-  listPending(orgId: string, page: Page): Paged<InvitationRecord> {
-    const where = 'WHERE org_id = ? AND accepted_at IS NULL AND expires_at > ?';
-    const now = nowIso();
-    const items = this.db
-      .prepare(`SELECT * FROM invitations ${where} ORDER BY created_at, id LIMIT ? OFFSET ?`)
-      .all(orgId, now, page.limit, page.offset) as InvitationRecord[];
-    const { n } = this.db.prepare(`SELECT COUNT(*) AS n FROM invitations ${where}`).get(orgId, now) as { n: number };
-    return { items, total: n };
+  async listPending(orgId: string, page: Page): Promise<Paged<InvitationRecord>> {
+    const pending = this.metadata.db.selectFrom('invitations').where('org_id', '=', orgId).where('accepted_at', 'is', null).where('expires_at', '>', nowIso());
+    const items = await pending.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute();
+    const { n } = await pending.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { items, total: Number(n) };
   }
 
   /**
    * The signed-in user joins the organization with the invited role. The invitation is bound
    * to its address, so a forwarded or leaked link does not let someone else in.
    */
-  accept(token: string, user: { id: string; email: string }): InvitationRecord {
-    return inTransaction(this.db, () => {
-      const inv = this.db.prepare('SELECT * FROM invitations WHERE token_hash = ?').get(hashToken(token)) as InvitationRecord | undefined;
+  accept(token: string, user: { id: string; email: string }): Promise<InvitationRecord> {
+    return this.metadata.transaction(async (trx) => {
+      const inv = await trx.selectFrom('invitations').selectAll().where('token_hash', '=', hashToken(token)).$call(forUpdate(this.metadata.engine)).executeTakeFirst();
       if (!inv) throw new DomainError('NOT_FOUND', 'This invitation link is not valid.');
       if (inv.accepted_at) throw new DomainError('CONFLICT', 'This invitation has already been used.', { reason: 'used' });
       if (Date.parse(inv.expires_at) <= Date.now()) {
@@ -88,11 +90,14 @@ export class InvitationStore {
       if (inv.email.toLowerCase() !== user.email.toLowerCase()) {
         throw new DomainError('FORBIDDEN', 'This invitation was sent to another address; sign in with the invited account to accept it.');
       }
-      const member = this.db.prepare('SELECT 1 FROM org_members WHERE org_id = ? AND user_id = ?').get(inv.org_id, user.id);
-      if (member) throw new DomainError('CONFLICT', 'You are already a member of this organization.', { reason: 'already_member' });
       const now = nowIso();
-      this.db.prepare('UPDATE invitations SET accepted_at = ?, accepted_by = ? WHERE id = ?').run(now, user.id, inv.id);
-      this.db.prepare('INSERT INTO org_members (org_id, user_id, role, created_at) VALUES (?, ?, ?, ?)').run(inv.org_id, user.id, inv.role, now);
+      const joined = await trx
+        .insertInto('org_members')
+        .values({ org_id: inv.org_id, user_id: user.id, role: inv.role, created_at: now })
+        .onConflict((oc) => oc.columns(['org_id', 'user_id']).doNothing())
+        .executeTakeFirst();
+      if (!joined.numInsertedOrUpdatedRows) throw new DomainError('CONFLICT', 'You are already a member of this organization.', { reason: 'already_member' });
+      await trx.updateTable('invitations').set({ accepted_at: now, accepted_by: user.id }).where('id', '=', inv.id).execute();
       return { ...inv, accepted_at: now, accepted_by: user.id };
     });
   }

@@ -1,5 +1,6 @@
 import { newId, nowIso } from '../../util/ids.ts';
-import { inTransaction, type Db } from '../../db/database.ts';
+import type { MetadataDb, MetadataStore } from '../../db/metadata/metadataStore.ts';
+import { forUpdate } from '../../db/metadata/rowLock.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import { defined } from '../defined.ts';
 import type { Page, Paged } from '../pagination.ts';
@@ -14,9 +15,14 @@ export interface NewOrganization {
 
 /** Organizations themselves: creation (with the creator as owner), look-up, listing, update, deletion. */
 export class OrganizationStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly metadata: MetadataStore) {}
 
-  create(input: NewOrganization): OrganizationRecord {
+  create(input: NewOrganization): Promise<OrganizationRecord> {
+    return this.metadata.transaction((trx) => this.insert(trx, input));
+  }
+
+  /** The organization and its owner row, within the caller's transaction. */
+  async insert(trx: MetadataDb, input: NewOrganization): Promise<OrganizationRecord> {
     const now = nowIso();
     const org: OrganizationRecord = {
       id: newId('org'),
@@ -27,63 +33,73 @@ export class OrganizationStore {
       created_at: now,
       updated_at: now,
     };
-    inTransaction(this.db, () => {
-      this.db
-        .prepare(
-          `INSERT INTO organizations (id, name, description, is_default, created_by, created_at, updated_at)
-           VALUES (@id, @name, @description, @is_default, @created_by, @created_at, @updated_at)`,
-        )
-        .run(org);
-      this.db
-        .prepare("INSERT INTO org_members (org_id, user_id, role, created_at) VALUES (?, ?, 'owner', ?)")
-        .run(org.id, input.createdBy, now);
-    });
+    await trx.insertInto('organizations').values(org).execute();
+    await trx.insertInto('org_members').values({ org_id: org.id, user_id: input.createdBy, role: 'owner', created_at: now }).execute();
     return org;
   }
 
-  find(id: string): OrganizationRecord | undefined {
-    return this.db.prepare('SELECT * FROM organizations WHERE id = ?').get(id) as OrganizationRecord | undefined;
+  find(id: string): Promise<OrganizationRecord | undefined> {
+    return this.metadata.db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
   /** The default organization `POST /auth/initialize` made for this user, while it exists and they belong to it. */
-  findDefaultOf(userId: string): OrganizationRecord | undefined {
-    return this.db
-      .prepare(
-        `SELECT o.* FROM organizations o JOIN org_members m ON m.org_id = o.id AND m.user_id = @userId
-         WHERE o.created_by = @userId AND o.is_default = 1 ORDER BY o.created_at, o.id LIMIT 1`,
-      )
-      .get({ userId }) as OrganizationRecord | undefined;
+  findDefaultOf(userId: string): Promise<OrganizationRecord | undefined> {
+    return this.metadata.db
+      .selectFrom('organizations as o')
+      .innerJoin('org_members as m', (j) => j.onRef('m.org_id', '=', 'o.id').on('m.user_id', '=', userId))
+      .selectAll('o')
+      .where('o.created_by', '=', userId)
+      .where('o.is_default', '=', 1)
+      .orderBy('o.created_at')
+      .orderBy('o.id')
+      .limit(1)
+      .executeTakeFirst();
   }
 
-  listForUser(userId: string, page: Page): Paged<MemberOrganization> {
-    const items = this.db
-      .prepare(
-        `SELECT o.*, m.role, (SELECT COUNT(*) FROM org_members c WHERE c.org_id = o.id) AS member_count
-         FROM organizations o JOIN org_members m ON m.org_id = o.id AND m.user_id = ?
-         ORDER BY o.created_at, o.id LIMIT ? OFFSET ?`,
-      )
-      .all(userId, page.limit, page.offset) as MemberOrganization[];
-    const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM org_members WHERE user_id = ?').get(userId) as { n: number };
-    return { items, total: n };
+  async listForUser(userId: string, page: Page): Promise<Paged<MemberOrganization>> {
+    const db = this.metadata.db;
+    const rows = await db
+      .selectFrom('organizations as o')
+      .innerJoin('org_members as m', (j) => j.onRef('m.org_id', '=', 'o.id').on('m.user_id', '=', userId))
+      .selectAll('o')
+      .select('m.role')
+      .select((eb) => eb.selectFrom('org_members as c').whereRef('c.org_id', '=', 'o.id').select((e) => e.fn.countAll<number>().as('n')).as('member_count'))
+      .orderBy('o.created_at')
+      .orderBy('o.id')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute();
+    const { n } = await db
+      .selectFrom('org_members')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
+    return { items: rows.map((r) => ({ ...r, member_count: Number(r.member_count) })), total: Number(n) };
   }
 
-  update(id: string, changes: { name?: string; description?: string }): OrganizationRecord {
-    const current = this.find(id);
+  async update(id: string, changes: { name?: string; description?: string }): Promise<OrganizationRecord> {
+    const current = await this.find(id);
     if (!current) throw new DomainError('NOT_FOUND', 'Organization not found.');
     const next = { ...current, ...defined(changes), updated_at: nowIso() };
-    this.db.prepare('UPDATE organizations SET name = @name, description = @description, updated_at = @updated_at WHERE id = @id').run(next);
+    await this.metadata.db.updateTable('organizations').set({ name: next.name, description: next.description, updated_at: next.updated_at }).where('id', '=', id).execute();
     return next;
   }
 
   /** Deleting is refused while projects remain: their content would otherwise go with it silently. */
-  delete(id: string): void {
-    inTransaction(this.db, () => {
-      const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM projects WHERE org_id = ?').get(id) as { n: number };
-      if (n > 0) {
+  async delete(id: string): Promise<void> {
+    await this.metadata.transaction(async (trx) => {
+      // A project made meanwhile waits for this transaction (its org row is locked), or fails on its missing organization.
+      await trx.selectFrom('organizations').select('id').where('id', '=', id).$call(forUpdate(this.metadata.engine)).executeTakeFirst();
+      const { n } = await trx
+        .selectFrom('projects')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('org_id', '=', id)
+        .executeTakeFirstOrThrow();
+      if (Number(n) > 0) {
         // The request is well-formed; the organization's state conflicts with it (409).
-        throw new DomainError('CONFLICT', `The organization still has ${n} project(s); delete or move them first.`, { projects: n });
+        throw new DomainError('CONFLICT', `The organization still has ${n} project(s); delete or move them first.`, { projects: Number(n) });
       }
-      this.db.prepare('DELETE FROM organizations WHERE id = ?').run(id);
+      await trx.deleteFrom('organizations').where('id', '=', id).execute();
     });
   }
 }

@@ -1,104 +1,108 @@
+import type { MetadataDb, MetadataStore } from '../../db/metadata/metadataStore.ts';
+import { MetadataCache } from '../../db/metadata/metadataCache.ts';
 import { nowIso } from '../../util/ids.ts';
-import type { Db } from '../../db/database.ts';
-import { statementCache } from '../../db/statements.ts';
-import { FreshCache } from '../../db/freshCache.ts';
 import { effectiveProjectRole, type OrgRole, type ProjectRole } from '../roles.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../pagination.ts';
 import type { ProjectRecord } from './projectRecord.ts';
 import type { ProjectMemberView } from './projectView.ts';
 
-interface MemberRow {
-  user_id: string;
-  email: string;
-  display_name: string;
-  org_role: OrgRole | null;
-  project_role: ProjectRole | null;
-}
+type ProjectAndRole = { project: ProjectRecord; role: ProjectRole | null };
 
 /**
  * Who has a role on a project: everyone of its organization (by inheritance) plus users with
  * an explicit project role, who may come from outside the organization.
  */
 export class ProjectMembers {
-  private readonly sql: ReturnType<typeof statementCache>;
   /** projectAndRole by project and user: it runs on every project request of a user. */
-  private readonly projectRoles: FreshCache<string, { project: ProjectRecord; role: ProjectRole | null }>;
+  private readonly projectRoles: MetadataCache<string, ProjectAndRole>;
 
-  constructor(private readonly db: Db) {
-    this.sql = statementCache(db);
-    this.projectRoles = new FreshCache(db, 10_000, ({ project, role }) => ({ project: { ...project }, role }));
+  constructor(private readonly metadata: MetadataStore) {
+    this.projectRoles = new MetadataCache(metadata.changes, 10_000, ({ project, role }) => ({ project: { ...project }, role }));
   }
 
   /** The user's effective role on the project; both memberships in one look-up, as this runs on every content request. */
-  effectiveRole(project: ProjectRecord, userId: string): ProjectRole | null {
-    const row = this.sql(
-      `SELECT (SELECT role FROM org_members WHERE org_id = ? AND user_id = ?) AS org_role,
-              (SELECT role FROM project_members WHERE project_id = ? AND user_id = ?) AS project_role`,
-    ).get(project.org_id, userId, project.id, userId) as { org_role: OrgRole | null; project_role: ProjectRole | null };
-    return effectiveProjectRole(row.org_role, row.project_role);
+  async effectiveRole(project: ProjectRecord, userId: string): Promise<ProjectRole | null> {
+    const db = this.metadata.db;
+    const [om, pm] = await Promise.all([
+      db.selectFrom('org_members').select('role').where('org_id', '=', project.org_id).where('user_id', '=', userId).executeTakeFirst(),
+      db.selectFrom('project_members').select('role').where('project_id', '=', project.id).where('user_id', '=', userId).executeTakeFirst(),
+    ]);
+    return effectiveProjectRole(om?.role ?? null, pm?.role ?? null);
   }
 
   /**
    * A project and the user's effective role on it in one statement: what effectiveRole answers
    * after ProjectStore.find, for the authorizer, which asks both on every content request of a
-   * user (each statement is a read transaction of its own). Null when there is no such project.
+   * user. Null when there is no such project.
    */
-  projectAndRole(projectId: string, userId: string): { project: ProjectRecord; role: ProjectRole | null } | null {
-    return this.projectRoles.get(`${projectId}\0${userId}`, () => this.readProjectAndRole(projectId, userId)) ?? null;
+  async projectAndRole(projectId: string, userId: string): Promise<ProjectAndRole | null> {
+    return (await this.projectRoles.get(`${projectId}\0${userId}`, () => this.readProjectAndRole(projectId, userId))) ?? null;
   }
 
-  private readProjectAndRole(projectId: string, userId: string): { project: ProjectRecord; role: ProjectRole | null } | undefined {
-    const row = this.sql(
-      `SELECT p.*, (SELECT role FROM org_members WHERE org_id = p.org_id AND user_id = ?) AS cns_org_role,
-              (SELECT role FROM project_members WHERE project_id = p.id AND user_id = ?) AS cns_project_role
-       FROM projects p WHERE p.id = ?`,
-    ).get(userId, userId, projectId) as (ProjectRecord & { cns_org_role: OrgRole | null; cns_project_role: ProjectRole | null }) | undefined;
+  private async readProjectAndRole(projectId: string, userId: string): Promise<ProjectAndRole | undefined> {
+    const row = await this.metadata.db
+      .selectFrom('projects as p')
+      .leftJoin('org_members as om', (j) => j.onRef('om.org_id', '=', 'p.org_id').on('om.user_id', '=', userId))
+      .leftJoin('project_members as pm', (j) => j.onRef('pm.project_id', '=', 'p.id').on('pm.user_id', '=', userId))
+      .selectAll('p')
+      .select(['om.role as cns_org_role', 'pm.role as cns_project_role'])
+      .where('p.id', '=', projectId)
+      .executeTakeFirst();
     if (!row) return undefined;
     const { cns_org_role, cns_project_role, ...project } = row;
     return { project, role: effectiveProjectRole(cns_org_role, cns_project_role) };
   }
 
-  list(project: ProjectRecord, page: Page): Paged<ProjectMemberView> {
-    const rows = this.db
-      .prepare(`SELECT ${COLUMNS} ${FROM} ORDER BY u.email LIMIT @limit OFFSET @offset`)
-      .all({ projectId: project.id, orgId: project.org_id, limit: page.limit, offset: page.offset }) as MemberRow[];
-    const { n } = this.db.prepare(`SELECT COUNT(*) AS n ${FROM}`).get({ projectId: project.id, orgId: project.org_id }) as { n: number };
-    return { items: rows.map(toView), total: n };
+  private members(db: MetadataDb, project: ProjectRecord) {
+    return db
+      .selectFrom('users as u')
+      .leftJoin('org_members as om', (j) => j.onRef('om.user_id', '=', 'u.id').on('om.org_id', '=', project.org_id))
+      .leftJoin('project_members as pm', (j) => j.onRef('pm.user_id', '=', 'u.id').on('pm.project_id', '=', project.id))
+      .where((eb) => eb.or([eb('om.role', 'is not', null), eb('pm.role', 'is not', null)]));
   }
 
-  get(project: ProjectRecord, userId: string): ProjectMemberView | undefined {
-    const row = this.db
-      .prepare(`SELECT ${COLUMNS} ${FROM} AND u.id = @userId`)
-      .get({ projectId: project.id, orgId: project.org_id, userId }) as MemberRow | undefined;
+  async list(project: ProjectRecord, page: Page): Promise<Paged<ProjectMemberView>> {
+    const members = this.members(this.metadata.db, project);
+    const rows = await members.select(COLUMNS).orderBy('u.email').limit(page.limit).offset(page.offset).execute();
+    const { n } = await members.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { items: rows.map(toView), total: Number(n) };
+  }
+
+  async get(project: ProjectRecord, userId: string, db: MetadataDb = this.metadata.db): Promise<ProjectMemberView | undefined> {
+    const row = await this.members(db, project).select(COLUMNS).where('u.id', '=', userId).executeTakeFirst();
     return row ? toView(row) : undefined;
   }
 
   /** Gives a user an explicit role; a user who already has one is changed through setRole instead. */
-  add(project: ProjectRecord, userId: string, role: ProjectRole): ProjectMemberView {
-    const existing = this.db.prepare('SELECT 1 FROM project_members WHERE project_id = ? AND user_id = ?').get(project.id, userId);
-    if (existing) throw new DomainError('CONFLICT', 'The user already has a role on this project; change it instead.');
-    this.db.prepare('INSERT INTO project_members (project_id, user_id, role, created_at) VALUES (?, ?, ?, ?)').run(project.id, userId, role, nowIso());
-    return this.get(project, userId)!;
+  async add(project: ProjectRecord, userId: string, role: ProjectRole): Promise<ProjectMemberView> {
+    const inserted = await this.metadata.db
+      .insertInto('project_members')
+      .values({ project_id: project.id, user_id: userId, role, created_at: nowIso() })
+      .onConflict((oc) => oc.columns(['project_id', 'user_id']).doNothing())
+      .executeTakeFirst();
+    if (!inserted.numInsertedOrUpdatedRows) throw new DomainError('CONFLICT', 'The user already has a role on this project; change it instead.');
+    return (await this.get(project, userId))!;
   }
 
   /** Sets the explicit role of a member (an organization member gets an explicit role on top of the inherited one). */
-  setRole(project: ProjectRecord, userId: string, role: ProjectRole): ProjectMemberView {
-    if (!this.get(project, userId)) throw new DomainError('NOT_FOUND', 'Member not found.');
-    this.db
-      .prepare(
-        `INSERT INTO project_members (project_id, user_id, role, created_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (project_id, user_id) DO UPDATE SET role = excluded.role`,
-      )
-      .run(project.id, userId, role, nowIso());
-    return this.get(project, userId)!;
+  setRole(project: ProjectRecord, userId: string, role: ProjectRole): Promise<ProjectMemberView> {
+    return this.metadata.transaction(async (trx) => {
+      if (!(await this.get(project, userId, trx))) throw new DomainError('NOT_FOUND', 'Member not found.');
+      await trx
+        .insertInto('project_members')
+        .values({ project_id: project.id, user_id: userId, role, created_at: nowIso() })
+        .onConflict((oc) => oc.columns(['project_id', 'user_id']).doUpdateSet({ role }))
+        .execute();
+      return (await this.get(project, userId, trx))!;
+    });
   }
 
   /** Removes the explicit role; a role inherited from the organization stays (it is changed there). */
-  remove(project: ProjectRecord, userId: string): void {
-    const result = this.db.prepare('DELETE FROM project_members WHERE project_id = ? AND user_id = ?').run(project.id, userId);
-    if (result.changes === 0) {
-      const inherited = this.get(project, userId);
+  async remove(project: ProjectRecord, userId: string): Promise<void> {
+    const result = await this.metadata.db.deleteFrom('project_members').where('project_id', '=', project.id).where('user_id', '=', userId).executeTakeFirst();
+    if (result.numDeletedRows === 0n) {
+      const inherited = await this.get(project, userId);
       throw inherited
         ? new DomainError('CONFLICT', 'This member’s role comes from the organization; change or remove it there.', { reason: 'inherited' })
         : new DomainError('NOT_FOUND', 'Member not found.');
@@ -106,13 +110,9 @@ export class ProjectMembers {
   }
 }
 
-const COLUMNS = 'u.id AS user_id, u.email, u.display_name, om.role AS org_role, pm.role AS project_role';
-const FROM = `FROM users u
-  LEFT JOIN org_members om ON om.user_id = u.id AND om.org_id = @orgId
-  LEFT JOIN project_members pm ON pm.user_id = u.id AND pm.project_id = @projectId
-  WHERE (om.role IS NOT NULL OR pm.role IS NOT NULL)`;
+const COLUMNS = ['u.id as user_id', 'u.email', 'u.display_name', 'om.role as org_role', 'pm.role as project_role'] as const;
 
-function toView(row: MemberRow): ProjectMemberView {
+function toView(row: { user_id: string; email: string; display_name: string; org_role: OrgRole | null; project_role: ProjectRole | null }): ProjectMemberView {
   return {
     user_id: row.user_id,
     email: row.email,

@@ -1,8 +1,7 @@
-import type { Statement } from 'better-sqlite3';
 import { newId, nowIso } from '../../util/ids.ts';
-import type { Db } from '../../db/database.ts';
-import { FreshCache } from '../../db/freshCache.ts';
-import { effectiveProjectRole, type OrgRole, type ProjectRole } from '../roles.ts';
+import { MetadataCache } from '../../db/metadata/metadataCache.ts';
+import type { MetadataDb, MetadataStore } from '../../db/metadata/metadataStore.ts';
+import { effectiveProjectRole } from '../roles.ts';
 import { defined } from '../defined.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../pagination.ts';
@@ -10,33 +9,34 @@ import type { ProjectRecord } from './projectRecord.ts';
 import type { ProjectRepositories } from './projectRepository.ts';
 import type { ProjectView } from './projectView.ts';
 
-interface ProjectRow extends ProjectRecord {
-  org_role: OrgRole | null;
-  project_role: ProjectRole | null;
+export interface NewProject {
+  orgId: string;
+  name: string;
+  description?: string;
+  createdBy: string | null;
 }
 
 /** Projects: their records and the content repository that lives and dies with each one. */
 export class ProjectStore {
-  private findStatement: Statement | undefined;
   /** find runs on every project request of an access key. */
-  private readonly byId: FreshCache<string, ProjectRecord>;
+  private readonly byId: MetadataCache<string, ProjectRecord>;
 
   constructor(
-    private readonly db: Db,
+    private readonly metadata: MetadataStore,
     private readonly repositories: ProjectRepositories,
   ) {
-    this.byId = new FreshCache(db, 10_000);
+    this.byId = new MetadataCache(metadata.changes, 10_000);
   }
 
   /** The row goes first (content storage may refer to it); if the repository cannot be made, the row goes again. */
-  async create(input: { orgId: string; name: string; description?: string; createdBy: string | null }): Promise<ProjectRecord> {
-    const project = this.insert(input);
-    await this.attachRepository(project.id, () => this.db.prepare('DELETE FROM projects WHERE id = ?').run(project.id));
+  async create(input: NewProject): Promise<ProjectRecord> {
+    const project = await this.insert(this.metadata.db, input);
+    await this.attachRepository(project.id, () => this.metadata.db.deleteFrom('projects').where('id', '=', project.id).execute());
     return project;
   }
 
-  /** Inserts the row only; callers inside a larger transaction attach the repository afterwards. */
-  insert(input: { orgId: string; name: string; description?: string; createdBy: string | null }): ProjectRecord {
+  /** Inserts the row only, within the caller's transaction; the caller attaches the repository after its commit. */
+  async insert(trx: MetadataDb, input: NewProject): Promise<ProjectRecord> {
     const now = nowIso();
     const project: ProjectRecord = {
       id: newId('prj'),
@@ -47,62 +47,57 @@ export class ProjectStore {
       created_at: now,
       updated_at: now,
     };
-    this.db
-      .prepare(
-        `INSERT INTO projects (id, org_id, name, description, created_by, created_at, updated_at)
-         VALUES (@id, @org_id, @name, @description, @created_by, @created_at, @updated_at)`,
-      )
-      .run(project);
+    await trx.insertInto('projects').values(project).execute();
     return project;
   }
 
   /** Creates the content repository of an inserted project; on failure runs `undo` and rethrows. */
-  async attachRepository(projectId: string, undo: () => void): Promise<void> {
+  async attachRepository(projectId: string, undo: () => Promise<unknown>): Promise<void> {
     try {
       await this.repositories.createProject(projectId);
     } catch (err) {
       await this.repositories.deleteProject(projectId).catch(() => undefined);
-      undo();
+      await undo();
       throw err;
     }
   }
 
-  /** On every content request of a key: kept while the database stays unchanged. */
-  find(id: string): ProjectRecord | undefined {
-    return this.byId.get(id, () => {
-      this.findStatement ??= this.db.prepare('SELECT * FROM projects WHERE id = ?');
-      return this.findStatement.get(id) as ProjectRecord | undefined;
-    });
+  /** On every content request of a key: kept while no cached table changed. */
+  find(id: string): Promise<ProjectRecord | undefined> {
+    return this.byId.get(id, () => this.metadata.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst());
   }
 
   /** The oldest project of an organization (the "first project" of a default organization). */
-  firstOf(orgId: string): ProjectRecord | undefined {
-    return this.db.prepare('SELECT * FROM projects WHERE org_id = ? ORDER BY created_at, id LIMIT 1').get(orgId) as ProjectRecord | undefined;
+  firstOf(orgId: string): Promise<ProjectRecord | undefined> {
+    return this.metadata.db.selectFrom('projects').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
   }
 
   /** Projects the user reaches through an organization role or an explicit project role. */
-  listVisible(userId: string, orgId: string | undefined, page: Page): Paged<ProjectView> {
-    const from = `FROM projects p
-      LEFT JOIN org_members om ON om.org_id = p.org_id AND om.user_id = @userId
-      LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = @userId
-      WHERE (om.role IS NOT NULL OR pm.role IS NOT NULL) AND (@orgId IS NULL OR p.org_id = @orgId)`;
-    const params = { userId, orgId: orgId ?? null };
-    const rows = this.db
-      .prepare(`SELECT p.*, om.role AS org_role, pm.role AS project_role ${from} ORDER BY p.created_at, p.id LIMIT @limit OFFSET @offset`)
-      .all({ ...params, limit: page.limit, offset: page.offset }) as ProjectRow[];
-    const { n } = this.db.prepare(`SELECT COUNT(*) AS n ${from}`).get(params) as { n: number };
-    const items = rows.map(({ org_role, project_role, ...project }) => ({
-      ...project,
-      role: effectiveProjectRole(org_role, project_role),
-    }));
-    return { items, total: n };
+  async listVisible(userId: string, orgId: string | undefined, page: Page): Promise<Paged<ProjectView>> {
+    const visible = this.metadata.db
+      .selectFrom('projects as p')
+      .leftJoin('org_members as om', (j) => j.onRef('om.org_id', '=', 'p.org_id').on('om.user_id', '=', userId))
+      .leftJoin('project_members as pm', (j) => j.onRef('pm.project_id', '=', 'p.id').on('pm.user_id', '=', userId))
+      .where((eb) => eb.or([eb('om.role', 'is not', null), eb('pm.role', 'is not', null)]))
+      .$if(orgId !== undefined, (qb) => qb.where('p.org_id', '=', orgId!));
+    const rows = await visible
+      .selectAll('p')
+      .select(['om.role as org_role', 'pm.role as project_role'])
+      .orderBy('p.created_at')
+      .orderBy('p.id')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute();
+    const { n } = await visible.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const items = rows.map(({ org_role, project_role, ...project }) => ({ ...project, role: effectiveProjectRole(org_role, project_role) }));
+    return { items, total: Number(n) };
   }
 
-  update(id: string, changes: { name?: string; description?: string }): ProjectRecord {
-    const current = this.find(id);
+  async update(id: string, changes: { name?: string; description?: string }): Promise<ProjectRecord> {
+    const current = await this.find(id);
     if (!current) throw new DomainError('NOT_FOUND', 'Project not found.');
     const next = { ...current, ...defined(changes), updated_at: nowIso() };
-    this.db.prepare('UPDATE projects SET name = @name, description = @description, updated_at = @updated_at WHERE id = @id').run(next);
+    await this.metadata.db.updateTable('projects').set({ name: next.name, description: next.description, updated_at: next.updated_at }).where('id', '=', id).execute();
     return next;
   }
 
@@ -112,6 +107,6 @@ export class ProjectStore {
    */
   async delete(id: string): Promise<void> {
     await this.repositories.deleteProject(id);
-    this.db.prepare('DELETE FROM projects WHERE id = ?').run(id);
+    await this.metadata.db.deleteFrom('projects').where('id', '=', id).execute();
   }
 }

@@ -1,4 +1,5 @@
-import { inTransaction, type Db } from '../../db/database.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
+import { forUpdate } from '../../db/metadata/rowLock.ts';
 import type { OrganizationRecord } from '../organizations/organizationRecord.ts';
 import type { OrganizationStore } from '../organizations/organizationStore.ts';
 import type { ProjectRecord } from '../projects/projectRecord.ts';
@@ -16,43 +17,45 @@ export interface InitializationResult {
 /**
  * `POST /auth/initialize`: the first call gives a user a default organization with a first
  * project; every later call changes nothing and reports the same pair. The check and the
- * inserts share one write transaction, so concurrent first calls create a single organization.
+ * inserts share one metadata transaction that first locks the user's row, so concurrent first
+ * calls create a single organization.
  */
 export class UserInitializer {
   constructor(
-    private readonly db: Db,
+    private readonly metadata: MetadataStore,
     private readonly users: UserStore,
     private readonly organizations: OrganizationStore,
     private readonly projects: ProjectStore,
   ) {}
 
   async initialize(user: UserRecord): Promise<InitializationResult> {
-    const made = inTransaction(this.db, () => {
-      if (this.users.findById(user.id)?.initialized_at) return null;
+    const made = await this.metadata.transaction(async (trx) => {
+      const row = await trx.selectFrom('users').select('initialized_at').where('id', '=', user.id).$call(forUpdate(this.metadata.engine)).executeTakeFirst();
+      if (!row || row.initialized_at) return null;
       const name = user.display_name || user.email.split('@')[0] || user.email;
-      const organization = this.organizations.create({
+      const organization = await this.organizations.insert(trx, {
         name: `${name}'s organization`,
         description: 'Created when the account was set up.',
         createdBy: user.id,
         isDefault: true,
       });
-      const project = this.projects.insert({ orgId: organization.id, name: 'First project', description: '', createdBy: user.id });
-      this.users.markInitialized(user.id);
+      const project = await this.projects.insert(trx, { orgId: organization.id, name: 'First project', description: '', createdBy: user.id });
+      await this.users.markInitialized(trx, user.id);
       return { organization, project };
     });
-    if (!made) return { created: false, ...this.defaultsOf(user.id) };
+    if (!made) return { created: false, ...(await this.defaultsOf(user.id)) };
     await this.projects.attachRepository(made.project.id, () =>
-      inTransaction(this.db, () => {
-        this.db.prepare('DELETE FROM projects WHERE id = ?').run(made.project.id);
-        this.db.prepare('DELETE FROM organizations WHERE id = ?').run(made.organization.id);
-        this.db.prepare('UPDATE users SET initialized_at = NULL WHERE id = ?').run(user.id);
+      this.metadata.transaction(async (trx) => {
+        await trx.deleteFrom('projects').where('id', '=', made.project.id).execute();
+        await trx.deleteFrom('organizations').where('id', '=', made.organization.id).execute();
+        await trx.updateTable('users').set({ initialized_at: null }).where('id', '=', user.id).execute();
       }),
     );
     return { created: true, ...made };
   }
 
-  defaultsOf(userId: string): { organization: OrganizationRecord | null; project: ProjectRecord | null } {
-    const organization = this.organizations.findDefaultOf(userId) ?? null;
-    return { organization, project: organization ? (this.projects.firstOf(organization.id) ?? null) : null };
+  async defaultsOf(userId: string): Promise<{ organization: OrganizationRecord | null; project: ProjectRecord | null }> {
+    const organization = (await this.organizations.findDefaultOf(userId)) ?? null;
+    return { organization, project: organization ? ((await this.projects.firstOf(organization.id)) ?? null) : null };
   }
 }

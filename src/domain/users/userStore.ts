@@ -1,8 +1,9 @@
-import type { Db } from '../../db/database.ts';
+import { sql } from 'kysely';
+import { MetadataCache } from '../../db/metadata/metadataCache.ts';
+import type { MetadataDb, MetadataStore } from '../../db/metadata/metadataStore.ts';
+import { isUniqueViolation } from '../../db/metadata/uniqueViolation.ts';
 import { newId, nowIso } from '../../util/ids.ts';
 import { hashPassword } from '../../auth/passwords.ts';
-import { statementCache } from '../../db/statements.ts';
-import { FreshCache } from '../../db/freshCache.ts';
 
 export interface UserRecord {
   id: string;
@@ -23,19 +24,20 @@ export class EmailTakenError extends Error {
   }
 }
 
+/** Emails compare without case on both engines (SQLite's NOCASE column, PostgreSQL's unique index on lower(email)). */
+export const sameEmail = (email: string) => sql<boolean>`lower(email) = lower(${email.trim()})`;
+
 /** Users: creation with a hashed password, and the look-ups authentication needs. */
 export class UserStore {
-  private readonly sql: ReturnType<typeof statementCache>;
   /** findById runs on every request of a signed-in user. */
-  private readonly byId: FreshCache<string, UserRecord>;
+  private readonly byId: MetadataCache<string, UserRecord>;
 
-  constructor(db: Db) {
-    this.sql = statementCache(db);
-    this.byId = new FreshCache(db, 10_000);
+  constructor(private readonly metadata: MetadataStore) {
+    this.byId = new MetadataCache(metadata.changes, 10_000);
   }
 
   async create(input: { email: string; password: string; displayName?: string; isAdmin?: boolean }): Promise<UserRecord> {
-    if (this.findByEmail(input.email)) throw new EmailTakenError(input.email);
+    if (await this.findByEmail(input.email)) throw new EmailTakenError(input.email);
     const now = nowIso();
     const user: UserRecord = {
       id: newId('usr'),
@@ -49,42 +51,47 @@ export class UserStore {
       updated_at: now,
     };
     try {
-      this.sql(
-          `INSERT INTO users (id, email, password_hash, display_name, is_admin, created_at, updated_at)
-           VALUES (@id, @email, @password_hash, @display_name, @is_admin, @created_at, @updated_at)`,
-        )
-        .run(user);
+      await this.metadata.db.insertInto('users').values(user).execute();
     } catch (err) {
-      if (String(err).includes('UNIQUE')) throw new EmailTakenError(input.email);
+      if (isUniqueViolation(err, 'email')) throw new EmailTakenError(input.email);
       throw err;
     }
     return user;
   }
 
-  findById(id: string): UserRecord | undefined {
-    return this.byId.get(id, () => this.sql('SELECT * FROM users WHERE id = ?').get(id) as UserRecord | undefined);
+  findById(id: string): Promise<UserRecord | undefined> {
+    return this.byId.get(id, () => this.metadata.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst());
   }
 
-  findByEmail(email: string): UserRecord | undefined {
-    return this.sql('SELECT * FROM users WHERE email = ? COLLATE NOCASE').get(email.trim()) as UserRecord | undefined;
+  findByEmail(email: string): Promise<UserRecord | undefined> {
+    return this.metadata.db.selectFrom('users').selectAll().where(sameEmail(email)).executeTakeFirst();
   }
 
-  count(): number {
-    return (this.sql('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n;
+  async count(): Promise<number> {
+    const { n } = await this.metadata.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(n);
   }
 
-  setOnboardingCompleted(userId: string, completed: boolean): UserRecord {
+  async setOnboardingCompleted(userId: string, completed: boolean): Promise<UserRecord> {
     const now = nowIso();
     // Completing twice keeps the first completion time; resetting clears it.
-    if (completed) {
-      this.sql('UPDATE users SET onboarding_completed_at = COALESCE(onboarding_completed_at, ?), updated_at = ? WHERE id = ?').run(now, now, userId);
-    } else {
-      this.sql('UPDATE users SET onboarding_completed_at = NULL, updated_at = ? WHERE id = ?').run(now, userId);
-    }
-    return this.findById(userId)!;
+    await this.metadata.db
+      .updateTable('users')
+      .set((eb) => ({ onboarding_completed_at: completed ? eb.fn.coalesce('onboarding_completed_at', eb.val(now)) : null, updated_at: now }))
+      .where('id', '=', userId)
+      .execute();
+    return (await this.findById(userId))!;
   }
 
-  markInitialized(userId: string): void {
-    this.sql('UPDATE users SET initialized_at = COALESCE(initialized_at, ?) WHERE id = ?').run(nowIso(), userId);
+  /** Within the caller's transaction (the user's initialization). */
+  async markInitialized(trx: MetadataDb, userId: string): Promise<void> {
+    await trx
+      .updateTable('users')
+      .set((eb) => ({ initialized_at: eb.fn.coalesce('initialized_at', eb.val(nowIso())) }))
+      .where('id', '=', userId)
+      .execute();
   }
 }

@@ -50,7 +50,7 @@ export type RouteAuthorization<I = RouteInput<unknown, unknown, unknown>> =
   | { public: string }
   | { signedIn: string }
   | { user: string }
-  | { checkedBy: string; placedIn?: (input: I) => string | null | undefined }
+  | { checkedBy: string; placedIn?: (input: I) => string | null | undefined | Promise<string | null | undefined> }
   | { org: (input: I) => string }
   | { project: (input: I) => string }
   | { resource: (input: I, principal: Principal) => ProjectOwned | null | undefined | Promise<ProjectOwned | null | undefined>; name: string }

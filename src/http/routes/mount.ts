@@ -43,7 +43,7 @@ export function mountGroup(group: RouteGroup, guards: RouteGuards): Router {
       const input: Input = { params, query, body: r.body ? parseInput(r.body, rawBody, 'body') : rawBody };
       const access = await check(ctx, input);
       if (guards.owner && (r.method !== 'get' || r.onOwner)) {
-        const projectId = checkedProject(r, input, access);
+        const projectId = await checkedProject(r, input, access);
         if (projectId) guards.owner(ctx, projectId);
       }
       await r.handle(ctx, { ...input, access } as Parameters<RouteDeclaration['handle']>[1]);
@@ -107,13 +107,13 @@ function checkOf(r: RouteDeclaration, guards: RouteGuards): (ctx: Context, input
 }
 
 /** The project a passed check found, for the routes whose check names one. */
-function checkedProject(r: RouteDeclaration, input: Input, found: unknown): string | null {
+async function checkedProject(r: RouteDeclaration, input: Input, found: unknown): Promise<string | null> {
   const a = r.authorize as RouteAuthorization<Input>;
   if ('node' in a) return (found as { node: NodeInfo }).node.projectId;
   if ('resource' in a) return projectOf((found as { record: ProjectOwned }).record);
   if ('content' in a) return a.content(input);
   if ('project' in a) return a.project(input);
-  if ('checkedBy' in a) return a.placedIn?.(input) ?? null;
+  if ('checkedBy' in a) return (await a.placedIn?.(input)) ?? null;
   return null;
 }
 

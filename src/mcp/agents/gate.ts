@@ -11,7 +11,7 @@ const agentWords: GateWords = { subject: "This agent's MCP server", key: "the ag
  * and 403 for a paused agent, as for an endpoint).
  */
 export async function admitAgent(env: AgentMcpEnv, authenticator: Authenticator, agentId: string, token: string | null): Promise<AgentCallContext> {
-  const agent = env.agents.find(agentId);
+  const agent = await env.agents.find(agentId);
   if (!agent) throw new DomainError('NOT_FOUND', agentWords.notFound);
   const principal = await admitCaller({ authenticator, authorizer: env.authorizer }, agent.connection, token, agentWords);
   return { env, agent, principal };

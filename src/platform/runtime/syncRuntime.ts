@@ -257,7 +257,7 @@ export class SyncRuntime {
     let record: SyncRunRecord;
     try {
       const state = await this.d.store.require(syncId);
-      const connection = this.d.connections.find(syncId);
+      const connection = await this.d.connections.find(syncId);
       const connector = this.byProvider.get(state.provider);
       if (!connector) throw new Error(`no ${state.provider} connector runs here`);
       if (!connection) {

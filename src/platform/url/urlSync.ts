@@ -65,7 +65,7 @@ export class UrlSyncs {
     } catch {
       throw invalidField('config.url', 'must be an http or https address');
     }
-    const issued = this.deps.connections.createConnection({
+    const issued = await this.deps.connections.createConnection({
       projectId: input.projectId,
       kind: 'sync',
       name: input.name ?? `url ${redactUrl(String(input.config.url))}`.slice(0, 200),

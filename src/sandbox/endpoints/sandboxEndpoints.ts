@@ -66,39 +66,39 @@ export class SandboxEndpoints {
   }
 
   /** An endpoint by id, without any check. */
-  find(id: string): SandboxEndpoint | null {
-    const connection = this.bound.find(id);
+  async find(id: string): Promise<SandboxEndpoint | null> {
+    const connection = await this.bound.find(id);
     return connection && toEndpoint(connection);
   }
 
-  list(projectId: string, page: Page): Paged<SandboxEndpoint> {
-    const { items, total } = this.bound.list(projectId, page);
+  async list(projectId: string, page: Page): Promise<Paged<SandboxEndpoint>> {
+    const { items, total } = await this.bound.list(projectId, page);
     return { items: items.map(toEndpoint), total };
   }
 
   /** Creates an endpoint on a folder the caller reaches. */
-  create(principal: Principal, input: NewSandboxEndpoint): { endpoint: SandboxEndpoint; key: string } {
-    return issued_(this.bound.create(principal, { ...input, config: () => ({ limits: input.limits ?? {} }) }));
+  async create(principal: Principal, input: NewSandboxEndpoint): Promise<{ endpoint: SandboxEndpoint; key: string }> {
+    return issued_(await this.bound.create(principal, { ...input, config: () => ({ limits: input.limits ?? {} }) }));
   }
 
   /** The endpoints bound to a node. */
-  byNode(nodeId: string): SandboxEndpoint[] {
-    return this.bound.byNode(nodeId).map(toEndpoint);
+  async byNode(nodeId: string): Promise<SandboxEndpoint[]> {
+    return (await this.bound.byNode(nodeId)).map(toEndpoint);
   }
 
   /** Changes an endpoint; a new folder must be one the caller reaches. */
-  update(principal: Principal, endpoint: SandboxEndpoint, changes: SandboxEndpointChanges): SandboxEndpoint {
+  async update(principal: Principal, endpoint: SandboxEndpoint, changes: SandboxEndpointChanges): Promise<SandboxEndpoint> {
     const { limits } = changes;
-    const updated = this.bound.update(principal, endpoint.connection, changes, limits === undefined ? undefined : (config) => ({ ...config, limits }));
+    const updated = await this.bound.update(principal, endpoint.connection, changes, limits === undefined ? undefined : (config) => ({ ...config, limits }));
     return toEndpoint(updated);
   }
 
-  delete(endpoint: SandboxEndpoint): void {
-    this.bound.delete(endpoint.connection);
+  delete(endpoint: SandboxEndpoint): Promise<void> {
+    return this.bound.delete(endpoint.connection);
   }
 
-  regenerateKey(endpoint: SandboxEndpoint): { endpoint: SandboxEndpoint; key: string } {
-    return issued_(this.bound.regenerateKey(endpoint.connection));
+  async regenerateKey(endpoint: SandboxEndpoint): Promise<{ endpoint: SandboxEndpoint; key: string }> {
+    return issued_(await this.bound.regenerateKey(endpoint.connection));
   }
 
   /**
@@ -109,14 +109,14 @@ export class SandboxEndpoints {
     if (Buffer.byteLength(input.command) > MAX_COMMAND_BYTES) throw invalidField('command', `the command is longer than ${MAX_COMMAND_BYTES} bytes`);
     if (input.command.trim() === '') throw invalidField('command', 'the command is empty');
     if (input.stdin !== undefined && Buffer.byteLength(input.stdin) > MAX_STDIN_BYTES) throw invalidField('stdin', `stdin is longer than ${MAX_STDIN_BYTES} bytes`);
-    let connection = this.bound.find(id);
+    let connection = await this.bound.find(id);
     if (!connection) throw notFound();
     if (principal.kind === 'key' && principal.connection.id !== connection.id) {
       throw new DomainError('FORBIDDEN', "This access key is not this sandbox endpoint's key; run commands with the endpoint's own key or a user token.");
     }
     if (principal.kind === 'user') {
       try {
-        this.d.authorizer.requireProject(principal, connection.project_id, 'content:write');
+        await this.d.authorizer.requireProject(principal, connection.project_id, 'content:write');
       } catch (e) {
         if ((e as DomainError).code === 'NOT_FOUND') throw notFound();
         throw e;
@@ -127,7 +127,7 @@ export class SandboxEndpoints {
     const timeoutS = input.timeoutS ?? endpoint.limits.timeout_s;
     if (timeoutS > endpoint.limits.timeout_s) throw invalidField('timeout_s', `this endpoint allows at most ${endpoint.limits.timeout_s} seconds`);
     // The key's scope follows its folder when the folder is moved or renamed.
-    const followed = this.bound.follow(connection);
+    const followed = await this.bound.follow(connection);
     const node = followed.node;
     if (followed.connection !== connection) {
       connection = followed.connection;
@@ -135,7 +135,7 @@ export class SandboxEndpoints {
     }
     const caller: Principal = principal.kind === 'key' ? { ...principal, connection } : principal;
     const mode = connection.mode;
-    const grant = this.d.access.grant(caller, connection.project_id, mode === 'read' ? 'content:read' : 'content:write');
+    const grant = await this.d.access.grant(caller, connection.project_id, mode === 'read' ? 'content:read' : 'content:write');
     const result = await this.d.executor.exec({ grant, scope: node.path, mode, command: input.command, stdin: input.stdin, timeoutS, limits: endpoint.limits });
     return { ...result, endpoint };
   }

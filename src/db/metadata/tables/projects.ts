@@ -1,9 +1,6 @@
-/** Projects (migration 001), as far as the stores on the metadata store read them so far. */
-export interface ProjectsTables {
-  projects: ProjectsTable;
-}
+import type { ProjectRecord } from '../../../domain/projects/projectRecord.ts';
 
-/** Only what other tables' queries refer to, until the projects' store moves here. */
-export interface ProjectsTable {
-  id: string;
+/** Projects (migration 001); their members are in auth.ts with the other memberships. */
+export interface ProjectsTables {
+  projects: ProjectRecord;
 }

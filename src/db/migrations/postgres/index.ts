@@ -1,5 +1,5 @@
 import type { Migration } from '../../migrate.ts';
-import { postgresInitialMigration } from './027_initial.ts';
+import { postgresInitialMigration } from './030_initial.ts';
 
 /** The PostgreSQL store's migrations, in order; numbered after the SQLite ones they start from. */
 export const postgresMigrations: Migration[] = [postgresInitialMigration];

@@ -1,15 +1,16 @@
 import type { Migration } from '../../migrate.ts';
 
 /**
- * The PostgreSQL schema (docs/design/postgres.md): the SQLite schema of migrations 001-026 as it
- * stands, table by table, for the stores already on the metadata store and the tables their rows
- * refer to. It grows with step 2 until PostgreSQL is offered (CNS_DATABASE_URL, step 4); from then
- * on both engines continue with the same numbers. Times stay ISO text, as on SQLite; 0/1 flags
+ * The PostgreSQL schema (docs/design/postgres.md): the metadata tables of SQLite's migrations
+ * 001-030 as they stand, in one migration numbered like the last of them, so both engines carry the
+ * same schema version from here on (the content index stays in SQLite on both). From now on a
+ * change to a metadata table is a migration of the same number on each engine. Types:
+ * times stay ISO text, as on SQLite; 0/1 flags
  * stay integers; times in milliseconds are BIGINT (read as numbers: db/postgres/pool.ts);
  * AUTOINCREMENT keys are identities; emails compare without case through a unique index on lower(email).
  */
 export const postgresInitialMigration: Migration = {
-  version: 27,
+  version: 30,
   name: 'initial',
   sql: `
 CREATE TABLE users (
@@ -58,6 +59,61 @@ CREATE TABLE projects (
 );
 CREATE INDEX projects_org ON projects(org_id);
 
+CREATE TABLE org_members (
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  role TEXT NOT NULL CHECK (role IN ('owner','admin','member','viewer')),
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (org_id, user_id)
+);
+CREATE INDEX org_members_user ON org_members(user_id);
+
+CREATE TABLE invitations (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  email TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('owner','admin','member','viewer')),
+  token_hash TEXT NOT NULL UNIQUE,
+  invited_by TEXT REFERENCES users(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  accepted_at TEXT,
+  accepted_by TEXT REFERENCES users(id) ON DELETE SET NULL
+);
+CREATE INDEX invitations_org ON invitations(org_id);
+
+CREATE TABLE project_members (
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  role TEXT NOT NULL CHECK (role IN ('admin','editor','viewer')),
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (project_id, user_id)
+);
+CREATE INDEX project_members_user ON project_members(user_id);
+
+-- Access keys and every connection built on them (SQLite's migration 030 adds node_id there).
+CREATE TABLE connections (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL CHECK (kind IN ('api','agent','mcp','sandbox','sync')),
+  name TEXT NOT NULL,
+  scope_path TEXT NOT NULL DEFAULT '',
+  mode TEXT NOT NULL CHECK (mode IN ('read','read_write')),
+  status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active','paused','revoked')),
+  key_hash TEXT NOT NULL UNIQUE,
+  key_prefix TEXT NOT NULL,
+  config TEXT NOT NULL DEFAULT '{}',
+  node_id TEXT,
+  created_by TEXT REFERENCES users(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  last_used_at TEXT
+);
+CREATE INDEX connections_project ON connections(project_id);
+CREATE INDEX connections_node ON connections(kind, node_id) WHERE node_id IS NOT NULL;
+CREATE UNIQUE INDEX connections_default_agent ON connections(project_id)
+  WHERE kind = 'agent' AND (config::jsonb ->> 'is_default') = 'true';
+
 -- Processes cache rows of these tables (db/metadata/metadataChanges.ts, CACHED_TABLES): every
 -- statement that changes one tells the listeners at commit. A table of that list moving here
 -- later gets its trigger with it.
@@ -70,6 +126,12 @@ CREATE TRIGGER refresh_tokens_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCA
 CREATE TRIGGER users_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON users FOR EACH STATEMENT EXECUTE FUNCTION cns_metadata_changed();
 CREATE TRIGGER organizations_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON organizations FOR EACH STATEMENT EXECUTE FUNCTION cns_metadata_changed();
 CREATE TRIGGER projects_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON projects FOR EACH STATEMENT EXECUTE FUNCTION cns_metadata_changed();
+CREATE TRIGGER org_members_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON org_members FOR EACH STATEMENT EXECUTE FUNCTION cns_metadata_changed();
+CREATE TRIGGER project_members_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON project_members FOR EACH STATEMENT EXECUTE FUNCTION cns_metadata_changed();
+-- A key's use stamps last_used_at (auth/authenticator.ts): not a change any cache must see.
+CREATE TRIGGER connections_changed AFTER INSERT OR DELETE OR TRUNCATE ON connections FOR EACH STATEMENT EXECUTE FUNCTION cns_metadata_changed();
+CREATE TRIGGER connections_updated AFTER UPDATE OF id, project_id, kind, name, scope_path, mode, status, key_hash, key_prefix, config, node_id, created_by, created_at, updated_at
+  ON connections FOR EACH STATEMENT EXECUTE FUNCTION cns_metadata_changed();
 
 CREATE TABLE mcp_proxy_servers (
   id TEXT PRIMARY KEY,
@@ -223,11 +285,10 @@ CREATE TABLE tools (
 CREATE INDEX tools_project ON tools(project_id, created_at);
 CREATE INDEX tools_node ON tools(node_id);
 
--- Agents (src/agents/). An agent is a row of connections, not in this schema yet: agent_id has no
--- foreign key here (on SQLite it cascades from connections); it gets one when connections moves.
+-- Agents (src/agents/). An agent is a row of connections; its records go with it.
 CREATE TABLE agent_accesses (
   id TEXT PRIMARY KEY,
-  agent_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
   node_id TEXT,
   mode TEXT NOT NULL CHECK (mode IN ('read', 'read_write')),
   tools TEXT NOT NULL DEFAULT '[]',
@@ -238,7 +299,7 @@ CREATE UNIQUE INDEX agent_accesses_node ON agent_accesses(agent_id, coalesce(nod
 
 CREATE TABLE agent_bash_tools (
   id TEXT PRIMARY KEY,
-  agent_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
   node_id TEXT,
   name TEXT NOT NULL,
   mode TEXT NOT NULL CHECK (mode IN ('read', 'read_write')),
@@ -250,7 +311,7 @@ CREATE TABLE agent_bash_tools (
 
 CREATE TABLE chat_sessions (
   id TEXT PRIMARY KEY,
-  agent_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
   project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   title TEXT NOT NULL DEFAULT '',
   created_by TEXT NOT NULL,
@@ -263,7 +324,7 @@ CREATE INDEX chat_sessions_project ON chat_sessions(project_id, updated_at);
 CREATE TABLE agent_executions (
   seq BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
   id TEXT PRIMARY KEY,
-  agent_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
   session_id TEXT REFERENCES chat_sessions(id) ON DELETE SET NULL,
   status TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'cancelled')),
   started_at TEXT NOT NULL,
@@ -292,7 +353,7 @@ CREATE TABLE chat_messages (
 CREATE INDEX chat_messages_execution ON chat_messages(execution_id);
 
 CREATE TABLE agent_workspaces (
-  agent_id TEXT PRIMARY KEY,
+  agent_id TEXT PRIMARY KEY REFERENCES connections(id) ON DELETE CASCADE,
   project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   base_version BIGINT NOT NULL,
   roots TEXT NOT NULL,
@@ -316,7 +377,7 @@ CREATE TABLE agent_workspace_files (
 
 CREATE TABLE agent_tool_bindings (
   id TEXT PRIMARY KEY,
-  agent_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
   tool_id TEXT NOT NULL REFERENCES tools(id) ON DELETE CASCADE,
   name TEXT,
   description TEXT,
@@ -329,7 +390,7 @@ CREATE INDEX agent_tool_bindings_tool ON agent_tool_bindings(tool_id);
 
 CREATE TABLE agent_tool_calls (
   seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  agent_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
   tool_name TEXT NOT NULL,
   ok INTEGER NOT NULL,
   duration_ms INTEGER NOT NULL,
@@ -340,10 +401,9 @@ CREATE INDEX agent_tool_calls_agent ON agent_tool_calls(agent_id, at);
 CREATE INDEX agent_tool_calls_at ON agent_tool_calls(at);
 
 -- Syncs, with SQLite's migration 028 (seq, pending_page). sync_states.sync_id is the id of the
--- sync's connection (connections are not in this schema yet: no foreign key to them); the key to
--- projects stands in for SQLite's cascade through the connection when a project is deleted.
+-- sync's connection, and goes with it.
 CREATE TABLE sync_states (
-  sync_id TEXT PRIMARY KEY,
+  sync_id TEXT PRIMARY KEY REFERENCES connections(id) ON DELETE CASCADE,
   project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   provider TEXT NOT NULL,
   trigger_mode TEXT NOT NULL,
