@@ -4,7 +4,7 @@ import type { Settings } from '../config/settings.ts';
 import { createLogger, type Logger } from '../logging/logger.ts';
 import { bootstrap, type BootstrapResult } from './bootstrap.ts';
 import { createApp } from './createApp.ts';
-import { closeServices, createServices, startWebhooks, type Services } from './services.ts';
+import { closeServices, openServices, startWebhooks, type Services } from './services.ts';
 import { ListenError } from './listenError.ts';
 import { keepAlive } from './keepAlive.ts';
 
@@ -48,7 +48,8 @@ export async function startServer(settings: Settings, logger: Logger = createLog
   };
   let services: Services;
   try {
-    services = createServices(settings, logger);
+    // One process: the whole of CNS_DATABASE_POOL is its own.
+    services = await openServices(settings, logger);
   } catch (err) {
     await stopListening();
     throw err;

@@ -10,6 +10,7 @@ import { ContentStore } from '../content/contentStore.ts';
 import { Checkpointer } from '../db/checkpointer.ts';
 import { openDatabase, type Db } from '../db/database.ts';
 import { openSqliteMetadata, type MetadataStore } from '../db/metadata/metadataStore.ts';
+import { openPostgresMetadataOf } from '../db/metadata/openMetadata.ts';
 import { AccessConnectionStore } from '../domain/connections/accessConnectionStore.ts';
 import { InvitationStore } from '../domain/invitations/invitationStore.ts';
 import { OrganizationStore } from '../domain/organizations/organizationStore.ts';
@@ -65,7 +66,7 @@ export interface Services {
   cluster?: ClusterHooks;
   /** The service database's connection: the content index, and the stores not yet on `metadata`. */
   db: Db;
-  /** The metadata store: records git cannot rebuild, async, on SQLite (PostgreSQL: issue 30). */
+  /** The metadata store: records git cannot rebuild, async, on SQLite in the data folder or PostgreSQL (CNS_DATABASE_URL). */
   metadata: MetadataStore;
   /** Runs SQLite's WAL checkpoints on a worker thread, never inside a request's commit. */
   checkpointer: Checkpointer;
@@ -132,12 +133,32 @@ export interface Services {
   webhooks: WebhooksService;
 }
 
-/** `owner`: one process owns everything (the default); a worker passes how to build its ownership over the opened database. */
-export function createServices(settings: Settings, logger: Logger, owner: Ownership | ((db: Db) => Ownership) = aloneOwnership): Services {
+/**
+ * The services of one process, with the metadata store on PostgreSQL when CNS_DATABASE_URL says
+ * so. That store is opened (checked, migrated) first, so a database that is unreachable, refuses
+ * the credentials or is newer than this code stops the start before the data folder is touched.
+ * `poolMax`: this process's share of CNS_DATABASE_POOL (a worker's is poolPerProcess).
+ */
+export async function openServices(settings: Settings, logger: Logger, owner: Ownership | ((db: Db) => Ownership) = aloneOwnership, poolMax = settings.databasePool): Promise<Services> {
+  const metadata = await openPostgresMetadataOf(settings, poolMax, logger);
+  try {
+    return createServices(settings, logger, owner, metadata ?? undefined);
+  } catch (e) {
+    await metadata?.close();
+    throw e;
+  }
+}
+
+/**
+ * `owner`: one process owns everything (the default); a worker passes how to build its ownership
+ * over the opened database. `given`: a metadata store opened already (PostgreSQL, by
+ * openServices); without one it is SQLite, on `cns.db`.
+ */
+export function createServices(settings: Settings, logger: Logger, owner: Ownership | ((db: Db) => Ownership) = aloneOwnership, given?: MetadataStore): Services {
   const dbFile = join(settings.dataDir, 'cns.db');
   const db = openDatabase(dbFile, { fsync: settings.fsync });
   // The records git cannot rebuild, through the async data-access layer (moving store by store: docs/design/postgres.md).
-  const metadata = openSqliteMetadata(dbFile, { fsync: settings.fsync });
+  const metadata = given ?? openSqliteMetadata(dbFile, { fsync: settings.fsync });
   const ownership = typeof owner === 'function' ? owner(db) : owner;
   // One checkpointer per box (several workers: on the worker with the box's duties).
   const checkpointer = new Checkpointer(db, dbFile, { fsync: settings.fsync, logger, thread: ownership.boxDuties });

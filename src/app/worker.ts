@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { loadSettings } from '../config/settings.ts';
+import { loadSettings, poolPerProcess } from '../config/settings.ts';
 import { createLogger } from '../logging/logger.ts';
 import { bootstrap } from './bootstrap.ts';
 import { createApp } from './createApp.ts';
-import { closeServices, createServices, startWebhooks } from './services.ts';
+import { closeServices, openServices, startWebhooks } from './services.ts';
 import { useHookAddress } from '../remote/hookUrl.ts';
 import { IpcBusTransport } from '../cluster/ipcBus.ts';
 import { RateShare } from '../cluster/rateShare.ts';
@@ -50,10 +50,16 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   if (settings.port === 0 && publicPort > 0 && settings.baseUrl.endsWith(':0')) settings.baseUrl = settings.baseUrl.slice(0, -1) + String(publicPort);
 
   let ownership!: WorkerOwnership;
-  const services = createServices(settings, logger, (db) => {
-    ownership = new WorkerOwnership(db, { name, holder: env.CNS_WORKER_HOLDER!, boxStart: env.CNS_BOX_START === '1' }, (project) => send({ t: 'held', project }));
-    return ownership;
-  });
+  // Each worker has a pool of its own: its share of CNS_DATABASE_POOL.
+  const services = await openServices(
+    settings,
+    logger,
+    (db) => {
+      ownership = new WorkerOwnership(db, { name, holder: env.CNS_WORKER_HOLDER!, boxStart: env.CNS_BOX_START === '1' }, (project) => send({ t: 'held', project }));
+      return ownership;
+    },
+    poolPerProcess(settings),
+  );
   services.cluster = ownerRouting({ ownership, secret: env.CNS_BOX_SECRET!, bodyLimitBytes: settings.bodyLimitBytes });
   const rates = new RateShare({ api: services.rateLimiter, login: services.loginRateLimiter, loginAddress: services.loginAddressRateLimiter }, (takes) => send({ t: 'rate', takes }));
   const transport = new IpcBusTransport(send);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { parseDatabaseUrl, type DatabaseUrl } from './databaseUrl.ts';
 
 /**
  * Every setting of the service, read from environment variables (flags of `cns serve`
@@ -41,6 +42,12 @@ export interface Settings {
   blameCheckpointEvery: number;
   /** Worker processes of `cns serve` (CNS_WORKERS / --workers): 'auto' is the available cores, at most 8; 1 is one process. */
   workers: number;
+  /** CNS_DATABASE_URL: the metadata store on PostgreSQL (parsed; its `redacted` form is what may be shown). Null: SQLite in the data folder. */
+  databaseUrl: DatabaseUrl | null;
+  /** PostgreSQL connections the whole service may hold (CNS_DATABASE_POOL), shared out among its workers: see poolPerProcess. */
+  databasePool: number;
+  /** PostgreSQL stops any metadata statement running longer (CNS_DATABASE_STATEMENT_TIMEOUT_MS). */
+  databaseStatementTimeoutMs: number;
   /** Worker threads answering search queries (unset: one per core, at most 4). */
   searchThreads: number | undefined;
   /** An OpenAI-compatible /v1/embeddings provider for hybrid search (unset: search is lexical). */
@@ -180,6 +187,10 @@ const envSchema = z.object({
   CNS_WORKERS: z
     .union([z.literal('auto'), z.string().regex(/^[1-9][0-9]*$/, 'must be auto or a whole number from 1 to 64').transform(Number).refine((n) => n <= 64, 'must be at most 64')])
     .default('auto'),
+  // Parsed below by parseDatabaseUrl, whose messages never repeat the password.
+  CNS_DATABASE_URL: z.string().optional(),
+  CNS_DATABASE_POOL: int(2, 1000).default(20),
+  CNS_DATABASE_STATEMENT_TIMEOUT_MS: int(100, 3_600_000).default(30_000),
   CNS_EMBEDDINGS_BASE_URL: url().optional(),
   CNS_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   CNS_EMBEDDINGS_API_KEY: z.string().optional(),
@@ -252,7 +263,7 @@ export interface SettingsSource {
 }
 
 /** Values never repeated in an error message. */
-const SECRET = /PASSWORD|SECRET|API_KEY/;
+const SECRET = /PASSWORD|SECRET|API_KEY|DATABASE_URL/;
 
 /** `--port must be a whole number from 0 to 65535 (got "x")`: the setting as the user gave it, what it expects, what it got. */
 function describeIssue(issue: z.core.$ZodIssue, env: EnvInput, source: SettingsSource): string {
@@ -274,6 +285,12 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     throw new Error(`Invalid settings: ${problems}`);
   }
   const e = parsed.data;
+  let databaseUrl: DatabaseUrl | null = null;
+  try {
+    databaseUrl = e.CNS_DATABASE_URL === undefined ? null : parseDatabaseUrl(e.CNS_DATABASE_URL);
+  } catch (err) {
+    throw new Error(`Invalid settings: ${(err as Error).message}`);
+  }
   const port = overrides.port ?? e.PORT;
   const settings: Settings = {
     host: e.HOST,
@@ -304,6 +321,9 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     puppyOneCompat: e.CNS_PUPPYONE_COMPAT,
     blameCheckpointEvery: e.CNS_BLAME_CHECKPOINT_EVERY,
     workers: e.CNS_WORKERS === 'auto' ? Math.min(availableParallelism(), 8) : e.CNS_WORKERS,
+    databaseUrl,
+    databasePool: e.CNS_DATABASE_POOL,
+    databaseStatementTimeoutMs: e.CNS_DATABASE_STATEMENT_TIMEOUT_MS,
     searchThreads: e.CNS_SEARCH_THREADS,
     embeddings: e.CNS_EMBEDDINGS_BASE_URL
       ? { baseUrl: e.CNS_EMBEDDINGS_BASE_URL.replace(/\/+$/, ''), model: e.CNS_EMBEDDINGS_MODEL, apiKey: e.CNS_EMBEDDINGS_API_KEY, dimensions: e.CNS_EMBEDDINGS_DIMENSIONS }
@@ -366,6 +386,15 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
   // One folder per data folder, so that two services on one machine never share workspaces.
   const sandboxDir = overrides.sandboxDir || settings.sandboxDir || join(tmpdir(), `cns-sandbox-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
   return { ...settings, ...overrides, dataDir, sandboxDir };
+}
+
+/**
+ * The pool of one process: the service's budget (CNS_DATABASE_POOL) divided among its workers, at
+ * least 2 each (one for a transaction, one for the reads beside it), so that workers × pool stays
+ * near the budget whatever CNS_WORKERS says. Each process also holds one LISTEN connection.
+ */
+export function poolPerProcess(settings: Pick<Settings, 'databasePool' | 'workers'>): number {
+  return Math.max(2, Math.floor(settings.databasePool / Math.max(1, settings.workers)));
 }
 
 function oauthClientsOf(e: Record<string, unknown>): Settings['oauthClients'] {

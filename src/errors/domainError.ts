@@ -16,7 +16,11 @@ export type ErrorCode =
   /** A remote the service fetched for the caller (a url sync's address, a platform, a model provider) failed. */
   | 'UPSTREAM_ERROR'
   /** Something the service needs for this request is not configured or not reachable now. */
-  | 'SERVICE_UNAVAILABLE';
+  | 'SERVICE_UNAVAILABLE'
+  /** The metadata database (PostgreSQL) cannot be reached or dropped the connection; retrying later may work. */
+  | 'DATABASE_UNAVAILABLE'
+  /** A statement of the metadata database ran past its statement_timeout and was stopped. */
+  | 'DATABASE_TIMEOUT';
 
 /** @deprecated name kept for the many modules that say it: the same vocabulary. */
 export type DomainErrorCode = ErrorCode;
@@ -37,7 +41,7 @@ export class DomainError extends Error {
 /** A 422 naming one offending field, in the same `{field, message}` shape as request validation. */
 export const invalidField = (field: string, message: string) => new DomainError('VALIDATION_ERROR', message, [{ field, message }]);
 
-const codes = new Set<string>(['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'VALIDATION_ERROR', 'RATE_LIMITED', 'INTERNAL_ERROR', 'UPSTREAM_ERROR', 'SERVICE_UNAVAILABLE']);
+const codes = new Set<string>(['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'VALIDATION_ERROR', 'RATE_LIMITED', 'INTERNAL_ERROR', 'UPSTREAM_ERROR', 'SERVICE_UNAVAILABLE', 'DATABASE_UNAVAILABLE', 'DATABASE_TIMEOUT']);
 
 /**
  * The error as the vocabulary knows it, or null for anything else (a bug: surfaces answer it

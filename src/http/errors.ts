@@ -1,6 +1,6 @@
 import { asDomainError, DomainError, type DomainErrorCode } from '../errors/domainError.ts';
 
-/** The error codes of the API (SPEC section 7 plus METHOD_NOT_ALLOWED, CONFLICT, PAYLOAD_TOO_LARGE, UPSTREAM_ERROR and SERVICE_UNAVAILABLE) and their statuses. */
+/** The error codes of the API (SPEC section 7 plus METHOD_NOT_ALLOWED, CONFLICT, PAYLOAD_TOO_LARGE, UPSTREAM_ERROR, SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE and DATABASE_TIMEOUT) and their statuses. */
 export const errorStatus = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
@@ -15,6 +15,10 @@ export const errorStatus = {
   UPSTREAM_ERROR: 502,
   /** Something the server needs for this request is not configured (an agent's model provider). */
   SERVICE_UNAVAILABLE: 503,
+  /** The metadata database is unreachable (PostgreSQL down, restarting, or the connection dropped): retry after Retry-After. */
+  DATABASE_UNAVAILABLE: 503,
+  /** A metadata statement ran past CNS_DATABASE_STATEMENT_TIMEOUT_MS and the database stopped it. */
+  DATABASE_TIMEOUT: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

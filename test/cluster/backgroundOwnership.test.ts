@@ -87,7 +87,8 @@ test("a worker does the background work of the projects it owns, takes over anot
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
 
   // Set up as one process: two projects, each with a search tool.
-  const alone = await startTestServer({ dataDir, urlFetchAllowPrivate: true });
+  // SQLite on both passes (a blank CNS_DATABASE_URL): the rows of "another worker" are written into cns.db below.
+  const alone = await startTestServer({ dataDir, urlFetchAllowPrivate: true }, { CNS_DATABASE_URL: '' });
   const token = (await alone.login()).token;
   const { projectId: mine, orgId } = await defaultProject(alone, token);
   const theirs = await createProject(alone, token, orgId, 'theirs');

@@ -1,8 +1,8 @@
 import test from 'ava';
-import { parseDatabaseUrl } from '../../src/db/postgres/databaseUrl.ts';
-import { pgSslOptions } from '../../src/db/postgres/sslMode.ts';
+import { parseDatabaseUrl } from '../../src/config/databaseUrl.ts';
+import { pgSslOptions } from '../../src/config/sslMode.ts';
 
-/** src/db/postgres/databaseUrl.ts: CNS_DATABASE_URL as pg's connection pieces, and its redacted form. */
+/** src/config/databaseUrl.ts: CNS_DATABASE_URL as pg's connection pieces, and its redacted form. */
 
 const SECRET = 's3cret-Pa55';
 

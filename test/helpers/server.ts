@@ -5,6 +5,7 @@ import { startServer, type RunningServer } from '../../src/app/server.ts';
 import { loadSettings, type Settings } from '../../src/config/settings.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 import { usesSandboxRoot } from './hostMounts.ts';
+import { databaseOfDataDir, releaseDatabaseOfDataDir } from './serverDatabases.ts';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-password-1';
@@ -30,12 +31,20 @@ export interface ApiResponse {
 /** A real server on an ephemeral port with a fresh temporary data folder. */
 export async function startTestServer(overrides: Partial<Settings> = {}, env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'cns-test-'));
+  // CNS_TEST_ENGINE=postgres: the metadata in a database of this data folder's own (a restart on it finds its records).
+  const engine = env.CNS_DATABASE_URL === undefined ? await databaseOfDataDir(dataDir) : {};
   const settings = loadSettings(
-    { CNS_ADMIN_EMAIL: ADMIN_EMAIL, CNS_ADMIN_PASSWORD: ADMIN_PASSWORD, CNS_RATE_LIMIT_MAX: '0', CNS_LOGIN_RATE_LIMIT_MAX: '0', ...env },
+    { CNS_ADMIN_EMAIL: ADMIN_EMAIL, CNS_ADMIN_PASSWORD: ADMIN_PASSWORD, CNS_RATE_LIMIT_MAX: '0', CNS_LOGIN_RATE_LIMIT_MAX: '0', ...engine, ...env },
     { host: '127.0.0.1', port: 0, dataDir, ...overrides },
   );
   usesSandboxRoot(settings.sandboxDir);
-  const running = await startServer(settings, createLogger('silent'));
+  let running: RunningServer;
+  try {
+    running = await startServer(settings, createLogger('silent'));
+  } catch (e) {
+    if (!overrides.dataDir) await releaseDatabaseOfDataDir(dataDir);
+    throw e;
+  }
   const base = running.url;
 
   const api: TestServer['api'] = async (method, path, options = {}) => {
@@ -73,7 +82,9 @@ export async function startTestServer(overrides: Partial<Settings> = {}, env: Re
 
   const stop = async () => {
     await running.close();
-    if (!overrides.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (overrides.dataDir) return; // the caller's folder (and its database) may be started again
+    rmSync(dataDir, { recursive: true, force: true });
+    await releaseDatabaseOfDataDir(dataDir);
   };
 
   return { ...running, dataDir, api, login, createUser, stop };

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/database.ts';
+import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
+import { sql } from 'kysely';
 import { serviceVersion } from '../../config/version.ts';
 import { route, type RouteGroup } from '../../http/routes/declaration.ts';
 import type { Ownership } from '../../cluster/ownership.ts';
@@ -20,14 +22,36 @@ const workerSchema = z.object({
 export const healthSchema = z.object({
   status: z.enum(['ok', 'degraded']),
   version: z.string(),
+  /** Every database the service needs answers: cns.db in the data folder and, on PostgreSQL, the metadata database. */
   database: z.boolean(),
+  /** Where the metadata records are (CNS_DATABASE_URL): `sqlite` (cns.db) or `postgres`. */
+  metadata_engine: z.enum(['sqlite', 'postgres']),
   /** Several workers (`cns serve --workers N`): the worker that answered, and every live worker. */
   worker: z.string().optional(),
   workers: z.array(workerSchema).optional(),
 });
 
 /** GET /healthz: outside the base path and unauthenticated, for load balancers and orchestrators. */
-export function healthRoutes(s: { db: Db; ownership: Pick<Ownership, 'alone' | 'workerName' | 'members'> }): RouteGroup {
+/** A probe must answer even when the metadata database hangs: past this, it counts as unreachable. */
+const PROBE_MS = 2000;
+
+/** PostgreSQL answers a trivial query in time (a new connection when the pool has none: the probe also shows recovery). */
+async function metadataAnswers(metadata: MetadataStore): Promise<boolean> {
+  if (metadata.engine === 'sqlite') return true; // cns.db, probed with the content index
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), PROBE_MS)));
+  const probe = sql<{ ok: number }>`SELECT 1 AS ok`.execute(metadata.db).then(
+    (r) => r.rows.length === 1,
+    () => false,
+  );
+  try {
+    return await Promise.race([probe, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function healthRoutes(s: { db: Db; metadata: MetadataStore; ownership: Pick<Ownership, 'alone' | 'workerName' | 'members'> }): RouteGroup {
   return {
     prefix: '',
     server: '/',
@@ -39,18 +63,20 @@ export function healthRoutes(s: { db: Db; ownership: Pick<Ownership, 'alone' | '
         summary: 'Liveness and database reachability (503 when the database is unreachable)',
         authorize: { public: 'load balancers and orchestrators probe it without a credential' },
         response: healthSchema,
-        handle(ctx) {
+        async handle(ctx) {
           let database = false;
           try {
             database = s.db.prepare('SELECT 1 AS ok').get() !== undefined;
           } catch {
             database = false;
           }
+          database = database && (await metadataAnswers(s.metadata));
           ctx.status = database ? 200 : 503;
+          if (!database) ctx.set('Retry-After', '2');
           ctx.body = {
             success: database,
-            code: database ? 0 : 'INTERNAL_ERROR',
-            data: { status: database ? 'ok' : 'degraded', version: serviceVersion, database, ...workersOf(s.ownership) },
+            code: database ? 0 : 'DATABASE_UNAVAILABLE',
+            data: { status: database ? 'ok' : 'degraded', version: serviceVersion, database, metadata_engine: s.metadata.engine, ...workersOf(s.ownership) },
             message: database ? 'OK' : 'Database unreachable',
           };
         },

@@ -18,7 +18,7 @@ export interface DbCopyOptions {
  */
 export async function runDbCopy(options: DbCopyOptions, print: (line: string) => void): Promise<CopyReport> {
   // Loaded here, not at the top: every `cns` command imports this file to register it.
-  const { parseDatabaseUrl } = await import('../../db/postgres/databaseUrl.ts');
+  const { parseDatabaseUrl } = await import('../../config/databaseUrl.ts');
   const { openPostgresPool } = await import('../../db/postgres/pool.ts');
   const { checkPostgres } = await import('../../db/postgres/startupCheck.ts');
   const { copyToPostgres } = await import('../../db/metadata/copyToPostgres.ts');

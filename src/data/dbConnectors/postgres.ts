@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { pgSslOptions } from '../../db/postgres/sslMode.ts';
+import { pgSslOptions } from '../../config/sslMode.ts';
 import { scrub } from '../../logging/redact.ts';
 import { isRefusal } from '../../net/outboundGuard.ts';
 import { engineOver, type DbEngine, type DbSession } from './engine.ts';

@@ -17,7 +17,9 @@ export interface MetadataStore {
   readonly engine: 'sqlite' | 'postgres';
   /**
    * Runs `fn` in one write transaction on one connection and commits what it did, or rolls it all
-   * back when it throws. `fn` must await only its own queries: the lock is held meanwhile.
+   * back when it throws. `fn` must await only its own queries: the lock is held meanwhile. On
+   * PostgreSQL `fn` runs again when the server rolled it back for a serialization failure or a
+   * deadlock, so it keeps no effect outside its queries that a second run would repeat.
    */
   transaction<T>(fn: (trx: MetadataDb) => Promise<T>): Promise<T>;
   /** When cached rows may have changed (metadataCache.ts). */

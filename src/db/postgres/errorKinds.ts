@@ -24,3 +24,22 @@ export function isConnectionLost(err: unknown): boolean {
   // pg's own errors for a socket that closed under it carry no code.
   return err instanceof Error && (err.message.startsWith('Connection terminated') || err.message === 'Client has encountered a connection error and is not queryable');
 }
+
+/** Socket codes of a connection that could not be made at all (nothing listening, no route, no such host). */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT']);
+
+/**
+ * No connection could be had: the server is not there (a socket code), refuses more sessions
+ * (53300), or did not answer within the pool's connect timeout (pg-pool's and pg's own wording,
+ * which carry no code).
+ */
+export function isUnreachable(err: unknown): boolean {
+  const code = errorCode(err);
+  if (code === '53300' || (code !== undefined && UNREACHABLE_CODES.has(code))) return true;
+  return err instanceof Error && (err.message === 'timeout exceeded when trying to connect' || err.message.includes('due to connection timeout'));
+}
+
+/** The server stopped the statement: statement_timeout (57014, also a cancel request). The connection stays usable. */
+export function isStatementTimeout(err: unknown): boolean {
+  return errorCode(err) === '57014';
+}

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { parseDatabaseUrl, type DatabaseUrl } from './databaseUrl.ts';
+import { parseDatabaseUrl, type DatabaseUrl } from '../../config/databaseUrl.ts';
 
 export interface PostgresPoolOptions {
   /** Connections at most (CNS_DATABASE_POOL); a caller past that waits for one to be free. */

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { scrub } from '../../logging/redact.ts';
 import { errorCode } from './errorKinds.ts';
 
-export type StartupFailureKind = 'unreachable' | 'authentication' | 'database' | 'tls' | 'other';
+export type StartupFailureKind = 'unreachable' | 'authentication' | 'database' | 'tls' | 'schema' | 'other';
 
 /** Why the metadata database could not be used, in one line an operator can act on (never the password). */
 export class PostgresStartupError extends Error {

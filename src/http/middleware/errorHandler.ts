@@ -24,6 +24,11 @@ export function errorHandler(logger: Logger): Middleware {
     } catch (err) {
       const appError = asAppError(err);
       if (appError) {
+        // The operator's side of a 503 for the metadata database: the driver's own words (never the password: pg does not repeat it).
+        if (appError.code === 'DATABASE_UNAVAILABLE' || appError.code === 'DATABASE_TIMEOUT') {
+          const cause = (err as { cause?: unknown }).cause;
+          logger.warn({ request_id: ctx.state.requestId, method: ctx.method, path: redactPath(ctx.path), code: appError.code, cause: cause instanceof Error ? cause.message : undefined }, 'metadata database failed the request');
+        }
         ctx.status = appError.status;
         for (const [k, v] of Object.entries(appError.headers)) ctx.set(k, v);
         ctx.body = errorBody(appError.code, appError.message, appError.details);
