@@ -34,10 +34,16 @@ export async function openAdminDatabase(dataDir: string, options: { init?: boole
 }
 
 /**
- * The metadata store of the admin commands, beside the opened database (`openAdminDatabase`):
- * the same records the server reads (docs/design/postgres.md). Close it before the database.
+ * The metadata store of the admin commands, as the server would open it: PostgreSQL when
+ * CNS_DATABASE_URL is set (checked and migrated), else SQLite in the data folder beside the
+ * opened database (`openAdminDatabase`). Close it before the database.
  */
-export async function openAdminMetadata(dataDir: string): Promise<import('../db/metadata/metadataStore.ts').MetadataStore> {
+export async function openAdminMetadata(dataDir: string, io: Pick<CliIo, 'env' | 'cwd'>): Promise<import('../db/metadata/metadataStore.ts').MetadataStore> {
+  const { loadSettings } = await import('../config/settings.ts');
+  const settings = loadSettings(io.env, {}, { cwd: io.cwd });
+  const { openPostgresMetadataOf } = await import('../db/metadata/openMetadata.ts');
+  const postgres = await openPostgresMetadataOf(settings, 2);
+  if (postgres) return postgres;
   const { openSqliteMetadata } = await import('../db/metadata/metadataStore.ts');
   return openSqliteMetadata(join(dataDir, 'cns.db'));
 }

@@ -40,7 +40,9 @@ export function registerUserCommand(program: Command, io: CliIo): void {
         if (password.length < 8) throw new CliError('passwords need at least 8 characters', ExitCode.USAGE);
         // Loaded on demand so that the client commands start without the database modules.
         const { UserStore } = await import('../../domain/users/userStore.ts');
-        const metadata = await openAdminMetadata(dataDir);
+        const metadata = await openAdminMetadata(dataDir, io).catch((err: Error) => {
+          throw new CliError(err.message, ExitCode.FAILURE);
+        });
         const created = await new UserStore(metadata)
           .create({ email: flags.email, password, displayName: flags.name, isAdmin: flags.admin })
           .catch((err: Error & { code?: string }) => {
