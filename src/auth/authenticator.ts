@@ -66,7 +66,7 @@ export class Authenticator {
    * The principal as it stands now: null once its key was revoked or deleted or its user
    * deleted. Long-lived streams call this to notice that access ended after they were opened.
    */
-  current(principal: Pick<Principal, 'kind' | 'id'>): Principal | null {
+  async current(principal: Pick<Principal, 'kind' | 'id'>): Promise<Principal | null> {
     if (principal.kind === 'user') {
       const user = this.users.findById(principal.id);
       return user ? { kind: 'user', id: user.id, user } : null;

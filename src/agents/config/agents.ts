@@ -75,12 +75,12 @@ export class Agents {
   }
 
   /** May this principal read (and chat with) the agent: content:read on its project, or its own key (the whole check, for an agent named where no route checked it). */
-  readable(principal: Principal, id: string): Agent {
+  async readable(principal: Principal, id: string): Promise<Agent> {
     const agent = this.find(id);
     if (!agent) throw agentNotFound();
     if (principal.kind === 'user') {
       try {
-        this.d.authorizer.requireProject(principal, agent.connection.project_id, 'content:read');
+        await this.d.authorizer.requireProject(principal, agent.connection.project_id, 'content:read');
       } catch (e) {
         if ((e as DomainError).code === 'NOT_FOUND') throw agentNotFound();
         throw e;

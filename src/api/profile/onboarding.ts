@@ -46,7 +46,7 @@ const earliest = (times: (string | null | undefined)[]): string | null =>
  * organizations, content and connections in the projects they reach (an organization role or a
  * project membership). Nothing is stored but the explicit completion (`users.onboarding_completed_at`).
  */
-export function onboardingStatus(s: OnboardingDeps, user: UserRecord): OnboardingStatus {
+export async function onboardingStatus(s: OnboardingDeps, user: UserRecord): Promise<OnboardingStatus> {
   const projects: ProjectView[] = [];
   for (let offset = 0; ; offset += PAGE) {
     const page = s.projects.listVisible(user.id, undefined, { limit: PAGE, offset });
@@ -62,9 +62,13 @@ export function onboardingStatus(s: OnboardingDeps, user: UserRecord): Onboardin
       return nodes > 0 ? (s.content.commitsAfter(p.id, 0, 1)[0]?.createdAt ?? stats.lastChange?.at) : null;
     }),
   );
+  // Projects of the organizations the user belongs to (not those reached only as a project member).
+  const orgIds = [...new Set(projects.map((p) => p.org_id))];
+  const roles = await Promise.all(orgIds.map((id) => s.authorizer.orgRole(user.id, id)));
+  const memberOf = new Set(orgIds.filter((_, i) => roles[i] !== null));
   const step = (id: OnboardingStepId, label: string, doneAt: string | null): OnboardingStep => ({ id, done: doneAt !== null, label, done_at: doneAt });
   const steps = [
-    step('project_created', 'Create a project', earliest(projects.filter((p) => s.authorizer.orgRole(user.id, p.org_id) !== null).map((p) => p.created_at))),
+    step('project_created', 'Create a project', earliest(projects.filter((p) => memberOf.has(p.org_id)).map((p) => p.created_at))),
     step('content_added', 'Add content to a project', firstContent),
     step('key_or_agent_created', 'Create an access key or an agent', firstConnection(['api', 'agent'])),
     step('connected', 'Connect an MCP endpoint, a sync or a sandbox endpoint', firstConnection(['mcp', 'sync', 'sandbox'])),

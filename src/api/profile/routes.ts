@@ -43,8 +43,8 @@ export function profileRoutes(s: ProfileRouteDeps): RouteGroup {
       description: userOnly,
       authorize: ownAccount,
       response: onboardingSchema,
-      handle(ctx, { access }) {
-        ok(ctx, onboardingStatus(s, s.users.setOnboardingCompleted(access.id, completed)), message);
+      async handle(ctx, { access }) {
+        ok(ctx, await onboardingStatus(s, s.users.setOnboardingCompleted(access.id, completed)), message);
       },
     });
 
@@ -68,8 +68,8 @@ export function profileRoutes(s: ProfileRouteDeps): RouteGroup {
             {
               created: result.created,
               user: presentUser(s.users.findById(me.id)!),
-              organization: organization ? presentOrganization(organization, s.authorizer.orgRole(me.id, organization.id)) : null,
-              project: project ? presentProject(project, s.authorizer.projectRole(me.id, project)) : null,
+              organization: organization ? presentOrganization(organization, await s.authorizer.orgRole(me.id, organization.id)) : null,
+              project: project ? presentProject(project, await s.authorizer.projectRole(me.id, project)) : null,
             },
             result.created ? 'Account initialized' : 'Account already initialized',
           );
@@ -98,8 +98,8 @@ export function profileRoutes(s: ProfileRouteDeps): RouteGroup {
         description: `${userOnly} A step is done when its evidence exists now in a project the user reaches; completed when every step is done or the user completed it explicitly.`,
         authorize: ownAccount,
         response: onboardingSchema,
-        handle(ctx, { access }) {
-          ok(ctx, onboardingStatus(s, s.users.findById(access.id)!));
+        async handle(ctx, { access }) {
+          ok(ctx, await onboardingStatus(s, s.users.findById(access.id)!));
         },
       }),
       onboarding(true, 'Mark onboarding as completed (whatever the steps say); answers the status', 'Onboarding completed'),

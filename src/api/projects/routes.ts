@@ -32,7 +32,7 @@ export function projectRoutes(s: ProjectRouteDeps): RouteGroup {
         authorize: { signedIn: "lists only what the caller sees: a user's projects, a key's one project" },
         query: listProjectsQuery,
         response: z.object({ projects: z.array(projectSchema), items: itemsSchema(projectSchema, 'projects'), ...pageFields }),
-        handle(ctx, { query }) {
+        async handle(ctx, { query }) {
           const principal = principalOf(ctx);
           if (principal.kind === 'key') {
             // A key reaches exactly one project: the list is that project, filtered like any other.
@@ -44,7 +44,7 @@ export function projectRoutes(s: ProjectRouteDeps): RouteGroup {
           }
           const { items, total } = s.projects.listVisible(principal.id, query.org_id, query);
           // An organization the caller has no relation to is not revealed, as everywhere else.
-          if (query.org_id && total === 0 && !s.authorizer.orgRole(principal.id, query.org_id)) throw notFound('Organization');
+          if (query.org_id && total === 0 && !(await s.authorizer.orgRole(principal.id, query.org_id))) throw notFound('Organization');
           ok(ctx, { ...withItems('projects', items.map((p) => presentProject(p, p.role))), ...pageInfo(total, query) });
         },
       }),
@@ -61,7 +61,7 @@ export function projectRoutes(s: ProjectRouteDeps): RouteGroup {
           // The organization check let in a user: the creator.
           const principal = principalOf(ctx);
           const project = await s.projects.create({ orgId: body.org_id, name: body.name, description: body.description, createdBy: principal.id });
-          created(ctx, presentProject(project, s.authorizer.projectRole(principal.id, project)), 'Project created');
+          created(ctx, presentProject(project, await s.authorizer.projectRole(principal.id, project)), 'Project created');
         },
       }),
       route({

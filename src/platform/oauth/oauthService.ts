@@ -129,7 +129,7 @@ export class OAuthService {
     }
     if (!input.code) throw fail(fieldError('code', 'code is missing.'));
     try {
-      this.requireWriter(claims.userId, claims.projectId);
+      await this.requireWriter(claims.userId, claims.projectId);
       const saved = await this.exchange(def, claims, input.code, input.state!, pending.verifier);
       return { ...saved, redirectAfter };
     } catch (err) {
@@ -294,11 +294,11 @@ export class OAuthService {
   }
 
   /** The state's user must still exist and be able to write the project (a callback carries no credential). */
-  private requireWriter(userId: string, projectId: string): void {
+  private async requireWriter(userId: string, projectId: string): Promise<void> {
     const user = this.d.users.findById(userId);
     if (!user) throw new DomainError('FORBIDDEN', 'The user who started this authorization no longer exists.');
     const principal: Principal = { kind: 'user', id: user.id, user };
-    this.d.authorizer.requireProject(principal, projectId, 'content:write');
+    await this.d.authorizer.requireProject(principal, projectId, 'content:write');
   }
 
   /** The request's redirect checked again against the current public URL (it was when given). */

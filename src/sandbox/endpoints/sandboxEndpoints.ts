@@ -116,7 +116,7 @@ export class SandboxEndpoints {
     }
     if (principal.kind === 'user') {
       try {
-        this.d.authorizer.requireProject(principal, connection.project_id, 'content:write');
+        await this.d.authorizer.requireProject(principal, connection.project_id, 'content:write');
       } catch (e) {
         if ((e as DomainError).code === 'NOT_FOUND') throw notFound();
         throw e;
@@ -135,7 +135,7 @@ export class SandboxEndpoints {
     }
     const caller: Principal = principal.kind === 'key' ? { ...principal, connection } : principal;
     const mode = connection.mode;
-    const grant = this.d.access.grant(caller, connection.project_id, mode === 'read' ? 'content:read' : 'content:write');
+    const grant = await this.d.access.grant(caller, connection.project_id, mode === 'read' ? 'content:read' : 'content:write');
     const result = await this.d.executor.exec({ grant, scope: node.path, mode, command: input.command, stdin: input.stdin, timeoutS, limits: endpoint.limits });
     return { ...result, endpoint };
   }
