@@ -77,7 +77,8 @@ export class SandboxEndpoints {
   }
 
   /** Creates an endpoint on a folder the caller reaches. */
-  create(principal: Principal, input: NewSandboxEndpoint): { endpoint: SandboxEndpoint; key: string } {
+  async create(principal: Principal, input: NewSandboxEndpoint): Promise<{ endpoint: SandboxEndpoint; key: string }> {
+    await this.reachFolder(principal, input.nodeId, input.projectId);
     return issued_(this.bound.create(principal, { ...input, config: () => ({ limits: input.limits ?? {} }) }));
   }
 
@@ -87,10 +88,19 @@ export class SandboxEndpoints {
   }
 
   /** Changes an endpoint; a new folder must be one the caller reaches. */
-  update(principal: Principal, endpoint: SandboxEndpoint, changes: SandboxEndpointChanges): SandboxEndpoint {
+  async update(principal: Principal, endpoint: SandboxEndpoint, changes: SandboxEndpointChanges): Promise<SandboxEndpoint> {
+    if (changes.nodeId !== undefined) await this.reachFolder(principal, changes.nodeId, endpoint.connection.project_id);
     const { limits } = changes;
     const updated = this.bound.update(principal, endpoint.connection, changes, limits === undefined ? undefined : (config) => ({ ...config, limits }));
     return toEndpoint(updated);
+  }
+
+  /**
+   * The folder check NodeBoundConnections makes (ContentAccess.node), awaited here: the policy is
+   * async and src/domain/connections/nodeBound.ts does not await it yet. To go once it does.
+   */
+  private async reachFolder(principal: Principal, nodeId: string, projectId: string): Promise<void> {
+    await this.d.access.node(principal, this.d.content.findById(nodeId), 'content:read', projectId);
   }
 
   delete(endpoint: SandboxEndpoint): void {
