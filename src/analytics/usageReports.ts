@@ -75,7 +75,7 @@ export class UsageReports {
   async timeseries(principal: Principal, q: TimeseriesQuery): Promise<{ interval: Interval; from: string; to: string; points: Point[] }> {
     const size = intervalMinutes[q.interval];
     const { first, end } = this.buckets(q.from, q.to, size);
-    const viewer = this.viewer(principal, q.projectId);
+    const viewer = await this.viewer(principal, q.projectId);
     if (q.nodeId !== undefined) this.requireNodeFilter(viewer, q.projectId, q.nodeId);
     if (q.publishId !== undefined) await this.requirePublishFilter(viewer, q.projectId, q.publishId);
     const filter = await this.scoped(viewer, { projectId: q.projectId, fromMinute: first, toMinute: end, publishId: q.publishId, connectionId: q.connectionId, nodeId: q.nodeId });
@@ -90,7 +90,7 @@ export class UsageReports {
 
   async summary(principal: Principal, q: SummaryQuery) {
     const { first, end } = this.buckets(q.from, q.to, 1, false);
-    const viewer = this.viewer(principal, q.projectId);
+    const viewer = await this.viewer(principal, q.projectId);
     const f = await this.scoped(viewer, { projectId: q.projectId, fromMinute: first, toMinute: end });
     // Ranked wider than the limit, so that what a scoped caller may not see leaves room for what it may.
     const wide = Math.max(q.limit * 5, 100);
@@ -141,16 +141,16 @@ export class UsageReports {
     return { first, end };
   }
 
-  private viewer(principal: Principal, projectId: string): Viewer {
+  private async viewer(principal: Principal, projectId: string): Promise<Viewer> {
     let grant: ContentGrant | null = null;
     try {
-      grant = this.d.access.grant(principal, projectId, 'content:read');
+      grant = await this.d.access.grant(principal, projectId, 'content:read');
     } catch {
       grant = null; // project:read without content (an agent's bare key): counts, but no nodes
     }
     let seesConnections = true;
     try {
-      this.d.authorizer.requireProject(principal, projectId, 'keys:manage');
+      await this.d.authorizer.requireProject(principal, projectId, 'keys:manage');
     } catch {
       seesConnections = false;
     }

@@ -188,7 +188,10 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   // The change bus: every acknowledged commit of the content core, whatever wrote it.
   const bus = new ChangeBus(logger);
   content.onCommitted((tip) => bus.publish(commitEventOf(tip)));
-  const feed = new ChangeFeed(changelog, { maxStreamsPerHolder: settings.maxEventStreams });
+  const feed = new ChangeFeed(changelog, {
+    maxStreamsPerHolder: settings.maxEventStreams,
+    onError: (err, project) => logger.warn({ err, project }, 'the live feed could not fan out a commit'),
+  });
   bus.subscribe('live-feed', (e) => feed.notify(e.project));
   bus.subscribe('blame-checkpoints', (e) => content.warmBlame(e.project, e.seq), { local: true });
   // Deleted, reindexed or purged here: every worker drops what it holds of the project (this one did already).

@@ -9,6 +9,8 @@ export interface ChangeFeedOptions {
   maxBufferBytes?: number;
   /** Open streams one credential may hold at a time (0 = no cap). */
   maxStreamsPerHolder?: number;
+  /** A fan-out that failed after waiting for access checks that answered with promises (logged). */
+  onError?: (err: unknown, projectId: string) => void;
 }
 
 export interface AttachInput {
@@ -40,6 +42,7 @@ export class ChangeFeed {
   private readonly maxBufferBytes: number;
   private readonly maxStreamsPerHolder: number;
   private readonly perHolder = new Map<string, number>();
+  private readonly onError: (err: unknown, projectId: string) => void;
 
   constructor(
     private readonly changelog: Changelog,
@@ -48,6 +51,7 @@ export class ChangeFeed {
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.maxBufferBytes = options.maxBufferBytes ?? 1024 * 1024;
     this.maxStreamsPerHolder = options.maxStreamsPerHolder ?? 0;
+    this.onError = options.onError ?? (() => {});
   }
 
   /** Whether `holder` may open one more stream (checked before the response starts). */
@@ -98,12 +102,30 @@ export class ChangeFeed {
     return client;
   }
 
-  /** New commits exist in `projectId`: send them to its subscribers. */
+  /**
+   * New commits exist in `projectId`: send them to its subscribers. Access is re-checked before
+   * anything is sent: a revoked key or removed member gets nothing more. Checks that answer with a
+   * promise (the async metadata store) are waited for, and the fan-out asked again once they have
+   * answered; checks that answer at once fan out at once, as before.
+   */
   notify(projectId: string): void {
     const set = this.clients.get(projectId);
     if (!set || set.size === 0) return;
-    // Access is re-checked before anything is sent: a revoked key or removed member gets nothing more.
-    for (const client of [...set]) client.revalidate(false);
+    const pending: Promise<boolean>[] = [];
+    for (const client of [...set]) {
+      const open = client.revalidate(false);
+      if (open instanceof Promise) pending.push(open);
+    }
+    if (pending.length > 0) {
+      void Promise.all(pending)
+        .then(() => this.notify(projectId))
+        .catch((err: unknown) => this.onError(err, projectId));
+      return;
+    }
+    this.fanOut(projectId, set);
+  }
+
+  private fanOut(projectId: string, set: Set<FeedClient>): void {
     if (set.size === 0) return;
     let seen = this.lastSeen.get(projectId) ?? 0;
     for (;;) {
@@ -118,7 +140,7 @@ export class ChangeFeed {
 
   /** Re-checks every open stream now (after credentials or memberships changed) and closes those whose access ended. */
   revalidate(): void {
-    for (const set of [...this.clients.values()]) for (const c of [...set]) c.revalidate();
+    for (const set of [...this.clients.values()]) for (const c of [...set]) void c.revalidate();
   }
 
   /** Ends every stream (server shutdown): clients reconnect with their Last-Event-ID elsewhere or later. */
@@ -148,7 +170,13 @@ export class ChangeFeed {
     if (this.heartbeat || this.clients.size === 0) return;
     // Idle streams are re-checked too, so a revoked credential does not keep a connection open.
     this.heartbeat = setInterval(() => {
-      for (const set of [...this.clients.values()]) for (const c of [...set]) if (c.revalidate()) c.comment('keep-alive');
+      for (const set of [...this.clients.values()]) {
+        for (const c of [...set]) {
+          const open = c.revalidate();
+          if (open === true) c.comment('keep-alive');
+          else if (open instanceof Promise) void open.then((still) => still && c.comment('keep-alive'));
+        }
+      }
     }, this.heartbeatMs);
     this.heartbeat.unref();
   }

@@ -33,9 +33,10 @@ export function presentCommitEvent(projectId: string, c: CommitChanges) {
 
 /**
  * Re-checks the subscriber's access: its scope as it stands now, or null when the credential
- * was revoked or deleted, the member removed, the project deleted.
+ * was revoked or deleted, the member removed, the project deleted. It may answer with a promise
+ * (the memberships and keys are read from the async metadata store).
  */
-export type AccessCheck = () => string | null;
+export type AccessCheck = () => string | null | Promise<string | null>;
 
 /**
  * One subscriber of the live feed: an open Server-Sent Events response. Writes never wait for
@@ -49,6 +50,10 @@ export class FeedClient {
   private closed = false;
   private scope: string;
   private checkedAt = 0;
+  /** A check answering with a promise, while it runs: nothing more is sent before it answers. */
+  private checking: Promise<boolean> | null = null;
+  /** A forced check asked while one was running (access changed meanwhile): check again after it. */
+  private again = false;
 
   constructor(
     private readonly res: ServerResponse,
@@ -68,21 +73,56 @@ export class FeedClient {
 
   /**
    * Re-checks access before anything more is sent: a stream whose access ended is told so and
-   * closed (the scope is refreshed too, should it have narrowed). Returns whether it is still open.
+   * closed (the scope is refreshed too, should it have narrowed). Returns whether it is still open,
+   * or a promise of it when the check answers with one (or one is running): the caller must wait
+   * for it before sending.
    */
-  revalidate(force = true): boolean {
+  revalidate(force = true): boolean | Promise<boolean> {
     if (this.closed) return false;
+    if (this.checking) {
+      if (force) this.again = true;
+      return this.checking;
+    }
     // Fan-outs re-check at most once per interval (a busy project commits many times a second);
     // changes of keys and memberships force a check at once (feedAccessWatch), as heartbeats do.
     const now = Date.now();
     if (!force && now - this.checkedAt < RECHECK_INTERVAL_MS) return true;
     this.checkedAt = now;
-    let scope: string | null;
+    const answer = this.ask();
+    if (!(answer instanceof Promise)) return this.settle(answer);
+    const checking = this.settleLater(answer);
+    this.checking = checking;
+    return checking;
+  }
+
+  /** The check's answer; one that throws at once counts as access ended (a promise's rejection too, in settleLater). */
+  private ask(): string | null | Promise<string | null> {
+    let answer: string | null | Promise<string | null>;
     try {
-      scope = this.check();
+      answer = this.check();
     } catch {
-      scope = null;
+      answer = null;
     }
+    return answer;
+  }
+
+  /** The answer of an async check, checked again while forced checks were asked meanwhile. */
+  private async settleLater(answer: Promise<string | null>): Promise<boolean> {
+    for (;;) {
+      const scope = await answer.catch(() => null);
+      if (!this.again || scope === null || this.closed) {
+        this.again = false;
+        this.checking = null;
+        return this.settle(scope);
+      }
+      this.again = false;
+      this.checkedAt = Date.now();
+      answer = Promise.resolve(this.ask());
+    }
+  }
+
+  private settle(scope: string | null): boolean {
+    if (this.closed) return false;
     if (scope === null) {
       this.event('revoked', { reason: 'access to this project ended for this credential' });
       this.end();

@@ -162,7 +162,7 @@ export class Ingest {
     const found = new Map((await this.d.store.findMany(ids)).map((t) => [t.id, t]));
     for (const id of ids) {
       try {
-        tasks.push(this.visible(principal, found.get(id) ?? null));
+        tasks.push(await this.visible(principal, found.get(id) ?? null));
       } catch (e) {
         if ((e as { code?: unknown }).code === 'NOT_FOUND') missing.push(id);
         else throw e;
@@ -240,11 +240,11 @@ export class Ingest {
   }
 
   /** A task of any project the caller may read (404 when it may not, or when it is not there). */
-  private visible(principal: Principal, task: TaskRecord | null): TaskRecord {
+  private async visible(principal: Principal, task: TaskRecord | null): Promise<TaskRecord> {
     if (!task) throw notFound();
     let g: ContentGrant;
     try {
-      g = this.d.access.grant(principal, task.project_id, 'content:read');
+      g = await this.d.access.grant(principal, task.project_id, 'content:read');
     } catch (e) {
       if ((e as { code?: unknown }).code === 'NOT_FOUND') throw notFound();
       throw e;

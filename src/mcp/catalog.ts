@@ -10,10 +10,10 @@ const builtins: McpTool[] = [lsTool, catTool, statTool, treeTool, searchTool, gr
 const builtinByName = new Map(builtins.map((t) => [t.name, t]));
 
 /** Write tools are offered on read_write endpoints to callers who may write the project (the endpoint's key, or a user with an editing role). */
-export function mayWrite(c: CallContext): boolean {
+export async function mayWrite(c: CallContext): Promise<boolean> {
   if (c.endpoint.connection.mode !== 'read_write') return false;
   try {
-    c.env.authorizer.requireProject(c.principal, projectOf(c), 'content:write');
+    await c.env.authorizer.requireProject(c.principal, projectOf(c), 'content:write');
     return true;
   } catch {
     return false;
@@ -22,7 +22,7 @@ export function mayWrite(c: CallContext): boolean {
 
 /** Every tool this caller is offered on this endpoint now (the list follows the endpoint's mode and bound tools). */
 export async function toolsOf(c: CallContext): Promise<McpTool[]> {
-  const write = mayWrite(c);
+  const write = await mayWrite(c);
   const bound = await c.env.endpoints.boundTools(c.endpoint);
   const hasSearch = (await searchToolOf(c, bound)) !== null;
   const list = builtins.filter((t) => (write || !t.writes) && (t !== searchTool || hasSearch));
@@ -43,7 +43,7 @@ export async function toolsOf(c: CallContext): Promise<McpTool[]> {
 export async function findTool(c: CallContext, name: string): Promise<Lookup> {
   const builtin = builtinByName.get(name);
   if (builtin) {
-    if (builtin.writes && !mayWrite(c)) {
+    if (builtin.writes && !(await mayWrite(c))) {
       return {
         refused:
           c.endpoint.connection.mode === 'read'

@@ -39,8 +39,8 @@ export const projectOf = (c: CallContext) => c.endpoint.connection.project_id;
 export const viaOf = (c: CallContext) => `via MCP endpoint "${c.endpoint.connection.name}"`;
 
 /** The caller's grant on the endpoint's project, held to the endpoint's folder too. */
-export function grantIn(c: CallContext, action: ContentAction): ContentGrant {
-  const g = c.env.access.grant(c.principal, projectOf(c), action);
+export async function grantIn(c: CallContext, action: ContentAction): Promise<ContentGrant> {
+  const g = await c.env.access.grant(c.principal, projectOf(c), action);
   c.env.access.requirePath(g, c.root);
   return g;
 }

@@ -40,7 +40,7 @@ export async function admitCaller(d: { authenticator: Authenticator; authorizer:
   const user = await d.authenticator.authenticate(token);
   if (!user) throw new AppError('UNAUTHORIZED', 'The token is invalid, expired or revoked.');
   try {
-    d.authorizer.requireProject(user, connection.project_id, 'content:read');
+    await d.authorizer.requireProject(user, connection.project_id, 'content:read');
   } catch (e) {
     if ((e as DomainError).code === 'NOT_FOUND') throw new DomainError('NOT_FOUND', words.notFound);
     throw e;

@@ -6,9 +6,9 @@ import { projectOf, type CallContext } from './context.ts';
  * paths work, which tools to reach for, and that every change is a version.
  */
 export async function instructionsFor(c: CallContext): Promise<string> {
-  const project = c.env.authorizer.requireProject(c.principal, projectOf(c), 'project:read').project;
+  const { project } = await c.env.authorizer.requireProject(c.principal, projectOf(c), 'project:read');
   const names = (await toolsOf(c)).map((t) => t.name);
-  const write = mayWrite(c);
+  const write = await mayWrite(c);
   const lines = [
     `This server gives access to the folder "${c.root}" of the project "${project.name}" in a Content Node Service: ` +
       'a versioned tree of folders, JSON documents, Markdown documents and files.',

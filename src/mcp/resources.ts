@@ -33,7 +33,7 @@ function asResource(projectId: string, n: NodeInfo): Resource {
 
 /** A page of the resources beneath the endpoint's folder, depth first; the cursor is the tree's. */
 export async function listResources(c: CallContext, cursor: string | undefined): Promise<{ resources: Resource[]; nextCursor?: string }> {
-  const g = grantIn(c, 'content:read');
+  const g = await grantIn(c, 'content:read');
   const { access, content } = c.env;
   const visibility = (p: string) => (access.mayPath(g, p) ? 'in' : access.onTheWay(g, p) ? 'way' : 'out') as 'in' | 'way' | 'out';
   const page = await mcpErrors(() => content.treePage(projectOf(c), c.root, { maxDepth: -1, limit: RESOURCE_PAGE, cursor: cursor ?? null, visibility }));
@@ -68,7 +68,7 @@ export function resourceTemplates(c: CallContext): ResourceTemplate[] {
 export async function readResource(c: CallContext, uri: string): Promise<ReadResourceResult> {
   const { path, version } = parseUri(c, uri);
   return mcpErrors(async () => {
-    const g = grantIn(c, 'content:read');
+    const g = await grantIn(c, 'content:read');
     c.env.access.requirePath(g, path);
     const { content } = c.env;
     const node = content.getByPath(projectOf(c), path);

@@ -27,12 +27,18 @@ export interface ProjectAccess {
   scope: string;
 }
 
-/** The domain stores memberships are read through. */
+/** A method that may answer with its value or with a promise of it (the stores are moving to an async metadata store). */
+type MaybeAsync<F> = F extends (...args: infer A) => infer R ? (...args: A) => Awaited<R> | Promise<Awaited<R>> : never;
+
+/** The domain stores memberships are read through; each may answer synchronously or with a promise. */
 export interface MembershipStores {
-  organizations: Pick<OrganizationStore, 'find'>;
-  orgMembers: Pick<OrgMembers, 'roleOf'>;
-  projects: Pick<ProjectStore, 'find'>;
-  projectMembers: Pick<ProjectMembers, 'effectiveRole' | 'projectAndRole'>;
+  organizations: { find: MaybeAsync<OrganizationStore['find']> };
+  orgMembers: { roleOf: MaybeAsync<OrgMembers['roleOf']> };
+  projects: { find: MaybeAsync<ProjectStore['find']> };
+  projectMembers: {
+    effectiveRole: MaybeAsync<ProjectMembers['effectiveRole']>;
+    projectAndRole: MaybeAsync<ProjectMembers['projectAndRole']>;
+  };
 }
 
 const isContentAction = (action: ProjectAction) => action === 'content:read' || action === 'content:write';
@@ -47,19 +53,19 @@ const forbidden = (message: string) => new DomainError('FORBIDDEN', message);
 export class Authorizer {
   constructor(private readonly stores: MembershipStores) {}
 
-  orgRole(userId: string, orgId: string): OrgRole | null {
-    return this.stores.orgMembers.roleOf(orgId, userId);
+  async orgRole(userId: string, orgId: string): Promise<OrgRole | null> {
+    return await this.stores.orgMembers.roleOf(orgId, userId);
   }
 
-  projectRole(userId: string, project: ProjectRecord): ProjectRole | null {
-    return this.stores.projectMembers.effectiveRole(project, userId);
+  async projectRole(userId: string, project: ProjectRecord): Promise<ProjectRole | null> {
+    return await this.stores.projectMembers.effectiveRole(project, userId);
   }
 
   /** An organization route: only users who belong to it; keys never manage organizations. */
-  requireOrg(principal: Principal, orgId: string, action: OrgAction): OrgRole {
+  async requireOrg(principal: Principal, orgId: string, action: OrgAction): Promise<OrgRole> {
     if (principal.kind !== 'user') throw forbidden('Access keys cannot manage organizations.');
-    const exists = this.stores.organizations.find(orgId);
-    const role = exists ? this.orgRole(principal.id, orgId) : null;
+    const exists = await this.stores.organizations.find(orgId);
+    const role = exists ? await this.orgRole(principal.id, orgId) : null;
     if (!role) throw notFound('Organization');
     if (!orgRoleAllows(role, action)) throw forbidden(`Your role (${role}) in this organization does not allow ${action}.`);
     return role;
@@ -77,9 +83,9 @@ export class Authorizer {
   }
 
   /** A project route; with `path`, a key must also hold that path inside its scope. */
-  requireProject(principal: Principal, projectId: string, action: ProjectAction, path?: string): ProjectAccess {
+  async requireProject(principal: Principal, projectId: string, action: ProjectAction, path?: string): Promise<ProjectAccess> {
     if (principal.kind === 'key') {
-      const project = this.stores.projects.find(projectId);
+      const project = await this.stores.projects.find(projectId);
       const c = principal.connection;
       if (!project || c.project_id !== projectId) throw notFound('Project');
       if (c.kind === 'agent' && !principal.agentAccess && isContentAction(action)) {
@@ -91,7 +97,7 @@ export class Authorizer {
       if (path !== undefined && !pathInScope(c.scope_path, path)) throw outsideScope(c.scope_path);
       return { principal, project, role: null, scope: c.scope_path };
     }
-    const { project, role } = this.stores.projectMembers.projectAndRole(projectId, principal.id) ?? { project: null, role: null };
+    const { project, role } = (await this.stores.projectMembers.projectAndRole(projectId, principal.id)) ?? { project: null, role: null };
     if (!project || !role) throw notFound('Project');
     if (!projectRoleAllows(role, action)) throw forbidden(`Your role (${role}) on this project does not allow ${action}.`);
     return { principal, project, role, scope: '' };

@@ -28,9 +28,15 @@ export interface ContentGrant {
 /** How a folder may be listed: everything, or only the way down to the grant's scope. */
 export type Listing = 'all' | 'way-down';
 
+/** What the project-level check answers: the principal's role (null for keys) and scope. */
+export interface ProjectGateAnswer {
+  role: ProjectRole | null;
+  scope: string;
+}
+
 /** The project-level check: the permission matrix applied to the principal's memberships or key. */
 export interface ProjectGate {
-  requireProject(principal: Principal, projectId: string, action: ContentAction): { role: ProjectRole | null; scope: string };
+  requireProject(principal: Principal, projectId: string, action: ContentAction): ProjectGateAnswer | Promise<ProjectGateAnswer>;
 }
 
 /**
@@ -44,14 +50,14 @@ export class ContentAccess {
   constructor(private readonly gate: ProjectGate) {}
 
   /** The grant for `action` on a project (404 for projects the principal cannot see). */
-  grant(principal: Principal, projectId: string, action: ContentAction): ContentGrant {
-    const { role, scope } = this.gate.requireProject(principal, projectId, action);
+  async grant(principal: Principal, projectId: string, action: ContentAction): Promise<ContentGrant> {
+    const { role, scope } = await this.gate.requireProject(principal, projectId, action);
     return { principal, projectId, role, scope, action, actor: actorOf(principal) };
   }
 
   /** The grant, requiring every path to lie inside the scope. */
-  grantPaths(principal: Principal, projectId: string, action: ContentAction, paths: readonly string[]): ContentGrant {
-    const g = this.grant(principal, projectId, action);
+  async grantPaths(principal: Principal, projectId: string, action: ContentAction, paths: readonly string[]): Promise<ContentGrant> {
+    const g = await this.grant(principal, projectId, action);
     for (const p of paths) this.requirePath(g, p);
     return g;
   }
@@ -80,11 +86,11 @@ export class ContentAccess {
    * A node looked up by id for `action`: unknown ids, nodes of projects the principal cannot see
    * and nodes of another project than the one the client named are all "not found".
    */
-  node(principal: Principal, node: NodeInfo | null, action: ContentAction, projectId?: string): ContentGrant {
+  async node(principal: Principal, node: NodeInfo | null, action: ContentAction, projectId?: string): Promise<ContentGrant> {
     if (!node || (projectId !== undefined && node.projectId !== projectId)) throw new DomainError('NOT_FOUND', 'Node not found.');
     let g: ContentGrant;
     try {
-      g = this.grant(principal, node.projectId, action);
+      g = await this.grant(principal, node.projectId, action);
     } catch (e) {
       if (e instanceof Error && 'code' in e && e.code === 'NOT_FOUND') throw new DomainError('NOT_FOUND', 'Node not found.');
       throw e;

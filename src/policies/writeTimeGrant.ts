@@ -28,7 +28,7 @@ export class WriteTimeGrants {
    * Throws a domain error: UNAUTHORIZED when the principal is gone, else the policy's 404/403.
    */
   async require(who: RunPrincipal, projectId: string, paths: readonly string[], narrow?: (current: Principal) => Principal | null): Promise<ContentGrant> {
-    const now = this.d.authenticator.current(who);
+    const now = await this.d.authenticator.current(who);
     if (!now) throw new DomainError('UNAUTHORIZED', `The ${who.kind === 'user' ? 'user' : 'key'} this run writes as no longer exists or was revoked; nothing more is written.`);
     const principal = narrow ? narrow(now) : now;
     if (!principal) throw new DomainError('FORBIDDEN', 'What this run acted through (an access, a bash tool or a tool binding) was taken away; nothing more is written.');

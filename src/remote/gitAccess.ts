@@ -14,9 +14,9 @@ export interface Refusal {
  * asked of the content-access policy. A repository holds every path, so a key limited to a
  * subtree can do neither.
  */
-export function gitRefusal(access: ContentAccess, principal: Principal, projectId: string, action: GitAction): Refusal | null {
+export async function gitRefusal(access: Pick<ContentAccess, 'grant' | 'requireWholeProject'>, principal: Principal, projectId: string, action: GitAction): Promise<Refusal | null> {
   try {
-    const grant = access.grant(principal, projectId, action);
+    const grant = await access.grant(principal, projectId, action);
     access.requireWholeProject(grant, 'Cloning or pushing');
     return null;
   } catch (e) {

@@ -64,7 +64,7 @@ export function gitRemote(s: GitRemoteDeps): Middleware {
       ctx.set('Retry-After', String(retryAfter));
       return plain(ctx, 429, `Too many requests; retry in ${retryAfter} s.`);
     }
-    const refused = gitRefusal(s.access, principal, request.projectId, request.action);
+    const refused = await gitRefusal(s.access, principal, request.projectId, request.action);
     if (refused) return plain(ctx, refused.status, refused.message);
     await serve(s, sessions, ctx, request, token, principal);
   };

@@ -38,7 +38,7 @@ export async function validatePush(deps: PushValidatorDeps, session: PushSession
   const refuse = (why: string): PushVerdict => ({ problems: [why], commits: 0 });
   const principal = await deps.authenticator.authenticate(session.token);
   if (!principal) return refuse('the credential used for this push is no longer valid.');
-  const refused = gitRefusal(deps.access, principal, session.projectId, 'content:write');
+  const refused = await gitRefusal(deps.access, principal, session.projectId, 'content:write');
   if (refused) return refuse(refused.message);
 
   // A push that only deletes sends no objects, and then git makes no quarantine.

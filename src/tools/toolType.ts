@@ -37,7 +37,7 @@ export interface ToolInvocation<C, A> {
   root: string;
   rootNode: NodeInfo | null;
   /** The caller's grant for `action` on the tool's project (404/403 as the policy decides). */
-  grant(action: ContentAction): ContentGrant;
+  grant(action: ContentAction): Promise<ContentGrant>;
   /**
    * A project path from a path relative to the tool's node; a path outside the tool's subtree
    * is refused (422), one outside the caller's scope is forbidden (403); with `listing`, a folder

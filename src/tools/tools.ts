@@ -60,7 +60,7 @@ export class Tools {
     const tool = await this.d.store.find(id);
     if (!tool) throw new DomainError('NOT_FOUND', 'Tool not found.');
     try {
-      this.d.authorizer.requireProject(principal, tool.project_id, 'project:read');
+      await this.d.authorizer.requireProject(principal, tool.project_id, 'project:read');
     } catch (err) {
       if ((err as { code?: string }).code === 'NOT_FOUND') throw new DomainError('NOT_FOUND', 'Tool not found.');
       throw err;
@@ -70,7 +70,7 @@ export class Tools {
 
   /** A project's tools for a principal who may read the project (the MCP endpoint's tools ask; REST routes check first and call `listByProject`). */
   async listForProject(principal: Principal, projectId: string): Promise<ToolRecord[]> {
-    this.d.authorizer.requireProject(principal, projectId, 'project:read');
+    await this.d.authorizer.requireProject(principal, projectId, 'project:read');
     return this.listByProject(projectId);
   }
 
@@ -81,19 +81,21 @@ export class Tools {
 
   async listForOrg(principal: Principal, orgId: string): Promise<ToolRecord[]> {
     if (principal.kind === 'key') return (await this.d.store.listByOrg(orgId)).filter((t) => t.project_id === principal.connection.project_id);
-    this.d.authorizer.requireOrg(principal, orgId, 'org:read');
+    await this.d.authorizer.requireOrg(principal, orgId, 'org:read');
     const readable = new Map<string, boolean>();
-    return (await this.d.store.listByOrg(orgId)).filter((t) => {
+    const out: ToolRecord[] = [];
+    for (const t of await this.d.store.listByOrg(orgId)) {
       if (!readable.has(t.project_id)) {
         try {
-          this.d.authorizer.requireProject(principal, t.project_id, 'project:read');
+          await this.d.authorizer.requireProject(principal, t.project_id, 'project:read');
           readable.set(t.project_id, true);
         } catch {
           readable.set(t.project_id, false);
         }
       }
-      return readable.get(t.project_id);
-    });
+      if (readable.get(t.project_id)) out.push(t);
+    }
+    return out;
   }
 
   /** The tools bound to a node, without any check. */
@@ -111,17 +113,17 @@ export class Tools {
     if (input.nodeId) {
       node = this.d.content.findById(input.nodeId);
       // Unknown nodes, nodes the caller cannot see and nodes of another project than the one named: 404.
-      this.d.access.node(principal, node, 'content:read', input.projectId);
+      await this.d.access.node(principal, node, 'content:read', input.projectId);
       node = node!;
       if (node.state !== 'active') throw new DomainError('NOT_FOUND', 'Node not found.');
       if (type.binds === 'folder' && node.type !== 'folder') throw invalidField('node_id', `a ${type.type} tool is bound to a folder`);
       projectId = node.projectId;
     } else if (input.projectId) {
       projectId = input.projectId;
-      const g = this.d.access.grant(principal, projectId, 'content:read');
+      const g = await this.d.access.grant(principal, projectId, 'content:read');
       this.d.access.requireWholeProject(g, 'A tool on the whole project');
     } else throw invalidField('node_id', 'node_id (or project_id for the whole project) is required');
-    this.d.authorizer.requireProject(principal, projectId, 'content:write');
+    await this.d.authorizer.requireProject(principal, projectId, 'content:write');
     const tool = await this.d.store.create({
       project_id: projectId,
       node_id: node?.id ?? null,
@@ -175,7 +177,7 @@ export class Tools {
       );
     }
     // The caller must at least see the project (404 otherwise) before anything about the tool's node is said.
-    this.d.authorizer.requireProject(principal, tool.project_id, 'project:read');
+    await this.d.authorizer.requireProject(principal, tool.project_id, 'project:read');
     const { node: rootNode, path: root } = this.rootOf(tool, options.root);
     const { access } = this.d;
     const inTool = (path: string) => pathInScope(root, path);

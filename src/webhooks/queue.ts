@@ -15,8 +15,11 @@ export interface WebhookQueueDeps {
   hooks: HookStore;
   deliveries: DeliveryStore;
   changelog: Pick<Changelog, 'latest' | 'commits'>;
-  /** The scope of the principal a hook acts as, as it stands now; null once that principal may no longer read the project. */
-  scopeOf(hook: HookRecord): string | null;
+  /**
+   * The scope of the principal a hook acts as, as it stands now; null once that principal may no
+   * longer read the project. Asked outside any metadata transaction (it reads the metadata store).
+   */
+  scopeOf(hook: HookRecord): string | null | Promise<string | null>;
   maxPaths: () => number;
   /** Commits read per changelog query (default BATCH). */
   batch?: () => number | undefined;
@@ -93,7 +96,7 @@ export class WebhookQueue {
       await this.queueProject(projectId);
       for (const hook of await this.d.hooks.live(projectId)) {
         if (!hook.events.includes(event)) continue;
-        const scope = this.d.scopeOf(hook);
+        const scope = await this.d.scopeOf(hook);
         if (scope === null) {
           await this.d.hooks.disable(hook.id, 'creator_access_ended');
           continue;
@@ -130,7 +133,7 @@ export class WebhookQueue {
     for (const [start, hooks] of byCursor) {
       const scopes = new Map<string, string>();
       for (const h of hooks) {
-        const scope = this.d.scopeOf(h);
+        const scope = await this.d.scopeOf(h);
         if (scope === null) await this.d.hooks.disable(h.id, 'creator_access_ended');
         else scopes.set(h.id, scope);
       }

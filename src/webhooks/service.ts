@@ -66,11 +66,11 @@ export function createWebhooks(d: WebhooksDeps): WebhooksService {
   const adopt = o ? (projectId: string) => o.adopt(projectId) : undefined;
   const dispatcher = new Dispatcher({ hooks, deliveries, box, settings, allowPrivate, logger: d.logger, send: d.send, ...(o && { adopt, pollMs: DISPATCH_POLL_MS }) });
   // A hook acts as its creator, as the creator stands now: a revoked key or a removed member hears nothing more.
-  const scopeOf = (hook: HookRecord): string | null => {
-    const principal = d.authenticator.current({ kind: hook.creator_kind, id: hook.creator_id });
+  const scopeOf = async (hook: HookRecord): Promise<string | null> => {
+    const principal = await d.authenticator.current({ kind: hook.creator_kind, id: hook.creator_id });
     if (!principal) return null;
     try {
-      return d.access.grant(principal, hook.project_id, 'content:read').scope;
+      return (await d.access.grant(principal, hook.project_id, 'content:read')).scope;
     } catch {
       return null;
     }

@@ -165,7 +165,7 @@ test.serial('a bash run sees the draft and its changes land in the draft, not in
   const tool = toolOver(server, ws, principal, docsId);
   await tool('write', { path: 'new/idea.md', content: 'first idea\n' });
   const before = version();
-  const grant = server.services.access.grant(principal, projectId, 'content:write');
+  const grant = await server.services.access.grant(principal, projectId, 'content:write');
   const r = await ws.exec({
     grant,
     scope: 'docs',
@@ -193,7 +193,7 @@ test.serial('a bash run sees the draft and its changes land in the draft, not in
   t.regex(again.stdout, /made\.txt/);
   t.notRegex(again.stdout, /old\.md|deep\.md/);
   t.deepEqual(again.changes, [], 'a run that changes nothing leaves the draft as it was');
-  const readGrant = server.services.access.grant(principal, projectId, 'content:read');
+  const readGrant = await server.services.access.grant(principal, projectId, 'content:read');
   const looked = await ws.exec({ grant: readGrant, scope: 'docs', mode: 'read', command: 'cat made.txt; echo x > more.txt', timeoutS: 30, limits: DEFAULT_LIMITS });
   t.is(looked.stdout, 'made\n', 'a read run sees the draft too');
   t.not(looked.exit_code, 0, 'its folder is read-only');
@@ -223,7 +223,7 @@ test.serial('status diffs each drafted path against its base; complete merges a 
   await tool('write', { path: 'notes.md', content: 'line ONE\nline two\nline three\nline four\nline five\n' });
   await tool('write', { path: 'data.json', content: { a: 7, b: { c: 2 }, keep: true } });
   await tool('write', { path: 'plan.md', content: 'a plan\n' });
-  const grant = server.services.access.grant(principal, projectId, 'content:write');
+  const grant = await server.services.access.grant(principal, projectId, 'content:write');
   const rm = await ws.exec({ grant, scope: 'docs', mode: 'read_write', command: 'rm old.md', timeoutS: 30, limits: DEFAULT_LIMITS });
   t.is(rm.exit_code, 0, rm.stderr);
 

@@ -155,7 +155,7 @@ test('a key reaches only its project, a read key cannot write, and the scope is 
   const check = async (key: string, action: 'content:read' | 'content:write', path: string) => {
     const principal = (await server.services.authenticator.authenticate(key))!;
     try {
-      server.services.authorizer.requireProject(principal, projectId, action, path);
+      await server.services.authorizer.requireProject(principal, projectId, action, path);
       return 200;
     } catch (err) {
       return asAppError(err)!.status;

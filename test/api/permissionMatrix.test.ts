@@ -79,7 +79,7 @@ const authorizerCall = (action: ProjectAction): Call => async (token) => {
   const principal = await server.services.authenticator.authenticate(token);
   if (!principal) return 401;
   try {
-    server.services.authorizer.requireProject(principal, projectId, action);
+    await server.services.authorizer.requireProject(principal, projectId, action);
     return 200;
   } catch (err) {
     return asAppError(err)?.status ?? 500;

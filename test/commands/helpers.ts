@@ -1,5 +1,5 @@
 import type { ExecutionContext } from 'ava';
-import type { Principal } from '../../src/auth/principal.ts';
+import { actorOf, type Principal } from '../../src/auth/principal.ts';
 import type { WritableNodeType } from '../../src/content/contentStore.ts';
 import type { ConnectionRecord } from '../../src/domain/connections/connectionRecord.ts';
 import { ContentAccess, type ContentAction, type ContentGrant } from '../../src/policies/contentAccess.ts';
@@ -26,12 +26,13 @@ export function commandFixture(t: ExecutionContext): CommandFixture {
   const f = fixture();
   t.teardown(f.cleanup);
   const scopes = new Map<string, string>();
-  const access = new ContentAccess({
-    requireProject: (principal) => ({ role: principal.kind === 'user' ? 'admin' : null, scope: principal.kind === 'key' ? scopes.get(principal.id)! : '' }),
-  });
+  const gate = (principal: Principal) => ({ role: principal.kind === 'user' ? ('admin' as const) : null, scope: principal.kind === 'key' ? scopes.get(principal.id)! : '' });
+  const access = new ContentAccess({ requireProject: gate });
+  // What access.grant answers over this gate, at once (the grant is async; the fixture stays synchronous).
+  const grantNow = (principal: Principal, action: ContentAction): ContentGrant => ({ principal, projectId: P, ...gate(principal), action, actor: actorOf(principal) });
   const user: Principal = { kind: 'user', id: 'u_alice', user: { email: 'alice@example.com' } } as Principal;
   let keys = 0;
-  const grant = access.grant(user, P, 'content:write');
+  const grant = grantNow(user, 'content:write');
   return Object.assign(f, {
     access,
     user: grant,
@@ -40,7 +41,7 @@ export function commandFixture(t: ExecutionContext): CommandFixture {
       const id = `c_key${++keys}`;
       scopes.set(id, scope);
       const connection = { id, kind: 'api', name: `key ${keys}`, project_id: P, scope_path: scope } as ConnectionRecord;
-      return access.grant({ kind: 'key', id, connection }, P, action);
+      return grantNow({ kind: 'key', id, connection }, action);
     },
   });
 }

@@ -93,9 +93,9 @@ const matrix: Record<string, Record<ContentAction, Outcome[]>> = {
   'agent via read_write docs': { 'content:read': [403, 'ok', 'ok', 403], 'content:write': [403, 'ok', 'ok', 403] },
 };
 
-function outcome(fn: () => void): Outcome {
+async function outcome(fn: () => unknown): Promise<Outcome> {
   try {
-    fn();
+    await fn();
     return 'ok';
   } catch (e) {
     const code = (e as { code?: string }).code;
@@ -106,17 +106,17 @@ function outcome(fn: () => void): Outcome {
 }
 
 for (const [who, actions] of Object.entries(matrix)) {
-  test(`matrix: ${who}`, (t) => {
+  test(`matrix: ${who}`, async (t) => {
     const principal = principals.get(who)!;
     for (const [action, expected] of Object.entries(actions) as [ContentAction, Outcome[]][]) {
-      const actual = paths.map((p) => outcome(() => access.grantPaths(principal, projectId, action, [p])));
+      const actual = await Promise.all(paths.map((p) => outcome(() => access.grantPaths(principal, projectId, action, [p]))));
       t.deepEqual(actual, expected, `${who} ${action} on ${paths.map((p) => `"${p}"`).join(', ')}`);
     }
   });
 }
 
-test('the message for a path outside the scope is the one message, naming the scope', (t) => {
-  const e = t.throws(() => access.grantPaths(principals.get('key read docs')!, projectId, 'content:read', ['other/b.md']));
+test('the message for a path outside the scope is the one message, naming the scope', async (t) => {
+  const e = await t.throwsAsync(() => access.grantPaths(principals.get('key read docs')!, projectId, 'content:read', ['other/b.md']));
   t.is(e?.message, 'This access key is limited to "docs".');
 });
 
@@ -125,57 +125,57 @@ const node = (over: Partial<NodeInfo>): NodeInfo => ({
   state: 'active', version: 1, childrenCount: null, createdAt: '', updatedAt: '', originalPath: null, deletedAt: null, deletedBy: null, ...over,
 });
 
-test('nodes: unknown, of another project, or of a project the caller cannot see are all "not found"; outside the scope is 403', (t) => {
+test('nodes: unknown, of another project, or of a project the caller cannot see are all "not found"; outside the scope is 403', async (t) => {
   const scoped = principals.get('key read docs')!;
-  t.is(outcome(() => access.node(scoped, null, 'content:read')), 404);
-  t.is(outcome(() => access.node(scoped, node({ projectId: otherProjectId }), 'content:read')), 404);
-  t.is(outcome(() => access.node(principals.get('stranger')!, node({}), 'content:read')), 404);
-  t.is(outcome(() => access.node(principals.get('org owner')!, node({}), 'content:read', otherProjectId)), 404, 'named the wrong project');
-  t.is(outcome(() => access.node(scoped, node({}), 'content:read')), 'ok');
-  t.is(outcome(() => access.node(scoped, node({ path: 'other/b.md' }), 'content:read')), 403);
-  t.is(outcome(() => access.node(scoped, node({}), 'content:write')), 403, 'read-only key');
+  t.is(await outcome(() => access.node(scoped, null, 'content:read')), 404);
+  t.is(await outcome(() => access.node(scoped, node({ projectId: otherProjectId }), 'content:read')), 404);
+  t.is(await outcome(() => access.node(principals.get('stranger')!, node({}), 'content:read')), 404);
+  t.is(await outcome(() => access.node(principals.get('org owner')!, node({}), 'content:read', otherProjectId)), 404, 'named the wrong project');
+  t.is(await outcome(() => access.node(scoped, node({}), 'content:read')), 'ok');
+  t.is(await outcome(() => access.node(scoped, node({ path: 'other/b.md' }), 'content:read')), 403);
+  t.is(await outcome(() => access.node(scoped, node({}), 'content:write')), 403, 'read-only key');
 });
 
-test('a trashed node counts at the path it was deleted from; one of unknown origin only for unscoped grants', (t) => {
-  const scoped = access.grant(principals.get('key read docs')!, projectId, 'content:read');
-  const whole = access.grant(principals.get('key read')!, projectId, 'content:read');
+test('a trashed node counts at the path it was deleted from; one of unknown origin only for unscoped grants', async (t) => {
+  const scoped = await access.grant(principals.get('key read docs')!, projectId, 'content:read');
+  const whole = await access.grant(principals.get('key read')!, projectId, 'content:read');
   t.true(access.mayNode(scoped, node({ state: 'trashed', path: '.trash/n1_a.md', originalPath: 'docs/a.md' })));
   t.false(access.mayNode(scoped, node({ state: 'trashed', path: '.trash/n1_b.md', originalPath: 'other/b.md' })));
   t.false(access.mayNode(scoped, node({ state: 'trashed', path: '.trash/n1_a.md/x.md', originalPath: null })));
   t.true(access.mayNode(whole, node({ state: 'trashed', path: '.trash/n1_a.md/x.md', originalPath: null })));
 });
 
-test('listings: a folder above the scope shows only the way down; beside it, 403', (t) => {
-  const g = access.grant(principals.get('key read_write docs')!, projectId, 'content:read');
+test('listings: a folder above the scope shows only the way down; beside it, 403', async (t) => {
+  const g = await access.grant(principals.get('key read_write docs')!, projectId, 'content:read');
   const root = [{ path: 'docs' }, { path: 'other' }, { path: 'readme.md' }];
   t.deepEqual(access.visibleChildren(g, '', root).map((c) => c.path), ['docs']);
   t.deepEqual(access.visibleChildren(g, 'docs', [{ path: 'docs/a.md' }]).map((c) => c.path), ['docs/a.md']);
-  t.is(outcome(() => access.visibleChildren(g, 'other', [{ path: 'other/b.md' }])), 403);
-  const deep = access.grant(principals.get('key read_write docs')!, projectId, 'content:read');
+  t.is(await outcome(() => access.visibleChildren(g, 'other', [{ path: 'other/b.md' }])), 403);
+  const deep = await access.grant(principals.get('key read_write docs')!, projectId, 'content:read');
   t.is(access.listing(deep, ''), 'way-down');
-  const whole = access.grant(principals.get('org viewer')!, projectId, 'content:read');
+  const whole = await access.grant(principals.get('org viewer')!, projectId, 'content:read');
   t.deepEqual(access.visibleChildren(whole, '', root).map((c) => c.path), ['docs', 'other', 'readme.md']);
 });
 
-test('trash: a scoped grant sees only items deleted from inside its scope', (t) => {
+test('trash: a scoped grant sees only items deleted from inside its scope', async (t) => {
   const item = (originalPath: string | null): TrashItem => ({ id: 'x', trashPath: '.trash/x', originalPath, name: 'x', type: 'markdown', deletedAt: null, deletedBy: null });
   const items = [item('docs/a.md'), item('other/b.md'), item(null)];
-  const scoped = access.grant(principals.get('key read docs')!, projectId, 'content:read');
+  const scoped = await access.grant(principals.get('key read docs')!, projectId, 'content:read');
   t.deepEqual(access.visibleTrash(scoped, items).map((i) => i.originalPath), ['docs/a.md']);
-  const whole = access.grant(principals.get('project viewer')!, projectId, 'content:read');
+  const whole = await access.grant(principals.get('project viewer')!, projectId, 'content:read');
   t.is(access.visibleTrash(whole, items).length, 3);
 });
 
-test('whole-project operations need a whole-project grant', (t) => {
-  const scoped = access.grant(principals.get('key read_write docs')!, projectId, 'content:write');
-  t.is(outcome(() => access.requireWholeProject(scoped, 'Rolling back the project')), 403);
-  const whole = access.grant(principals.get('key read_write')!, projectId, 'content:write');
-  t.is(outcome(() => access.requireWholeProject(whole, 'Rolling back the project')), 'ok');
+test('whole-project operations need a whole-project grant', async (t) => {
+  const scoped = await access.grant(principals.get('key read_write docs')!, projectId, 'content:write');
+  t.is(await outcome(() => access.requireWholeProject(scoped, 'Rolling back the project')), 403);
+  const whole = await access.grant(principals.get('key read_write')!, projectId, 'content:write');
+  t.is(await outcome(() => access.requireWholeProject(whole, 'Rolling back the project')), 'ok');
 });
 
-test('a grant records the actor its writes carry', (t) => {
-  const g = access.grant(principals.get('key read_write')!, projectId, 'content:write');
+test('a grant records the actor its writes carry', async (t) => {
+  const g = await access.grant(principals.get('key read_write')!, projectId, 'content:write');
   t.deepEqual([g.actor.type, g.actor.author], ['agent', 'agent:key read_write']);
-  const u = access.grant(principals.get('project editor')!, projectId, 'content:write');
+  const u = await access.grant(principals.get('project editor')!, projectId, 'content:write');
   t.deepEqual([u.actor.type, u.actor.author, u.role], ['user', 'prj-editor@example.com', 'editor']);
 });

@@ -168,7 +168,7 @@ export class AgentToolBindings {
   private async reachableTool(principal: Principal, agent: Agent, toolId: string): Promise<ToolRecord> {
     const tool = await this.d.tools.visible(principal, toolId);
     if (tool.project_id !== agent.connection.project_id) throw toolNotFound();
-    reachableNode(this.d, principal, tool.project_id, tool.node_id, null);
+    await reachableNode(this.d, principal, tool.project_id, tool.node_id, null);
     return tool;
   }
 

@@ -90,7 +90,7 @@ export class AgentChat {
       const accesses: AccessReach[] = located.flatMap((a) => (a.path === null ? [] : [{ id: a.id, nodeId: a.node_id, path: a.path, mode: a.mode, tools: a.tools }]));
       const bash: BashReach[] = bashTools.flatMap((b) => (b.path === null ? [] : [{ id: b.id, name: b.name, nodeId: b.node_id, path: b.path, mode: b.mode, limits: b.limits }]));
       const bound: BoundReach[] = boundTools.flatMap((b) => (b.nodePath === null ? [] : [{ bindingId: b.binding.id, name: b.name, description: b.description, tool: b.tool, nodePath: b.nodePath }]));
-      toolset = logged(agentToolset(this.d.toolset, connection, accesses, bash, this.mayWrite(principal, connection.project_id), workspace, bound), (name, ok, ms) =>
+      toolset = logged(agentToolset(this.d.toolset, connection, accesses, bash, await this.mayWrite(principal, connection.project_id), workspace, bound), (name, ok, ms) =>
         this.d.bindings.recordCall(connection.id, name, ok, ms, 'chat'),
       );
       history = await this.d.messages.history(session);
@@ -158,10 +158,10 @@ export class AgentChat {
   }
 
   /** Writes are offered only to a chatter who may write the project (or the agent's own key). */
-  private mayWrite(principal: Principal, projectId: string): boolean {
+  private async mayWrite(principal: Principal, projectId: string): Promise<boolean> {
     if (principal.kind === 'key') return true;
     try {
-      this.d.authorizer.requireProject(principal, projectId, 'content:write');
+      await this.d.authorizer.requireProject(principal, projectId, 'content:write');
       return true;
     } catch {
       return false;

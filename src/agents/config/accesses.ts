@@ -51,7 +51,7 @@ export class AgentAccesses {
 
   /** Adds an access; CONFLICT when the agent has one to that node already (the store decides, whoever races). */
   async add(principal: Principal, agent: Agent, request: AccessRequest): Promise<Located<AgentAccess>> {
-    const input = this.check(principal, agent, request.nodeId, request.mode, request.tools);
+    const input = await this.check(principal, agent, request.nodeId, request.mode, request.tools);
     return this.locate(agent, await this.d.store.insert(agent.connection.id, input));
   }
 
@@ -65,7 +65,7 @@ export class AgentAccesses {
     const chosenByHand = !sameSet(current.tools, defaultAccessTools[current.mode]);
     const tools = changes.tools ?? (mode === current.mode || chosenByHand ? current.tools : undefined);
     const nodeId = changes.nodeId === undefined ? current.node_id : changes.nodeId;
-    const input = this.check(principal, agent, nodeId, mode, tools);
+    const input = await this.check(principal, agent, nodeId, mode, tools);
     return this.locate(agent, (await this.d.store.update(current, input)) ?? throwing(accessNotFound()));
   }
 
@@ -77,14 +77,14 @@ export class AgentAccesses {
 
   /** Replaces every access at once: each item is checked first (422 naming its index), then one transaction writes them. */
   async replace(principal: Principal, agent: Agent, requests: AccessRequest[]): Promise<Located<AgentAccess>[]> {
-    const inputs = checkAll('accesses', requests, (r) => this.check(principal, agent, r.nodeId, r.mode, r.tools));
+    const inputs = await checkAll('accesses', requests, (r) => this.check(principal, agent, r.nodeId, r.mode, r.tools));
     requireUnique('accesses', 'node_id', inputs, (i) => i.node_id ?? '');
     return (await this.d.store.replace(agent.connection.id, inputs)).map((a) => this.locate(agent, a));
   }
 
-  private check(principal: Principal, agent: Agent, nodeId: string | null, mode: ConnectionMode, tools: readonly AccessToolName[] | undefined): AccessInput {
+  private async check(principal: Principal, agent: Agent, nodeId: string | null, mode: ConnectionMode, tools: readonly AccessToolName[] | undefined): Promise<AccessInput> {
     const checkedTools = checkTools(mode, tools);
-    const node = reachableNode(this.d, principal, agent.connection.project_id, nodeId, null);
+    const node = await reachableNode(this.d, principal, agent.connection.project_id, nodeId, null);
     return { node_id: node?.id ?? null, mode, tools: checkedTools };
   }
 

@@ -60,13 +60,13 @@ export class AgentBashTools {
 
   /** Adds a bash tool; CONFLICT when the agent has one of that name already (the store decides, whoever races). */
   async add(principal: Principal, agent: Agent, request: BashToolRequest): Promise<Located<AgentBashTool>> {
-    const input = this.check(principal, agent, { ...request, name: request.name ?? DEFAULT_BASH_NAME, mode: request.mode ?? 'read' });
+    const input = await this.check(principal, agent, { ...request, name: request.name ?? DEFAULT_BASH_NAME, mode: request.mode ?? 'read' });
     return this.locate(agent, await this.d.store.insert(agent.connection.id, input));
   }
 
   async update(principal: Principal, agent: Agent, bashId: string, changes: BashToolChanges): Promise<Located<AgentBashTool>> {
     const current = await this.owned(agent, bashId);
-    const input = this.check(principal, agent, {
+    const input = await this.check(principal, agent, {
       nodeId: changes.nodeId === undefined ? current.node_id : changes.nodeId,
       name: changes.name ?? current.name,
       mode: changes.mode ?? current.mode,
@@ -85,15 +85,15 @@ export class AgentBashTools {
 
   /** Replaces every bash tool at once: each item is checked first (422 naming its index), then one transaction writes them. */
   async replace(principal: Principal, agent: Agent, requests: BashToolRequest[]): Promise<Located<AgentBashTool>[]> {
-    const inputs = checkAll('bash_tools', requests, (r) => this.check(principal, agent, { ...r, name: r.name ?? DEFAULT_BASH_NAME, mode: r.mode ?? 'read' }));
+    const inputs = await checkAll('bash_tools', requests, (r) => this.check(principal, agent, { ...r, name: r.name ?? DEFAULT_BASH_NAME, mode: r.mode ?? 'read' }));
     requireUnique('bash_tools', 'name', inputs, (i) => i.name);
     return (await this.d.store.replace(agent.connection.id, inputs)).map((b) => this.locate(agent, b));
   }
 
-  private check(principal: Principal, agent: Agent, r: Required<Omit<BashToolRequest, 'limits'>> & { limits?: EndpointLimits }): BashToolInput {
+  private async check(principal: Principal, agent: Agent, r: Required<Omit<BashToolRequest, 'limits'>> & { limits?: EndpointLimits }): Promise<BashToolInput> {
     const name = checkName(r.name);
     const limits = checkLimits(r.limits);
-    const node = reachableNode(this.d, principal, agent.connection.project_id, r.nodeId, 'a bash tool is bound to a folder (or null for the whole project)');
+    const node = await reachableNode(this.d, principal, agent.connection.project_id, r.nodeId, 'a bash tool is bound to a folder (or null for the whole project)');
     return { node_id: node?.id ?? null, name, mode: r.mode, limits };
   }
 

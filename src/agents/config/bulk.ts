@@ -7,12 +7,12 @@ const MAX_DETAILS = 20;
  * a node the caller cannot reach) is a 422 naming its index (`accesses.2.node_id`), all bad
  * items at once; a refusal of the caller itself (403) stays what it is.
  */
-export function checkAll<T, R>(listField: string, items: readonly T[], check: (item: T, index: number) => R): R[] {
+export async function checkAll<T, R>(listField: string, items: readonly T[], check: (item: T, index: number) => R | Promise<R>): Promise<R[]> {
   const details: { field: string; message: string }[] = [];
   const out: R[] = [];
-  items.forEach((item, i) => {
+  for (const [i, item] of items.entries()) {
     try {
-      out.push(check(item, i));
+      out.push(await check(item, i));
     } catch (e) {
       if (!(e instanceof DomainError) || (e.code !== 'VALIDATION_ERROR' && e.code !== 'NOT_FOUND' && e.code !== 'CONFLICT')) throw e;
       const at = `${listField}.${i}`;
@@ -21,7 +21,7 @@ export function checkAll<T, R>(listField: string, items: readonly T[], check: (i
       else if (found.length) for (const d of found) details.push({ field: `${at}.${d.field ?? ''}`.replace(/\.$/, ''), message: d.message ?? e.message });
       else details.push({ field: at, message: e.message });
     }
-  });
+  }
   if (details.length) {
     const shown = details.slice(0, MAX_DETAILS);
     throw new DomainError('VALIDATION_ERROR', `Invalid ${listField}: check ${[...new Set(shown.map((d) => d.field))].join(', ')}. Nothing was changed.`, shown);

@@ -13,13 +13,13 @@ export interface ReachDeps {
  * CALLER may reach (404 otherwise: a person cannot hand an agent what they cannot see), or null
  * for the whole project, which needs a caller whose grant covers the whole project.
  */
-export function reachableNode(d: ReachDeps, principal: Principal, projectId: string, nodeId: string | null, folderOnly: string | null): NodeInfo | null {
+export async function reachableNode(d: ReachDeps, principal: Principal, projectId: string, nodeId: string | null, folderOnly: string | null): Promise<NodeInfo | null> {
   if (nodeId === null) {
-    d.access.requireWholeProject(d.access.grant(principal, projectId, 'content:read'), 'Giving an agent the whole project');
+    d.access.requireWholeProject(await d.access.grant(principal, projectId, 'content:read'), 'Giving an agent the whole project');
     return null;
   }
   const node = d.content.findById(nodeId);
-  d.access.node(principal, node, 'content:read', projectId);
+  await d.access.node(principal, node, 'content:read', projectId);
   if (node!.state !== 'active') throw new DomainError('NOT_FOUND', 'Node not found.');
   if (folderOnly && node!.type !== 'folder') throw invalidField('node_id', folderOnly);
   return node;

@@ -43,13 +43,13 @@ export class ChatSessions {
       projectId = agent.connection.project_id;
     } else if (principal.kind === 'key') {
       // A key chats only as its own agent: its sessions are those of that agent.
-      this.d.authorizer.requireProject(principal, projectId!, 'project:read');
+      await this.d.authorizer.requireProject(principal, projectId!, 'project:read');
       if (principal.connection.kind !== 'agent') throw new DomainError('FORBIDDEN', "Only an agent's own key lists chat sessions (its own).");
       filter = { agentId: principal.connection.id };
     } else {
-      this.d.authorizer.requireProject(principal, projectId!, 'content:read');
+      await this.d.authorizer.requireProject(principal, projectId!, 'content:read');
     }
-    const createdBy = this.isAdmin(principal, projectId!) ? undefined : principal.id;
+    const createdBy = (await this.isAdmin(principal, projectId!)) ? undefined : principal.id;
     return this.d.store.list({ agentId: filter.agentId, projectId, createdBy }, page);
   }
 
@@ -63,36 +63,36 @@ export class ChatSessions {
       if ((e as DomainError).code === 'NOT_FOUND') throw sessionNotFound();
       throw e;
     }
-    return this.seenBy(principal, session);
+    return await this.seenBy(principal, session);
   }
 
   /**
    * The finer part of seeing a session once the caller is known to see its project: a key sees
    * only sessions of its own agent, and only an admin sees the sessions others started.
    */
-  seenBy(principal: Principal, session: ChatSession): ChatSession {
+  async seenBy(principal: Principal, session: ChatSession): Promise<ChatSession> {
     if (principal.kind === 'key' && principal.connection.id !== session.agent_id) throw sessionNotFound();
-    if (session.created_by !== principal.id && !this.isAdmin(principal, session.project_id)) throw sessionNotFound();
+    if (session.created_by !== principal.id && !(await this.isAdmin(principal, session.project_id))) throw sessionNotFound();
     return session;
   }
 
   async rename(principal: Principal, session: ChatSession, title: string): Promise<ChatSession> {
-    return (await this.d.store.rename(this.seenBy(principal, session).id, title)) ?? throwing(sessionNotFound());
+    return (await this.d.store.rename((await this.seenBy(principal, session)).id, title)) ?? throwing(sessionNotFound());
   }
 
   async delete(principal: Principal, session: ChatSession): Promise<ChatSession> {
-    await this.d.store.delete(this.seenBy(principal, session).id);
+    await this.d.store.delete((await this.seenBy(principal, session)).id);
     return session;
   }
 
-  messages(principal: Principal, session: ChatSession, page: { afterSeq: number; limit: number }): Promise<{ items: StoredMessage[]; next: number | null }> {
-    return this.d.messages.page(this.seenBy(principal, session).id, page);
+  async messages(principal: Principal, session: ChatSession, page: { afterSeq: number; limit: number }): Promise<{ items: StoredMessage[]; next: number | null }> {
+    return this.d.messages.page((await this.seenBy(principal, session)).id, page);
   }
 
-  private isAdmin(principal: Principal, projectId: string): boolean {
+  private async isAdmin(principal: Principal, projectId: string): Promise<boolean> {
     if (principal.kind !== 'user') return false;
     try {
-      this.d.authorizer.requireProject(principal, projectId, 'keys:manage');
+      await this.d.authorizer.requireProject(principal, projectId, 'keys:manage');
       return true;
     } catch {
       return false;

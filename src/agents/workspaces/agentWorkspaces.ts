@@ -58,7 +58,7 @@ export class AgentWorkspaces {
 
   /** Opens the agent's workspace over its read_write accesses as they are now (422 without any, 409 when one is open). */
   async open(principal: Principal, agent: ConnectionRecord): Promise<WorkspaceRecord> {
-    this.actingOn(principal, agent, 'content:write');
+    await this.actingOn(principal, agent, 'content:write');
     const roots = outermost((await this.writable(agent)).map((a) => a.path));
     if (roots.length === 0) {
       throw new DomainError('VALIDATION_ERROR', 'The agent has no read_write access: a workspace holds drafts of what it may write.', [
@@ -85,7 +85,7 @@ export class AgentWorkspaces {
   }
 
   async status(principal: Principal, agent: ConnectionRecord): Promise<WorkspaceStatus> {
-    this.actingOn(principal, agent, 'content:read');
+    await this.actingOn(principal, agent, 'content:read');
     const workspace = (await this.store.find(agent.id)) ?? throwing(noWorkspace());
     return { workspace, changes: await draftChanges(this.d.content, workspace.projectId, await this.store.rows(agent.id)) };
   }
@@ -96,11 +96,11 @@ export class AgentWorkspaces {
    * may no longer write (its accesses changed) is FORBIDDEN, also writing nothing.
    */
   async complete(principal: Principal, agent: ConnectionRecord, message?: string): Promise<{ version: number | null; changes: CompletedChange[] }> {
-    this.actingOn(principal, agent, 'content:write');
+    await this.actingOn(principal, agent, 'content:write');
     return this.lock.run(agent.id, async () => {
       const workspace = (await this.store.find(agent.id)) ?? throwing(noWorkspace());
       const rows = await this.store.rows(agent.id);
-      const grants = this.grantsFor(await this.writable(agent), agent, rows.map((r) => r.path));
+      const grants = await this.grantsFor(await this.writable(agent), agent, rows.map((r) => r.path));
       const actor = grants[0]?.actor;
       const result = actor
         ? await completeDraft(this.d.content, workspace.projectId, actor, rows, message ?? `Agent "${agent.name}": workspace of ${rows.length} change(s)`)
@@ -112,7 +112,7 @@ export class AgentWorkspaces {
 
   /** Drops the draft (after a bash run or write in progress ends). */
   async discard(principal: Principal, agent: ConnectionRecord): Promise<void> {
-    this.actingOn(principal, agent, 'content:write');
+    await this.actingOn(principal, agent, 'content:write');
     await this.lock.run(agent.id, async () => {
       if (!(await this.store.delete(agent.id))) throw noWorkspace();
     });
@@ -122,12 +122,12 @@ export class AgentWorkspaces {
    * The finer part, once the caller is known to see the agent's project: a key acts only on its
    * own agent (404 for others); a member needs `action` (content:read comes with seeing the project).
    */
-  private actingOn(principal: Principal, agent: ConnectionRecord, action: 'content:read' | 'content:write'): void {
+  private async actingOn(principal: Principal, agent: ConnectionRecord, action: 'content:read' | 'content:write'): Promise<void> {
     if (principal.kind === 'key') {
       if (principal.connection.id !== agent.id) throw agentNotFound();
       return;
     }
-    if (action === 'content:write') this.d.authorizer.requireProject(principal, agent.project_id, action);
+    if (action === 'content:write') await this.d.authorizer.requireProject(principal, agent.project_id, action);
   }
 
   /** The agent's read_write accesses with their nodes' current paths (those whose node is gone grant nothing). */
@@ -144,17 +144,19 @@ export class AgentWorkspaces {
    * The agent's write grant for each path, through the access that covers it now, decided by the
    * policy like any write of the agent: a path no read_write access covers any more is FORBIDDEN.
    */
-  private grantsFor(reach: readonly WritableReach[], agent: ConnectionRecord, paths: readonly string[]): ContentGrant[] {
-    return paths.map((path) => {
+  private async grantsFor(reach: readonly WritableReach[], agent: ConnectionRecord, paths: readonly string[]): Promise<ContentGrant[]> {
+    const grants: ContentGrant[] = [];
+    for (const path of paths) {
       const covering = reach.filter((a) => pathInScope(a.path, path));
       if (covering.length === 0) {
         throw new DomainError('FORBIDDEN', `"${path}" is no longer writable by this agent (its accesses changed since the workspace was opened); nothing was written.`, { path });
       }
       const a = covering.reduce((x, y) => (y.path.length > x.path.length ? y : x));
-      const g = this.d.access.grant(actingThrough(agent, { id: a.id, path: a.path, mode: 'read_write' }), agent.project_id, 'content:write');
+      const g = await this.d.access.grant(actingThrough(agent, { id: a.id, path: a.path, mode: 'read_write' }), agent.project_id, 'content:write');
       this.d.access.requirePath(g, path);
-      return g;
-    });
+      grants.push(g);
+    }
+    return grants;
   }
 }
 

@@ -63,8 +63,8 @@ export function chatSessionRoutes(s: { agents: Pick<AgentsService, 'agents' | 's
         authorize: session,
         params: schema.sessionParams,
         response: schema.sessionSchema,
-        handle(ctx, { access }) {
-          ok(ctx, presentSession(sessions().seenBy(access.principal, access.record)));
+        async handle(ctx, { access }) {
+          ok(ctx, presentSession(await sessions().seenBy(access.principal, access.record)));
         },
       }),
       route({

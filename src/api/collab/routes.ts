@@ -1,4 +1,4 @@
-import { collabCommit, previewMerge } from '../../collab/collabCommit.ts';
+import { collabCommit, previewMerge, type CollabMutation } from '../../collab/collabCommit.ts';
 import { z } from 'zod';
 import { listProjectCommitsSince } from '../../commands/listProjectCommits.ts';
 import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
@@ -44,9 +44,9 @@ function presentedContent(type: NodeInfo['type'], bytes: Buffer): unknown {
  */
 export function collabRoutes(s: { content: ContentStore; access: ContentAccess; changelog: Changelog }): RouteGroup {
   /** Each node a body names, through the policy: unknown, unreachable and other projects' nodes are "Node not found.". */
-  const nodeIn = (g: ContentGrant, id: string, action: ContentAction) => {
+  const nodeIn = async (g: ContentGrant, id: string, action: ContentAction) => {
     const node = s.content.findById(id);
-    s.access.node(g.principal, node, action, g.projectId);
+    await s.access.node(g.principal, node, action, g.projectId);
     return node!;
   };
   /** The project of the node a PuppyOne request names first ('' when unknown: the content door answers 404). */
@@ -65,7 +65,8 @@ export function collabRoutes(s: { content: ContentStore; access: ContentAccess; 
         body: schema.checkoutBody,
         response: schema.checkoutResult,
         async handle(ctx, { body, access }) {
-          const nodes = body.node_ids.map((id) => nodeIn(access, id, 'content:read'));
+          const nodes: NodeInfo[] = [];
+          for (const id of body.node_ids) nodes.push(await nodeIn(access, id, 'content:read'));
           const out = await Promise.all(nodes.map(async (n) => ({ ...(await nodeWithContent(s.content, n, true, true)), base_version: n.version })));
           if (body.project_id !== undefined) ok(ctx, { project_id: body.project_id, nodes: out });
           else ok(ctx, out.map(workingCopy));
@@ -81,14 +82,15 @@ export function collabRoutes(s: { content: ContentStore; access: ContentAccess; 
         body: schema.commitBody,
         response: z.union([schema.commitResult, schema.singleCommitResult]),
         async handle(ctx, { body, access: grant }) {
-          const mutations = body.mutations.map((m, i) => {
-            const node = nodeIn(grant, m.node_id, 'content:write');
+          const mutations: CollabMutation[] = [];
+          for (const [i, m] of body.mutations.entries()) {
+            const node = await nodeIn(grant, m.node_id, 'content:write');
             if (body.single?.node_type !== undefined && body.single.node_type !== node.type) {
               throw validationError(`node_type is ${body.single.node_type}, but the node is ${node.type}.`, [{ field: 'node_type', message: `the node is ${node.type}` }]);
             }
             const field = body.single ? 'content' : `mutations.${i}.content`;
-            return { nodeId: node.id, content: contentForStore(node.type, m.content, field), message: m.message, baseVersion: m.base_version };
-          });
+            mutations.push({ nodeId: node.id, content: contentForStore(node.type, m.content, field), message: m.message, baseVersion: m.base_version });
+          }
           const r = await collabCommit(s.content, grant.projectId, grant.actor, mutations);
           if (body.single) {
             const [n] = r.nodes;

@@ -70,10 +70,11 @@ export function eventRoutes(s: EventRouteDeps): RouteGroup {
             }, { 'Retry-After': '5' });
           }
           const projectId = grant.projectId;
-          // The credential and its access as they stand at each check, not as they were when the stream opened.
-          const check = () => {
-            const now = s.authenticator.current(principal);
-            return now ? s.access.grant(now, projectId, 'content:read').scope : null;
+          // The credential and its access as they stand at each check, not as they were when the stream
+          // opened. Run by the feed's fan-outs and heartbeats, outside any metadata transaction.
+          const check = async () => {
+            const now = await s.authenticator.current(principal);
+            return now ? (await s.access.grant(now, projectId, 'content:read')).scope : null;
           };
           ctx.respond = false;
           ctx.req.socket.setTimeout(0);

@@ -120,7 +120,7 @@ export function nodeRoutes(s: NodeRouteDeps): RouteGroup {
           missing.push({ id, code: 'NOT_FOUND' });
           continue;
         }
-        if (!grants.has(node.projectId)) grants.set(node.projectId, tryGrant(ctx, node.projectId));
+        if (!grants.has(node.projectId)) grants.set(node.projectId, await tryGrant(ctx, node.projectId));
         const g = grants.get(node.projectId)!;
         if (!g) missing.push({ id, code: 'NOT_FOUND' });
         else if (!s.access.mayNode(g, node)) missing.push({ id, code: 'FORBIDDEN' });
@@ -131,9 +131,9 @@ export function nodeRoutes(s: NodeRouteDeps): RouteGroup {
   }));
 
   /** Batch reads report projects the caller cannot reach as not found instead of failing. */
-  function tryGrant(ctx: Context, projectId: string): ContentGrant | null {
+  async function tryGrant(ctx: Context, projectId: string): Promise<ContentGrant | null> {
     try {
-      return s.access.grant(principalOf(ctx), projectId, 'content:read');
+      return await s.access.grant(principalOf(ctx), projectId, 'content:read');
     } catch {
       return null;
     }

@@ -77,7 +77,7 @@ export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
     if (body.node_id !== undefined) {
       // A new version of a node named in the body: the node itself through the policy.
       const node = store.findById(body.node_id);
-      const caller = s.access.node(g.principal, node, 'content:write', body.project_id);
+      const caller = await s.access.node(g.principal, node, 'content:write', body.project_id);
       if (node!.state !== 'active') throw conflict('The node is in the trash; restore it first.', { id: node!.id });
       if (node!.type !== 'file') {
         throw validationError(`node_id is a ${node!.type} node; uploads add versions to file nodes only.`, [{ field: 'node_id', message: `is a ${node!.type} node` }]);
@@ -130,12 +130,12 @@ export function nodeTransferRoutes(s: TransferDeps): RouteGroup {
    * (CommitOptions.check: the check that counts).
    */
   async function recheck(row: UploadGrantRow): Promise<{ actor: Actor }> {
-    const principal = s.authenticator.current({ kind: row.principal_kind, id: row.principal_id });
+    const principal = await s.authenticator.current({ kind: row.principal_kind, id: row.principal_id });
     const gone = () => forbidden('The holder of this upload address no longer has write access to it.');
     if (!principal) throw gone();
     let scope: string;
     try {
-      scope = s.access.grant(principal, row.project_id, 'content:write').scope;
+      scope = (await s.access.grant(principal, row.project_id, 'content:write')).scope;
     } catch (e) {
       if (asAppError(e)) throw gone();
       throw e;

@@ -59,7 +59,6 @@ export async function onboardingStatus(s: OnboardingDeps, user: UserRecord): Pro
         projects.flatMap((p) => kinds.map(async (kind) => (await s.connections.listByProject(p.id, { kind }, { limit: 1, offset: 0 })).items[0]?.created_at)),
       ),
     );
-  const ownRole = await Promise.all(projects.map(async (p) => ((await s.authorizer.orgRole(user.id, p.org_id)) !== null ? p.created_at : null)));
   const firstContent = earliest(
     projects.map((p) => {
       const stats = s.content.stats(p.id);
@@ -67,9 +66,13 @@ export async function onboardingStatus(s: OnboardingDeps, user: UserRecord): Pro
       return nodes > 0 ? (s.content.commitsAfter(p.id, 0, 1)[0]?.createdAt ?? stats.lastChange?.at) : null;
     }),
   );
+  // Projects of the organizations the user belongs to (not those reached only as a project member).
+  const orgIds = [...new Set(projects.map((p) => p.org_id))];
+  const roles = await Promise.all(orgIds.map((id) => s.authorizer.orgRole(user.id, id)));
+  const memberOf = new Set(orgIds.filter((_, i) => roles[i] !== null));
   const step = (id: OnboardingStepId, label: string, doneAt: string | null): OnboardingStep => ({ id, done: doneAt !== null, label, done_at: doneAt });
   const steps = [
-    step('project_created', 'Create a project', earliest(ownRole)),
+    step('project_created', 'Create a project', earliest(projects.filter((p) => memberOf.has(p.org_id)).map((p) => p.created_at))),
     step('content_added', 'Add content to a project', firstContent),
     step('key_or_agent_created', 'Create an access key or an agent', await firstConnection(['api', 'agent'])),
     step('connected', 'Connect an MCP endpoint, a sync or a sandbox endpoint', await firstConnection(['mcp', 'sync', 'sandbox'])),

@@ -68,8 +68,8 @@ export function profileRoutes(s: ProfileRouteDeps): RouteGroup {
             {
               created: result.created,
               user: presentUser((await s.users.findById(me.id))!),
-              organization: organization ? presentOrganization(organization, s.authorizer.orgRole(me.id, organization.id)) : null,
-              project: project ? presentProject(project, s.authorizer.projectRole(me.id, project)) : null,
+              organization: organization ? presentOrganization(organization, await s.authorizer.orgRole(me.id, organization.id)) : null,
+              project: project ? presentProject(project, await s.authorizer.projectRole(me.id, project)) : null,
             },
             result.created ? 'Account initialized' : 'Account already initialized',
           );

@@ -41,7 +41,7 @@ export function projectPurgeRoute(s: ProjectPurgeDeps): RouteDeclaration {
     async handle(ctx, { body, access: { principal, project } }) {
       // Beyond seeing the project: a user holding the owner or admin role of its organization.
       const user = s.authorizer.requireUser(principal);
-      const role = s.authorizer.orgRole(user.id, project.org_id);
+      const role = await s.authorizer.orgRole(user.id, project.org_id);
       if (role !== 'owner' && role !== 'admin') throw forbidden('Purging history needs the owner or admin role in the organization.');
       const r = await s.content.purge(project.id, actorOf(principal), body.path);
       ok(

@@ -44,7 +44,7 @@ export function projectRoutes(s: ProjectRouteDeps): RouteGroup {
           }
           const { items, total } = await s.projects.listVisible(principal.id, query.org_id, query);
           // An organization the caller has no relation to is not revealed, as everywhere else.
-          if (query.org_id && total === 0 && !s.authorizer.orgRole(principal.id, query.org_id)) throw notFound('Organization');
+          if (query.org_id && total === 0 && !(await s.authorizer.orgRole(principal.id, query.org_id))) throw notFound('Organization');
           ok(ctx, { ...withItems('projects', items.map((p) => presentProject(p, p.role))), ...pageInfo(total, query) });
         },
       }),
@@ -61,7 +61,7 @@ export function projectRoutes(s: ProjectRouteDeps): RouteGroup {
           // The organization check let in a user: the creator.
           const principal = principalOf(ctx);
           const project = await s.projects.create({ orgId: body.org_id, name: body.name, description: body.description, createdBy: principal.id });
-          created(ctx, presentProject(project, s.authorizer.projectRole(principal.id, project)), 'Project created');
+          created(ctx, presentProject(project, await s.authorizer.projectRole(principal.id, project)), 'Project created');
         },
       }),
       route({

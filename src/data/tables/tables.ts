@@ -97,20 +97,20 @@ export class Tables {
   constructor(private readonly d: TablesDeps) {}
 
   async listForProject(principal: Principal, projectId: string): Promise<TableView[]> {
-    const g = this.d.access.grant(principal, projectId, 'content:read');
+    const g = await this.d.access.grant(principal, projectId, 'content:read');
     const out: TableView[] = [];
     for (const t of await this.d.store.listByProject(projectId)) out.push(...(await this.visible(g, t)));
     return out;
   }
 
   async listForOrg(principal: Principal, orgId: string): Promise<TableView[]> {
-    if (principal.kind === 'user') this.d.authorizer.requireOrg(principal, orgId, 'org:read');
+    if (principal.kind === 'user') await this.d.authorizer.requireOrg(principal, orgId, 'org:read');
     const grants = new Map<string, ContentGrant | null>();
     const out: TableView[] = [];
     for (const t of await this.d.store.listByOrg(orgId)) {
       if (!grants.has(t.project_id)) {
         try {
-          grants.set(t.project_id, this.d.access.grant(principal, t.project_id, 'content:read'));
+          grants.set(t.project_id, await this.d.access.grant(principal, t.project_id, 'content:read'));
         } catch {
           grants.set(t.project_id, null);
         }

@@ -83,9 +83,9 @@ function checkOf(r: RouteDeclaration, guards: RouteGuards): (ctx: Context, input
   if ('user' in a) return (ctx) => authorizer.requireUser(principalOf(ctx));
   if ('org' in a) return (ctx, input) => authorizer.requireOrg(principalOf(ctx), a.org(input), r.permission as OrgAction);
   if ('node' in a) {
-    return (ctx, input) => {
+    return async (ctx, input) => {
       const node = guards.findNode(a.node(input));
-      const grant = access.node(principalOf(ctx), node, r.permission as ContentAction, a.project?.(input) ?? undefined);
+      const grant = await access.node(principalOf(ctx), node, r.permission as ContentAction, a.project?.(input) ?? undefined);
       return { node: node!, grant };
     };
   }
@@ -94,7 +94,7 @@ function checkOf(r: RouteDeclaration, guards: RouteGuards): (ctx: Context, input
       const principal = principalOf(ctx);
       const record = await a.resource(input, principal);
       if (!record) throw notFound(a.name);
-      return { ...projectAccess(authorizer, principal, projectOf(record), r.permission as ProjectAction, a.name), record };
+      return { ...(await projectAccess(authorizer, principal, projectOf(record), r.permission as ProjectAction, a.name)), record };
     };
   }
   if ('content' in a) {
@@ -118,9 +118,9 @@ async function checkedProject(r: RouteDeclaration, input: Input, found: unknown)
 }
 
 /** A record in a project the caller cannot see is "not found" under its own name, not "project not found". */
-function projectAccess(authorizer: RouteGuards['authorizer'], principal: Principal, projectId: string, action: ProjectAction, name: string) {
+async function projectAccess(authorizer: RouteGuards['authorizer'], principal: Principal, projectId: string, action: ProjectAction, name: string) {
   try {
-    return authorizer.requireProject(principal, projectId, action);
+    return await authorizer.requireProject(principal, projectId, action);
   } catch (e) {
     if (e instanceof DomainError && e.code === 'NOT_FOUND') throw notFound(name);
     throw e;

@@ -44,7 +44,7 @@ function asMcpTool(b: BoundTool): McpTool<AgentCallContext> {
 
 /** Exactly the agent's bound tools that can run (their node exists), less the writing ones for a caller who may not write. */
 export async function offeredBindings(c: AgentCallContext): Promise<BoundTool[]> {
-  const write = mayWrite(c);
+  const write = await mayWrite(c);
   return (await c.env.bindings.boundTools(c.agent.connection.id)).filter((b) => b.nodePath !== null && (write || !toolWrites(b.tool.type, b.tool.config)));
 }
 
@@ -55,6 +55,6 @@ export async function findAgentTool(c: AgentCallContext, name: string): Promise<
   const bound = (await c.env.bindings.boundTools(c.agent.connection.id)).find((b) => b.name === name);
   if (!bound) return null;
   const tool = asMcpTool(bound);
-  if (tool.writes && !mayWrite(c)) return { refused: `Your role on this project does not allow changes: "${name}" is not available to you.` };
+  if (tool.writes && !(await mayWrite(c))) return { refused: `Your role on this project does not allow changes: "${name}" is not available to you.` };
   return { tool };
 }

@@ -27,10 +27,10 @@ export interface AgentCallContext {
  * Writing tools are offered to the agent's own key (binding a tool is the grant) and to users who
  * may write the project; a reader reaches the agent's reading tools only.
  */
-export function mayWrite(c: AgentCallContext): boolean {
+export async function mayWrite(c: AgentCallContext): Promise<boolean> {
   if (c.principal.kind === 'key') return c.principal.connection.id === c.agent.connection.id;
   try {
-    c.env.authorizer.requireProject(c.principal, c.agent.connection.project_id, 'content:write');
+    await c.env.authorizer.requireProject(c.principal, c.agent.connection.project_id, 'content:write');
     return true;
   } catch {
     return false;

@@ -7,7 +7,7 @@ import type { AgentCallContext } from './context.ts';
 /** The server's `instructions`: whose tools these are, where each works, and that changes are the agent's versions. */
 export async function agentInstructionsFor(c: AgentCallContext): Promise<string> {
   const { connection, settings } = c.agent;
-  const project = c.env.authorizer.requireProject(c.principal, connection.project_id, 'project:read').project;
+  const { project } = await c.env.authorizer.requireProject(c.principal, connection.project_id, 'project:read');
   const bound = await offeredBindings(c);
   const lines = [
     `This server offers the tools bound to the agent "${connection.name}" of the project "${project.name}" in a Content Node Service: ` +

@@ -14,8 +14,8 @@ const path = z.string().max(4096);
 const message = z.string().max(1000).optional().describe('why (recorded with the version; generated when left out)');
 
 /** The paths of a change, resolved in the endpoint's folder; the folder itself is not changed through its own endpoint. */
-function changing(c: CallContext, raws: [string, string][]) {
-  const g = grantIn(c, 'content:write');
+async function changing(c: CallContext, raws: [string, string][]) {
+  const g = await grantIn(c, 'content:write');
   const paths = raws.map(([field, raw]) => {
     const p = endpointPath(c, raw, field);
     c.env.access.requirePath(g, p);
@@ -39,7 +39,7 @@ export const mkdirTool: McpTool = {
   inputSchema: (c) => withPaths(jsonInput(mkdirInput), c, { path: 'the new folder' }),
   async run(c, args) {
     const a = parseArgs(mkdirInput, args);
-    const { g, paths: [p] } = changing(c, [['arguments.path', a.path]]);
+    const { g, paths: [p] } = await changing(c, [['arguments.path', a.path]]);
     const r = await makeFolder(c.env, g, { path: p!, message: a.message, via: viaOf(c) });
     return { ...presentFolderMade(nodePresenter(c.env.content, 'path'), r), project_version: r.projectVersion };
   },
@@ -56,7 +56,7 @@ export const mvTool: McpTool = {
   inputSchema: (c) => withPaths(jsonInput(mvInput), c, { from: 'the node to move', to: 'its new path' }),
   async run(c, args) {
     const a = parseArgs(mvInput, args);
-    const { g, paths: [from, to] } = changing(c, [['arguments.from', a.from], ['arguments.to', a.to]]);
+    const { g, paths: [from, to] } = await changing(c, [['arguments.from', a.from], ['arguments.to', a.to]]);
     notTheRoot(c, from!, 'arguments.from', 'moved');
     const r = await moveNode(c.env, g, { from: from!, to: to!, message: a.message, via: viaOf(c) });
     return { ...presentMove(nodePresenter(c.env.content, 'path'), r), project_version: r.projectVersion };
@@ -76,7 +76,7 @@ export const rmTool: McpTool = {
   inputSchema: (c) => withPaths(jsonInput(rmInput), c, { path: 'the node to delete' }),
   async run(c, args) {
     const a = parseArgs(rmInput, args);
-    const { g, paths: [p] } = changing(c, [['arguments.path', a.path]]);
+    const { g, paths: [p] } = await changing(c, [['arguments.path', a.path]]);
     notTheRoot(c, p!, 'arguments.path', 'deleted');
     return presentRemoval(await removeNode(c.env, g, { target: { path: p! }, permanent: a.permanent, message: a.message, via: viaOf(c) }));
   },

@@ -24,8 +24,8 @@ const path = z.string().max(4096);
 const version = z.number().int().min(1);
 
 /** A path argument resolved in the endpoint's folder and checked against the caller's grant. */
-function resolved(c: CallContext, action: 'content:read' | 'content:write', raw: string | undefined, field = 'arguments.path') {
-  const g = grantIn(c, action);
+async function resolved(c: CallContext, action: 'content:read' | 'content:write', raw: string | undefined, field = 'arguments.path') {
+  const g = await grantIn(c, action);
   const p = endpointPath(c, raw, field);
   c.env.access.requirePath(g, p);
   return { g, path: p };
@@ -42,7 +42,7 @@ export const statTool: McpTool = {
   inputSchema: (c) => withPaths(jsonInput(statInput), c, { path: 'the node' }),
   async run(c, args) {
     const a = parseArgs(statInput, args);
-    const { path: p } = resolved(c, 'content:read', a.path);
+    const { path: p } = await resolved(c, 'content:read', a.path);
     return nodePresenter(c.env.content, 'path').node(c.env.content.statPath(projectOf(c), p));
   },
 };
@@ -69,11 +69,11 @@ export const versionsTool: McpTool = {
     const a = parseArgs(versionsInput, args);
     if (a.path === undefined) {
       if (a.version !== undefined) throw invalidField('arguments.version', 'version needs a path');
-      const { g } = resolved(c, 'content:read', undefined);
+      const { g } = await resolved(c, 'content:read', undefined);
       return presentProjectCommits(listProjectCommits(c.env, g, { limit: a.limit ?? 50, before: a.before, within: c.root }));
     }
     if (a.before !== undefined) throw invalidField('arguments.before', 'before pages the commits of the folder: leave out path');
-    const { path: p } = resolved(c, 'content:read', a.path);
+    const { path: p } = await resolved(c, 'content:read', a.path);
     const node = c.env.content.getByPath(projectOf(c), p);
     if (a.version !== undefined) return presentNodeVersion(await readNodeVersion(c.env, node, a.version));
     return presentVersionList(listNodeVersions(c.env, node, { limit: a.limit ?? 50 }));
@@ -100,10 +100,10 @@ export const diffTool: McpTool = {
   async run(c, args) {
     const a = parseArgs(diffInput, args);
     if (a.path === undefined) {
-      const { g } = resolved(c, 'content:read', undefined);
+      const { g } = await resolved(c, 'content:read', undefined);
       return presentProjectDiff(diffProject(c.env, g, { v1: a.v1, v2: a.v2, within: c.root }));
     }
-    const { path: p } = resolved(c, 'content:read', a.path);
+    const { path: p } = await resolved(c, 'content:read', a.path);
     return presentNodeDiff(await diffNodeVersions(c.env, c.env.content.getByPath(projectOf(c), p), a.v1, a.v2));
   },
 };
@@ -126,7 +126,7 @@ export const blameTool: McpTool = {
   inputSchema: (c) => withPaths(jsonInput(blameInput), c, { path: 'the file' }),
   async run(c, args) {
     const a = parseArgs(blameInput, args);
-    const { path: p } = resolved(c, 'content:read', a.path);
+    const { path: p } = await resolved(c, 'content:read', a.path);
     return presentBlame(await blameNode(c.env, c.env.content.getByPath(projectOf(c), p), a.version));
   },
 };
@@ -152,7 +152,7 @@ export const rollbackTool: McpTool = {
   async run(c, args) {
     const a = parseArgs(rollbackInput, args);
     if ((a.version === undefined) === (a.target_version === undefined)) throw invalidField('arguments.version', 'give exactly one of version and target_version');
-    const { g, path: p } = resolved(c, 'content:write', a.path);
+    const { g, path: p } = await resolved(c, 'content:write', a.path);
     const { content } = c.env;
     const note = { message: a.message, via: viaOf(c) };
     if (a.target_version !== undefined) return presentPathRollback(content, await rollbackPath(c.env, g, { ...note, path: p, targetVersion: a.target_version }));

@@ -16,7 +16,7 @@ export const blameTool = defineToolType({
     })
     .strict(),
   async run(call) {
-    const g = call.grant('content:read');
+    const g = await call.grant('content:read');
     const path = call.resolve(g, call.args.path);
     return presentBlame(await call.env.content.blame(g.projectId, { path }, call.args.version));
   },

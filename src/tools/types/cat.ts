@@ -19,7 +19,7 @@ export const catTool = defineToolType({
     })
     .strict(),
   async run(call) {
-    const g = call.grant('content:read');
+    const g = await call.grant('content:read');
     const path = call.resolve(g, call.args.path);
     const wanted = parseSliceRange(call.args, (k) => `arguments.${k}`);
     if (wanted) {

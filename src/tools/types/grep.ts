@@ -46,7 +46,7 @@ export const grepTool = defineToolType({
   config: z.object({}).strict(),
   input: grepInput,
   async run(call) {
-    const g = call.grant('content:read');
+    const g = await call.grant('content:read');
     const { content, access } = call.env;
     let prefix = call.resolve(g, call.args.path_prefix, { listing: true, field: 'arguments.path_prefix' });
     const test = matcherOf(call.args.pattern, call.args.fixed_strings ?? false, call.args.ignore_case ?? false);

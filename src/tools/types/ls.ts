@@ -9,7 +9,7 @@ export const lsTool = defineToolType({
   config: z.object({}).strict(),
   input: z.object({ path: z.string().max(4096).optional().describe("folder path relative to the tool's node; empty = the node itself") }).strict(),
   async run(call) {
-    const g = call.grant('content:read');
+    const g = await call.grant('content:read');
     const path = call.resolve(g, call.args.path, { listing: true });
     const children = call.env.content.listChildren(g.projectId, path);
     return { path, children: call.env.access.visibleChildren(g, path, children).map(presentEntry) };

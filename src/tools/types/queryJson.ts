@@ -30,7 +30,7 @@ export const queryJsonTool = defineToolType({
     })
     .strict(),
   async run(call) {
-    const g = call.grant('content:read');
+    const g = await call.grant('content:read');
     const path = call.resolve(g, call.args.path);
     const { node, value } = await call.env.content.readValue(g.projectId, { path });
     if (node.type !== 'json') throw invalidField('arguments.path', `${node.path} is not a JSON node`);

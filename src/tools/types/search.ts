@@ -29,7 +29,7 @@ export const searchTool = defineToolType({
   config: searchConfig,
   input: searchInput,
   async run(call) {
-    const g = call.grant('content:read');
+    const g = await call.grant('content:read');
     const { indexer, content } = call.env;
     const index = indexer.queries(g.projectId);
     if (!index) throw new DomainError('CONFLICT', 'The search index of this project is not loaded yet; try again shortly.');

@@ -30,7 +30,7 @@ export const shellTool = defineToolType({
     const timeoutS = call.args.timeout_s ?? limits.timeout_s;
     if (timeoutS > limits.timeout_s) throw invalidField('arguments.timeout_s', `this tool allows at most ${limits.timeout_s} seconds`);
     if (Buffer.byteLength(call.args.command) > MAX_COMMAND_BYTES) throw invalidField('arguments.command', `the command is longer than ${MAX_COMMAND_BYTES} bytes`);
-    const grant = call.grant(call.config.writable ? 'content:write' : 'content:read');
+    const grant = await call.grant(call.config.writable ? 'content:write' : 'content:read');
     const r = await call.env.sandbox.exec({
       grant,
       scope: call.root,

@@ -23,7 +23,7 @@ export const treeTool = defineToolType({
     })
     .strict(),
   async run(call) {
-    const g = call.grant('content:read');
+    const g = await call.grant('content:read');
     const path = call.resolve(g, call.args.path, { listing: true });
     const depth = call.args.max_depth ?? call.config.max_depth ?? 3;
     const tree = call.env.content.tree(g.projectId, path, depth);

@@ -20,7 +20,7 @@ export const writeTool = defineToolType({
     })
     .strict(),
   async run(call) {
-    const g = call.grant('content:write');
+    const g = await call.grant('content:write');
     const path = call.resolve(g, call.args.path);
     if (path === '' || (call.rootNode?.type === 'folder' && path === call.root)) {
       throw invalidField('arguments.path', "path must name a node beneath the tool's folder");
