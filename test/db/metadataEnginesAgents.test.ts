@@ -22,15 +22,10 @@ import { ENGINES, metadataOn, type Engine } from '../helpers/metadataEngines.ts'
 
 const T0 = '2026-01-01T00:00:00.000Z';
 
-/**
- * An agent id. Agents are rows of `connections`, which only SQLite's metadata schema holds so
- * far (the agents' tables refer to it there; PostgreSQL has no foreign key to it yet).
- */
+/** An agent id: agents are rows of `connections`, which the agents' tables refer to. */
 async function agentOn(engine: Engine, metadata: MetadataStore, id: string): Promise<string> {
-  if (engine === 'sqlite') {
-    await sql`INSERT INTO connections (id, project_id, kind, name, mode, key_hash, key_prefix, created_at, updated_at)
-      VALUES (${id}, 'prj_1', 'agent', ${id}, 'read_write', ${`hash-${id}`}, 'cns_', ${T0}, ${T0})`.execute(metadata.db);
-  }
+  await sql`INSERT INTO connections (id, project_id, kind, name, mode, key_hash, key_prefix, created_at, updated_at)
+    VALUES (${id}, 'prj_1', 'agent', ${id}, 'read_write', ${`hash-${id}`}, 'cns_', ${T0}, ${T0})`.execute(metadata.db);
   return id;
 }
 

@@ -11,12 +11,10 @@ import { ENGINES, metadataOn, type Engine } from '../helpers/metadataEngines.ts'
 
 const NOW = '2026-01-01T00:00:00.000Z';
 
-/** A sync's state; on SQLite its `sync` connection first (sync_states.sync_id refers to it there; connections are not on PostgreSQL yet). */
+/** A sync's state, its `sync` connection first (sync_states.sync_id refers to it). */
 async function syncOf(engine: Engine, metadata: MetadataStore, store: SyncStore, syncId: string, provider = 'github', projectId = 'prj_1') {
-  if (engine === 'sqlite') {
-    await sql`INSERT INTO connections (id, project_id, kind, name, mode, key_hash, key_prefix, created_at, updated_at)
-              VALUES (${syncId}, ${projectId}, 'sync', ${syncId}, 'read_write', ${`hash-${syncId}`}, 'cns_', ${NOW}, ${NOW})`.execute(metadata.db);
-  }
+  await sql`INSERT INTO connections (id, project_id, kind, name, mode, key_hash, key_prefix, created_at, updated_at)
+            VALUES (${syncId}, ${projectId}, 'sync', ${syncId}, 'read_write', ${`hash-${syncId}`}, 'cns_', ${NOW}, ${NOW})`.execute(metadata.db);
   return store.create({ syncId, projectId, provider, triggerMode: 'manual' });
 }
 
