@@ -20,7 +20,8 @@ const databases: TestDatabase[] = [];
 
 test.before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'cns-dbcopy-'));
-  const server = await startTestServer({ dataDir, urlFetchAllowPrivate: true });
+  // SQLite, even when the suite runs on PostgreSQL (CNS_TEST_ENGINE=postgres): a blank URL pins it.
+  const server = await startTestServer({ dataDir, urlFetchAllowPrivate: true }, { CNS_DATABASE_URL: '' });
   const { token } = await server.login();
   projectId = (await defaultProject(server, token)).projectId;
   const c = contentApi(server, token, projectId);
