@@ -193,12 +193,16 @@ export class McpSessions<C> {
     if (stream) session.streams.add(res);
     else session.posts++;
     session.lastUsed = Date.now();
-    res.once('close', () => {
+    const closed = () => {
       if (stream) session.streams.delete(res);
       else session.posts--;
       session.lastUsed = Date.now();
       if (session.ending && session.posts === 0) this.closeServer(session);
-    });
+    };
+    // A client that went away while the request was authorized (an await on the metadata store,
+    // longer on PostgreSQL) has closed its response already: 'close' will not come again.
+    if (res.closed) queueMicrotask(closed);
+    else res.once('close', closed);
     await session.transport.handleRequest(req, res, body);
   }
 

@@ -1,7 +1,9 @@
 import test from 'ava';
+import { sql } from 'kysely';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { metadataCount } from '../helpers/metadata.ts';
 import { contentApi, createKey, createProject, defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addMember, createAgent, documented, fieldsOf, nodeAt } from './helpers.ts';
@@ -28,8 +30,7 @@ test.before(async () => {
 });
 test.after.always(async () => server?.stop());
 
-const count = (table: string, agentId: string) =>
-  (server.services.db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE agent_id = ?`).get(agentId) as { n: number }).n;
+const count = (table: string, agentId: string) => metadataCount(server, sql`SELECT COUNT(*) AS n FROM ${sql.table(table)} WHERE agent_id = ${agentId}`);
 
 test('create answers the agent with its key once; it is a connection of kind agent, and reads never show the key or its hash', async (t) => {
   const res = await server.api('POST', '/agent-config/', {
@@ -227,7 +228,7 @@ test('accesses: defaults by mode, write needs read_write, the node must be reach
   const dup = await server.api('POST', `/agent-config/${id}/accesses`, { token, body: { node_id: docs, mode: 'read_write' } });
   t.is(dup.status, 409);
   t.is(dup.body.error.details.access_id, read.body.data.id);
-  t.is(count('agent_accesses', id), 3, 'refusals added nothing');
+  t.is(await count('agent_accesses', id), 3, 'refusals added nothing');
 
   // A mode change moves default tools to the new mode's; tools chosen by hand stay (and must fit).
   const up = await server.api('PUT', `/agent-config/${id}/accesses/${read.body.data.id}`, { token, body: { mode: 'read_write' } });
@@ -252,7 +253,7 @@ test('accesses: defaults by mode, write needs read_write, the node must be reach
   t.is((await server.api('DELETE', `/agent-config/${other.id}/accesses/${read.body.data.id}`, { token })).status, 404, "another agent's access is not found");
   const del = await server.api('DELETE', `/agent-config/${id}/accesses/${read.body.data.id}`, { token });
   check(t, 'delete', '/agent-config/{agent_id}/accesses/{access_id}', del);
-  t.is(count('agent_accesses', id), 2);
+  t.is(await count('agent_accesses', id), 2);
 });
 
 test('replacing all accesses is one transaction: every item checked first, a bad one named by index, nothing changed', async (t) => {
@@ -309,7 +310,7 @@ test('bash tools: a folder or the whole project, names unique per agent, limits 
   t.deepEqual(fieldsOf(onFile), ['node_id']);
   const badLimits = await server.api('POST', `/agent-config/${id}/bash`, { token, body: { node_id: null, name: 'l', limits: { timeout_s: 9999, color: 'red' } } });
   t.deepEqual(fieldsOf(badLimits).sort(), ['limits', 'limits.timeout_s']);
-  t.is(count('agent_bash_tools', id), 2);
+  t.is(await count('agent_bash_tools', id), 2);
 
   const rename = await server.api('PUT', `/agent-config/${id}/bash/${added.body.data.id}`, { token, body: { name: 'project_sh' } });
   t.is(rename.status, 409);
@@ -333,10 +334,10 @@ test('bash tools: a folder or the whole project, names unique per agent, limits 
   const [r0, r1] = replaced.body.data.bash_tools;
   t.like(r0, { id: whole.body.data.id, name: 'project_sh', node_id: docs, mode: 'read', limits: {} }, 'a name that stays keeps its id');
   t.like(r1, { name: 'bash', node_id: null });
-  t.is(count('agent_bash_tools', id), 2);
+  t.is(await count('agent_bash_tools', id), 2);
   const del = await server.api('DELETE', `/agent-config/${id}/bash/${r1.id}`, { token });
   check(t, 'delete', '/agent-config/{agent_id}/bash/{bash_id}', del);
-  t.is(count('agent_bash_tools', id), 1);
+  t.is(await count('agent_bash_tools', id), 1);
 });
 
 test('the default agent is created once under concurrent first calls, with one whole-project read_write access', async (t) => {
@@ -376,8 +377,8 @@ test('deleting an agent deletes its connection, key, accesses, bash tools, sessi
   const del = await server.api('DELETE', `/agent-config/${id}`, { token });
   check(t, 'delete', '/agent-config/{agent_id}', del);
   t.is(await server.services.connections.find(id), undefined);
-  for (const table of ['agent_accesses', 'agent_bash_tools', 'chat_sessions', 'agent_executions']) t.is(count(table, id), 0, table);
-  t.is((server.services.db.prepare('SELECT COUNT(*) AS n FROM chat_messages WHERE session_id = ?').get(session.id) as { n: number }).n, 0);
+  for (const table of ['agent_accesses', 'agent_bash_tools', 'chat_sessions', 'agent_executions']) t.is(await count(table, id), 0, table);
+  t.is(await metadataCount(server, sql`SELECT COUNT(*) AS n FROM chat_messages WHERE session_id = ${session.id}`), 0);
   t.is((await server.api('GET', `/agent-config/${id}`, { token })).status, 404);
   t.is((await server.api('GET', '/auth/me', { token: key })).status, 401, 'its key no longer works');
 });

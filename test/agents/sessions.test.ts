@@ -1,6 +1,8 @@
 import test from 'ava';
+import { sql } from 'kysely';
 import type { ChatMessage } from '../../src/llm/provider.ts';
 import { UNANSWERED_CALL } from '../../src/agents/sessions/conversation.ts';
+import { metadataCount } from '../helpers/metadata.ts';
 import { createProject, defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addMember, createAgent, documented, fieldsOf, type CreatedAgent } from './helpers.ts';
@@ -164,8 +166,7 @@ test('deleting a session deletes its messages and keeps its executions; deleting
   const exe = await executions.start({ agentId: agent.id, sessionId: session.id, model: 'openai:gpt-4.1-mini' });
   await messages.append(session.id, [{ role: 'user', content: 'hi' }], exe);
   await server.api('DELETE', `/chat/sessions/${session.id}`, { token });
-  const n = (sql: string, ...args: string[]) => (server.services.db.prepare(sql).get(...args) as { n: number }).n;
-  t.is(n('SELECT COUNT(*) AS n FROM chat_messages WHERE session_id = ?', session.id), 0);
+  t.is(await metadataCount(server, sql`SELECT COUNT(*) AS n FROM chat_messages WHERE session_id = ${session.id}`), 0);
   t.like(await executions.find(exe), { session_id: null, agent_id: agent.id });
 
   const pid = await createProject(server, token, orgId, 'short-lived');
@@ -173,7 +174,7 @@ test('deleting a session deletes its messages and keeps its executions; deleting
   const s2 = (await server.api('POST', '/chat/sessions', { token, body: { agent_id: doomed.id } })).body.data;
   await messages.append(s2.id, [{ role: 'user', content: 'bye' }]);
   t.is((await server.api('DELETE', `/projects/${pid}`, { token })).status, 200);
-  t.is(n('SELECT COUNT(*) AS n FROM chat_sessions WHERE project_id = ?', pid), 0);
-  t.is(n('SELECT COUNT(*) AS n FROM chat_messages WHERE session_id = ?', s2.id), 0);
+  t.is(await metadataCount(server, sql`SELECT COUNT(*) AS n FROM chat_sessions WHERE project_id = ${pid}`), 0);
+  t.is(await metadataCount(server, sql`SELECT COUNT(*) AS n FROM chat_messages WHERE session_id = ${s2.id}`), 0);
   t.is(await server.services.connections.find(doomed.id), undefined);
 });

@@ -1,5 +1,6 @@
 import test from 'ava';
 import Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,9 +8,11 @@ import { AccessCounter } from '../../src/analytics/accessCounter.ts';
 import { AnalyticsStore } from '../../src/analytics/analyticsStore.ts';
 import { VisitorHasher } from '../../src/analytics/visitorHash.ts';
 import { createLogger } from '../../src/logging/logger.ts';
+import { metadataCount, metadataRows, openMetadataOfDataDir } from '../helpers/metadata.ts';
 import { assertDocumented } from '../helpers/openapi.ts';
 import { contentApi, createKey, defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { everyStoredString } from '../helpers/storedStrings.ts';
 
 interface Site {
   server: TestServer;
@@ -40,7 +43,6 @@ function range(minutesBack = 10) {
   return `from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
 }
 
-const countOf = (db: Database.Database, sql: string) => (db.prepare(sql).get() as { n: number }).n;
 
 const sum = (points: { views: number; api_calls: number; unique_visitors: number }[], k: 'views' | 'api_calls' | 'unique_visitors') => points.reduce((n, p) => n + p[k], 0);
 
@@ -225,24 +227,24 @@ test('counts pending at shutdown are written; no address is stored; a restart th
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   // A flush interval of ten minutes: only the shutdown writes.
   const first = await site({ CNS_ANALYTICS_FLUSH_MS: '600000' }, dir);
-  const seed = new Database(join(dir, 'cns.db'));
-  seed.prepare("INSERT INTO analytics_salts (day, salt) VALUES ('2000-01-01', 'old-salt')").run();
-  seed.close();
+  await first.server.services.metadata.db.insertInto('analytics_salts').values({ day: '2000-01-01', salt: 'old-salt' }).execute();
   for (let i = 0; i < 3; i++) await view(first, 'Mozilla/5.0 (Unique Agent 7)');
   await first.server.api('GET', `/content/${first.projectId}/cat?path=site/page.md`, { token: first.token });
-  t.is(countOf(first.server.services.db, 'SELECT COUNT(*) AS n FROM access_counts'), 0, 'nothing written by a request');
+  t.is(await metadataCount(first.server, sql`SELECT COUNT(*) AS n FROM access_counts`), 0, 'nothing written by a request');
   await first.server.stop();
 
   const db = new Database(join(dir, 'cns.db'), { readonly: true });
-  const views = db.prepare('SELECT SUM(views) AS v, SUM(api_calls) AS a FROM access_counts WHERE project_id = ?').get(first.projectId) as { v: number; a: number };
-  t.is(views.v, 3);
-  t.true(views.a >= 1);
-  t.is(countOf(db, 'SELECT COUNT(DISTINCT visitor) AS n FROM access_visitors'), 1, 'one visitor (in one row per minute it viewed in)');
-  t.deepEqual(db.prepare('SELECT day FROM analytics_salts').all().map((r) => (r as { day: string }).day), [new Date().toISOString().slice(0, 10)], "yesterday's salts are gone");
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
-  const everything = tables.map((name) => JSON.stringify(db.prepare(`SELECT * FROM "${name}"`).all())).join('\n');
+  const metadata = await openMetadataOfDataDir(dir);
+  const stored = { services: { db, metadata } };
+  const [views] = await metadataRows(stored, sql<{ v: number | string; a: number | string }>`SELECT SUM(views) AS v, SUM(api_calls) AS a FROM access_counts WHERE project_id = ${first.projectId}`);
+  t.is(Number(views!.v), 3);
+  t.true(Number(views!.a) >= 1);
+  t.is(await metadataCount(stored, sql`SELECT COUNT(DISTINCT visitor) AS n FROM access_visitors`), 1, 'one visitor (in one row per minute it viewed in)');
+  t.deepEqual((await metadata.db.selectFrom('analytics_salts').select('day').execute()).map((r) => r.day), [new Date().toISOString().slice(0, 10)], "yesterday's salts are gone");
+  const everything = (await everyStoredString(stored)).join('\n');
   for (const address of ['127.0.0.1', '::ffff:127.0.0.1', 'Unique Agent 7']) t.false(everything.includes(address), `${address} is nowhere in the database`);
   db.close();
+  await metadata.close();
 
   const second = await startTestServer({ dataDir: dir }, { CNS_ANALYTICS_FLUSH_MS: '100' });
   t.teardown(() => second.stop());
@@ -266,7 +268,7 @@ test('CNS_ANALYTICS=false counts nothing', async (t) => {
   t.is(report.status, 200, 'the reports still answer');
   t.deepEqual(report.body.data.totals, { views: 0, api_calls: 0, unique_visitors: 0 });
   await s.server.stop();
-  const db = new Database(join(dir, 'cns.db'), { readonly: true });
-  t.teardown(() => db.close());
-  for (const table of ['access_counts', 'access_visitors', 'analytics_salts']) t.is(countOf(db, `SELECT COUNT(*) AS n FROM ${table}`), 0, table);
+  const metadata = await openMetadataOfDataDir(dir);
+  t.teardown(() => metadata.close());
+  for (const table of ['access_counts', 'access_visitors', 'analytics_salts']) t.is(await metadataCount({ services: { metadata } }, sql`SELECT COUNT(*) AS n FROM ${sql.table(table)}`), 0, table);
 });

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { asAppError } from '../../src/http/errors.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { everyStoredString } from '../helpers/storedStrings.ts';
 import { addOrgMember, createKey, createOrg, createProject, email } from './fixtures.ts';
 
 let server: TestServer;
@@ -15,17 +16,6 @@ test.before(async () => {
 });
 test.after.always(() => server.stop());
 
-/** Every string in every row of the database, to prove a secret is not stored anywhere. */
-function everyStoredString(): string[] {
-  const db = server.services.db;
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
-  return tables.flatMap(({ name }) =>
-    (db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]).flatMap((r) =>
-      Object.values(r).filter((v): v is string => typeof v === 'string'),
-    ),
-  );
-}
-
 test('creating an api connection answers the record and the key once; only a hash is stored', async (t) => {
   const res = await server.api('POST', '/connections/', {
     token: owner.token,
@@ -38,7 +28,7 @@ test('creating an api connection answers the record and the key once; only a has
   t.is(connection.key_prefix, key.slice(0, connection.key_prefix.length));
   t.false('key_hash' in connection);
   t.false('key' in connection);
-  t.false(everyStoredString().some((v) => v.includes(key)), 'the key is not stored');
+  t.false((await everyStoredString(server)).some((v) => v.includes(key)), 'the key is not stored');
 
   const got = await server.api('GET', `/connections/${connection.id}`, { token: owner.token });
   t.is(got.status, 200);
@@ -183,7 +173,7 @@ test('over the content API a read key cannot write and a key stays inside its sc
 test('managing connections needs keys:manage: members 403, outsiders 404', async (t) => {
   const member = await server.createUser(email('member'));
   const outsider = await server.createUser(email('outsider'));
-  addOrgMember(server, orgId, member.id, 'member');
+  await addOrgMember(server, orgId, member.id, 'member');
   const { id } = await createKey(server, owner.token, projectId);
   const body = { project_id: projectId, name: 'n', kind: 'api' };
   t.is((await server.api('POST', '/connections', { token: member.token, body })).status, 403);

@@ -1,3 +1,4 @@
+import type { OrgMembersTable } from '../../src/db/metadata/tables/auth.ts';
 import type { TestServer } from '../helpers/server.ts';
 
 /** Small builders over the HTTP API shared by the test files of this folder. */
@@ -14,10 +15,12 @@ export async function createProject(server: TestServer, token: string, orgId: st
 }
 
 /** Puts a user straight into an organization with a role (invitations have their own tests). */
-export function addOrgMember(server: TestServer, orgId: string, userId: string, role: string): void {
-  server.services.db
-    .prepare('INSERT INTO org_members (org_id, user_id, role, created_at) VALUES (?, ?, ?, ?)')
-    .run(orgId, userId, role, new Date().toISOString());
+export async function addOrgMember(server: TestServer, orgId: string, userId: string, role: string): Promise<void> {
+  // The query builder, on the metadata store (either engine): the caches count the write at once.
+  await server.services.metadata.db
+    .insertInto('org_members')
+    .values({ org_id: orgId, user_id: userId, role: role as OrgMembersTable['role'], created_at: new Date().toISOString() })
+    .execute();
 }
 
 export async function createKey(

@@ -24,7 +24,7 @@ test('an invitation answers its token once with an accept URL; only the hash is 
   t.is(inv.accept_url, `https://cns.example.org/api/v1/organizations/invitations/${inv.token}/accept`);
   t.true(Date.parse(inv.expires_at) > Date.now());
 
-  const rows = server.services.db.prepare('SELECT * FROM invitations WHERE id = ?').all(inv.id) as Record<string, unknown>[];
+  const rows = await server.services.metadata.db.selectFrom('invitations').selectAll().where('id', '=', inv.id).execute();
   t.is(rows.length, 1);
   t.false(Object.values(rows[0]!).some((v) => typeof v === 'string' && v.includes(inv.token)));
 
@@ -60,7 +60,7 @@ test('an expired invitation is refused with a clear message and is not pending',
   const orgId = await createOrg(server, owner.token);
   const guest = await server.createUser(email('eg'));
   const inv = (await invite(owner.token, orgId, guest.email)).body.data;
-  server.services.db.prepare('UPDATE invitations SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), inv.id);
+  await server.services.metadata.db.updateTable('invitations').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', inv.id).execute();
   const res = await server.api('POST', `/organizations/invitations/${inv.token}/accept`, { token: guest.token });
   t.is(res.status, 409);
   t.regex(res.body.message, /expired/);
@@ -101,7 +101,7 @@ test('who may invite: owners and admins; members and viewers get 403; bad input 
   const expected = { admin: 201, member: 403, viewer: 403 };
   for (const role of roles) {
     const u = await server.createUser(email(`w${role}`));
-    addOrgMember(server, orgId, u.id, role);
+    await addOrgMember(server, orgId, u.id, role);
     t.is((await invite(u.token, orgId, email('target'))).status, expected[role], role);
     t.is((await server.api('GET', `/organizations/${orgId}/invitations`, { token: u.token })).status, expected[role] === 201 ? 200 : 403);
   }

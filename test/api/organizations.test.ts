@@ -69,7 +69,7 @@ test('another organization is 404 to outsiders; a member lacking permission gets
   const outsider = await server.createUser(email('x'));
   const viewer = await server.createUser(email('v'));
   const orgId = await createOrg(server, owner.token);
-  addOrgMember(server, orgId, viewer.id, 'viewer');
+  await addOrgMember(server, orgId, viewer.id, 'viewer');
   for (const [method, path] of [
     ['GET', `/organizations/${orgId}`],
     ['PUT', `/organizations/${orgId}`],
@@ -109,7 +109,7 @@ test('members: list, change role, remove; removal also drops project roles in th
   const member = await server.createUser(email('mm'));
   const orgId = await createOrg(server, owner.token);
   const projectId = await createProject(server, owner.token, orgId);
-  addOrgMember(server, orgId, member.id, 'member');
+  await addOrgMember(server, orgId, member.id, 'member');
   t.is((await server.api('POST', `/projects/${projectId}/members`, { token: owner.token, body: { user_id: member.id, role: 'admin' } })).status, 201);
 
   const list = await server.api('GET', `/organizations/${orgId}/members`, { token: member.token });
@@ -140,7 +140,7 @@ test('the last owner cannot leave, be demoted or be removed; with a second owner
   const remove = await server.api('DELETE', `/organizations/${orgId}/members/${owner.id}`, { token: owner.token });
   t.is(remove.status, 409);
 
-  addOrgMember(server, orgId, other.id, 'member');
+  await addOrgMember(server, orgId, other.id, 'member');
   t.is((await server.api('PUT', `/organizations/${orgId}/members/${other.id}/role`, { token: owner.token, body: { role: 'owner' } })).status, 200);
   t.is((await server.api('POST', `/organizations/${orgId}/leave`, { token: owner.token })).status, 200);
   t.is((await server.api('GET', `/organizations/${orgId}`, { token: owner.token })).status, 404);
@@ -153,8 +153,8 @@ test('admins manage members but cannot touch owners or make owners', async (t) =
   const admin = await server.createUser(email('aa'));
   const member = await server.createUser(email('am'));
   const orgId = await createOrg(server, owner.token);
-  addOrgMember(server, orgId, admin.id, 'admin');
-  addOrgMember(server, orgId, member.id, 'member');
+  await addOrgMember(server, orgId, admin.id, 'admin');
+  await addOrgMember(server, orgId, member.id, 'member');
   const promote = await server.api('PUT', `/organizations/${orgId}/members/${member.id}/role`, { token: admin.token, body: { role: 'owner' } });
   t.is(promote.status, 403);
   const demoteOwner = await server.api('PUT', `/organizations/${orgId}/members/${owner.id}/role`, { token: admin.token, body: { role: 'member' } });

@@ -58,7 +58,7 @@ test.before(async () => {
   server = await startTestServer();
   for (const r of roles) if (!r.startsWith('key:')) users[r] = await server.createUser(email(r.replace(':', '-')));
   orgId = await createOrg(server, users['org:owner'].token, 'Matrix');
-  for (const [r, role] of Object.entries(orgRoleOf)) if (role !== 'owner') addOrgMember(server, orgId, users[r as Role].id, role);
+  for (const [r, role] of Object.entries(orgRoleOf)) if (role !== 'owner') await addOrgMember(server, orgId, users[r as Role].id, role);
   projectId = await createProject(server, users['org:owner'].token, orgId, 'Matrix project');
   tokens = await credentialsFor(projectId);
   const pt = await server.createUser(email('project-target'));
@@ -66,7 +66,7 @@ test.before(async () => {
   await server.api('POST', `/projects/${projectId}/members`, { token: users['org:owner'].token, body: { user_id: pt.id, role: 'viewer' } });
   const ot = await server.createUser(email('org-target'));
   orgTarget = ot.id;
-  addOrgMember(server, orgId, ot.id, 'viewer');
+  await addOrgMember(server, orgId, ot.id, 'viewer');
 });
 test.after.always(() => server.stop());
 
@@ -108,7 +108,7 @@ const calls: Record<keyof typeof expected, Call> = {
   },
   'org:delete': async (_token, role) => {
     const fresh = await createOrg(server, users['org:owner'].token, `doomed by ${role}`);
-    for (const [r, orgRole] of Object.entries(orgRoleOf)) if (orgRole !== 'owner') addOrgMember(server, fresh, users[r as Role].id, orgRole);
+    for (const [r, orgRole] of Object.entries(orgRoleOf)) if (orgRole !== 'owner') await addOrgMember(server, fresh, users[r as Role].id, orgRole);
     const status = (await server.api('DELETE', `/organizations/${fresh}`, { token: tokens[role] })).status;
     const stillThere = (await server.api('GET', `/organizations/${fresh}`, { token: users['org:owner'].token })).status === 200;
     if (stillThere === (status === 200)) throw new Error(`org delete by ${role}: ${status} but still there = ${stillThere}`);

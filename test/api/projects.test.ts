@@ -68,7 +68,7 @@ test('creating needs project:create in the organization and valid input', async 
   const viewer = await server.createUser(email('cv'));
   const outsider = await server.createUser(email('cx'));
   const orgId = await createOrg(server, owner.token);
-  addOrgMember(server, orgId, viewer.id, 'viewer');
+  await addOrgMember(server, orgId, viewer.id, 'viewer');
   t.is((await server.api('POST', '/projects', { token: viewer.token, body: { name: 'p', org_id: orgId } })).status, 403);
   t.is((await server.api('POST', '/projects', { token: outsider.token, body: { name: 'p', org_id: orgId } })).status, 404);
   const missing = await server.api('POST', '/projects', { token: owner.token, body: { description: 7 } });
@@ -81,7 +81,7 @@ test('members: list (inherited and explicit), add by id or email, change role, r
   const orgMember = await server.createUser(email('mm'));
   const outside = await server.createUser(email('mx'));
   const orgId = await createOrg(server, owner.token);
-  addOrgMember(server, orgId, orgMember.id, 'member');
+  await addOrgMember(server, orgId, orgMember.id, 'member');
   const projectId = await createProject(server, owner.token, orgId);
 
   const added = await server.api('POST', `/projects/${projectId}/members`, { token: owner.token, body: { user_id: outside.id, role: 'editor' } });

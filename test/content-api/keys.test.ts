@@ -69,8 +69,7 @@ test('an org viewer reads and cannot write', async (t) => {
   const viewer = await server.createUser('viewer@example.com');
   const orgs = await server.api('GET', '/organizations/', { token });
   const orgId = orgs.body.data.organizations[0].id;
-  const add = server.services.db.prepare("INSERT INTO org_members (org_id, user_id, role, created_at) VALUES (?, ?, 'viewer', ?)");
-  add.run(orgId, viewer.id, new Date().toISOString());
+  await server.services.metadata.db.insertInto('org_members').values({ org_id: orgId, user_id: viewer.id, role: 'viewer', created_at: new Date().toISOString() }).execute();
   t.is((await as(viewer.token)('GET', '/cat?path=public/a.md')).status, 200);
   t.is((await as(viewer.token)('POST', '/write', { path: 'public/v.md', content: 'v', node_type: 'markdown' })).status, 403);
 });

@@ -478,9 +478,9 @@ test('the password is stored sealed and never appears in an answer or a log line
   await api('GET', `${C}/${id}/tables`, { token });
   await api('POST', `${C}/${id}/save`, { token, body: { query: 'SELECT nosuchcolumn', path: 'pw/x.json' } });
   await api('POST', `${C}/`, { token, body: { project_id: projectId, name: unique('pw'), engine: 'mysql', ...MY, password: SECRET } });
-  const row = running.services.db.prepare('SELECT password_encrypted FROM db_connections WHERE id = ?').get(id) as { password_encrypted: string };
-  t.regex(row.password_encrypted, /^v1\./);
-  t.false(row.password_encrypted.includes(SECRET));
+  const row = await running.services.metadata.db.selectFrom('db_connections').select('password_encrypted').where('id', '=', id).executeTakeFirstOrThrow();
+  t.regex(row.password_encrypted!, /^v1\./);
+  t.false(row.password_encrypted!.includes(SECRET));
   t.true(logLines.length > 0, 'the server logged (trace level)');
   t.false(logLines.some((l) => l.includes(SECRET)), 'no log line carries the password');
   t.false(answers.some((a) => a.includes(SECRET)), 'no answer carries the password');

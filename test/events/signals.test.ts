@@ -1,4 +1,5 @@
 import test from 'ava';
+import { sql } from 'kysely';
 import type { BusMessage, BusSignal, BusTransport } from '../../src/events/changeBus.ts';
 import { createKey, createProject, defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -87,7 +88,7 @@ test.serial('publish-changed from another worker: a publish disabled there stops
   const filled = Date.now();
   t.is(await page(key), 200);
   // Another worker disables it: the row changes, nothing of this process hears of it but the signal.
-  server.services.db.prepare('UPDATE publishes SET enabled = 0 WHERE id = ?').run(id);
+  await sql`UPDATE publishes SET enabled = 0 WHERE id = ${id}`.execute(server.services.metadata.db);
   const stale = await page(key);
   // The address is cached for a short while: without the signal the disabled page is still served.
   if (Date.now() - filled < 1500) t.is(stale, 200, 'served from the cache until told');
@@ -102,7 +103,7 @@ test.serial('access-changed from another worker: a stream whose key was revoked 
   t.teardown(() => feed.close());
   await feed.waitFor('ready', () => feed.events.some((e) => e.event === 'ready'));
   // Revoked by another worker: only the row changes here.
-  server.services.db.prepare("UPDATE connections SET status = 'revoked' WHERE id = ?").run(key.id);
+  await sql`UPDATE connections SET status = 'revoked' WHERE id = ${key.id}`.execute(server.services.metadata.db);
   t.false(feed.closed);
   receive({ signal: { kind: 'access-changed', project: '' } });
   // Well before the 15 s heartbeat that would also have noticed.

@@ -57,7 +57,7 @@ test('reusing a rotated refresh token revokes the whole family', async (t) => {
 
 test('refresh tokens are stored only as hashes', async (t) => {
   const { refresh } = await server.login();
-  const rows = server.services.db.prepare('SELECT * FROM refresh_tokens').all() as Record<string, unknown>[];
+  const rows = await server.services.metadata.db.selectFrom('refresh_tokens').selectAll().execute();
   t.true(rows.length > 0);
   for (const row of rows) for (const value of Object.values(row)) t.not(value, refresh);
 });

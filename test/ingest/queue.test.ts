@@ -3,8 +3,11 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
+import { openMetadataOfDataDir } from '../helpers/metadata.ts';
 import { createKey, createProject, defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { databaseOfDataDir } from '../helpers/serverDatabases.ts';
 import { textPages, writePdf } from './fixtures/pdf.ts';
 import { workDir } from './fixtures/workDir.ts';
 import { submitFiles, waitAll, waitTask } from './ingestClient.ts';
@@ -297,10 +300,10 @@ test.serial('a restart: running and queued tasks run again from the beginning on
   await first.stop();
 
   // As after a crash: one task left running; and leftovers of a task that no longer exists.
-  const db = new Database(join(dataDir, 'cns.db'));
-  db.prepare(`UPDATE ingest_tasks SET status = 'running', started_at = '2020-01-01T00:00:00.000Z' WHERE id = ?`).run(ids[3]);
-  const statuses = db.prepare('SELECT id, status FROM ingest_tasks').all() as { id: string; status: string }[];
-  db.close();
+  const metadata = await openMetadataOfDataDir(dataDir);
+  await metadata.db.updateTable('ingest_tasks').set({ status: 'running', started_at: '2020-01-01T00:00:00.000Z' }).where('id', '=', ids[3]).execute();
+  const statuses = await metadata.db.selectFrom('ingest_tasks').select(['id', 'status']).execute();
+  await metadata.close();
   t.deepEqual(Object.fromEntries(statuses.map((r) => [r.id, r.status])), { [ids[0]]: 'queued', [ids[1]]: 'queued', [ids[2]]: 'queued', [ids[3]]: 'running' });
   mkdirSync(join(dataDir, 'tmp/ingest/tasks/ing_gone'), { recursive: true });
   writeFileSync(join(dataDir, 'tmp/ingest/tasks/ing_gone/source'), 'x');
@@ -323,12 +326,23 @@ test.serial('a restart: running and queued tasks run again from the beginning on
 
 test.serial('a task is never seen succeeded without its result: its commit names it, then success and result are recorded together', async (t) => {
   // Read from another connection the moment the commit is acknowledged, before the queue's own continuation runs.
+  // On PostgreSQL (CNS_TEST_ENGINE=postgres) the other connection is a session of its own: the
+  // read is sent at once, from the same callback, and answered later.
   const seen: { status: string; result: string | null }[] = [];
-  const reader = new Database(join(server.dataDir, 'cns.db'), { readonly: true });
-  t.teardown(() => reader.close());
+  const reading: Promise<unknown>[] = [];
+  const { CNS_DATABASE_URL: url } = await databaseOfDataDir(server.dataDir);
+  const remote = url ? new pg.Client({ connectionString: url }) : null;
+  await remote?.connect();
+  const reader = remote ? null : new Database(join(server.dataDir, 'cns.db'), { readonly: true });
+  t.teardown(async () => {
+    reader?.close();
+    await remote?.end();
+  });
   const stop = server.services.content.onCommitted((tip) => {
     if (tip.projectId !== projectId) return;
-    seen.push(...(reader.prepare(`SELECT status, result FROM ingest_tasks WHERE project_id = ? AND target_path = 'atomic'`).all(projectId) as typeof seen));
+    const query = `SELECT status, result FROM ingest_tasks WHERE project_id = $1 AND target_path = 'atomic'`;
+    if (remote) reading.push(remote.query(query, [projectId]).then(({ rows }) => seen.push(...(rows as typeof seen))));
+    else seen.push(...(reader!.prepare(query.replace('$1', '?')).all(projectId) as typeof seen));
   });
   t.teardown(stop);
   const res = await submitFiles(server, token, { project_id: projectId, path: 'atomic' }, [{ name: 'a.txt', content: 'atomic', type: 'text/plain' }]);
@@ -336,8 +350,14 @@ test.serial('a task is never seen succeeded without its result: its commit names
   const task = await waitTask(server, token, res.body.data.tasks[0].id);
   t.is(task.status, 'succeeded');
   t.deepEqual(task.result.nodes.map((n: { path: string }) => n.path), ['atomic/a.md']);
+  await Promise.all(reading);
   t.is(seen.length, 1, 'read when its commit was acknowledged');
-  t.deepEqual(seen[0], { status: 'running', result: null }, 'the commit first: still running, no result');
+  if (remote) {
+    // Answered after the callback returned, the read may come after the queue recorded success:
+    // what holds on PostgreSQL is that success is never seen without its result.
+    const [first] = seen;
+    t.true(first?.status === 'running' ? first.result === null : first?.status === 'succeeded' && first.result !== null, JSON.stringify(first));
+  } else t.deepEqual(seen[0], { status: 'running', result: null }, 'the commit first: still running, no result');
   const commit = (await commits()).find((c) => c.version === task.result.project_version);
   t.is(commit.message, 'ingest a.txt');
   const full = await server.services.content.commitTrailers(projectId, commit.commit_id ?? commit.id);

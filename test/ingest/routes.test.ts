@@ -1,4 +1,6 @@
 import test from 'ava';
+import { metadataCount } from '../helpers/metadata.ts';
+import { sql } from 'kysely';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertDocumented } from '../helpers/openapi.ts';
@@ -24,7 +26,7 @@ test.before(async () => {
 test.after.always(() => server?.stop());
 
 const check = (t: import('ava').ExecutionContext, method: string, path: string, res: Awaited<ReturnType<TestServer['api']>>) => assertDocumented(t, server.services, method, path, res);
-const taskCount = () => (server.services.db.prepare('SELECT COUNT(*) AS n FROM ingest_tasks').get() as { n: number }).n;
+const taskCount = () => metadataCount(server, sql`SELECT COUNT(*) AS n FROM ingest_tasks`);
 const uploadsLeft = (s: TestServer) => {
   const dir = join(s.dataDir, 'tmp/ingest/uploads');
   return existsSync(dir) ? readdirSync(dir) : [];
@@ -96,7 +98,7 @@ test.serial('the OpenAPI document describes the multipart body', async (t) => {
 });
 
 test.serial('invalid input is 422 naming the field, and nothing is queued', async (t) => {
-  const before = taskCount();
+  const before = await taskCount();
   const file = [{ name: 'x.txt', content: 'x' }];
   const cases: [Record<string, string>, { name: string; content: string }[], string][] = [
     [{ path: 'a' }, file, 'project_id'],
@@ -155,7 +157,7 @@ test.serial('invalid input is 422 naming the field, and nothing is queued', asyn
   t.regex(unknown.body.message, /unknown source type notion; supported source types: url/);
   const folder = await server.api('POST', '/ingest/submit/saas', { token, body: { project_id: projectId, source: { type: 'folder', config: {} } } });
   t.regex(folder.body.message, /sync connector.*supported source types: url/);
-  t.is(taskCount(), before, 'nothing was queued');
+  t.is(await taskCount(), before, 'nothing was queued');
   t.deepEqual(uploadsLeft(server), []);
 });
 
@@ -186,7 +188,7 @@ test.serial('limits: a file over CNS_INGEST_MAX_FILE_BYTES or more files than CN
   ]);
   t.is(exact.status, 202, 'at the limits is fine');
   await waitAll(small, tok, exact.body.data.tasks.map((x: any) => x.id));
-  t.is((small.services.db.prepare('SELECT COUNT(*) AS n FROM ingest_tasks').get() as { n: number }).n, 2, 'only the accepted submission was queued');
+  t.is(await metadataCount(small, sql`SELECT COUNT(*) AS n FROM ingest_tasks`), 2, 'only the accepted submission was queued');
   t.deepEqual(uploadsLeft(small), [], 'partial uploads are removed');
 });
 

@@ -1,4 +1,6 @@
 import test from 'ava';
+import { metadataCount } from '../helpers/metadata.ts';
+import { sql } from 'kysely';
 import { readFileSync } from 'node:fs';
 import { defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -178,5 +180,5 @@ test.serial('without CNS_URL_FETCH_ALLOW_PRIVATE a loopback or private address i
     t.regex(res.body.message, /may not be fetched/);
   }
   t.deepEqual(site.requests.slice(from), []);
-  t.is((guarded.services.db.prepare('SELECT COUNT(*) AS n FROM ingest_tasks').get() as { n: number }).n, 0);
+  t.is(await metadataCount(guarded, sql`SELECT COUNT(*) AS n FROM ingest_tasks`), 0);
 });

@@ -67,9 +67,9 @@ test.serial('the SDK client lists and calls a tool through the proxy; the server
   t.deepEqual([...new Set(upstream.methods.slice(from))].sort(), ['DELETE', 'GET', 'POST']);
 });
 
-test.serial('header values are encrypted in SQLite and never returned; PUT replaces them', async (t) => {
+test.serial('header values are encrypted in the metadata store and never returned; PUT replaces them', async (t) => {
   const p = await registered('sealed');
-  const row = server.services.db.prepare('SELECT * FROM mcp_proxy_servers WHERE id = ?').get(p.id) as Record<string, unknown>;
+  const row = (await server.services.metadata.db.selectFrom('mcp_proxy_servers').selectAll().where('id', '=', p.id).executeTakeFirstOrThrow()) as Record<string, unknown>;
   t.regex(row.headers_encrypted as string, /^v1\./);
   t.false(JSON.stringify(row).includes(SECRET), 'the plaintext value is not in the row');
 

@@ -90,7 +90,8 @@ test('a session that prefers text/event-stream gets its answers as events', asyn
   t.regex(r.text, /^event: message\ndata: \{.*"id":7/m);
 });
 
-test('a client that goes away before its answer leaves the session working; the answer goes nowhere', async (t) => {
+// Serial, these two: they count the calls of the whole session store, which the other tests' calls would add to.
+test.serial('a client that goes away before its answer leaves the session working; the answer goes nowhere', async (t) => {
   const { ep, headers } = await slowSession('slow');
   const sessions = server.services.mcp.sessions;
   const gone = new AbortController();
@@ -109,7 +110,7 @@ test('a client that goes away before its answer leaves the session working; the 
   t.is(sessions.unanswered, 0);
 });
 
-test('a call still running when its session ends (DELETE) is answered with a closed-connection error, not left hanging', async (t) => {
+test.serial('a call still running when its session ends (DELETE) is answered with a closed-connection error, not left hanging', async (t) => {
   const { ep, headers } = await slowSession('ended');
   const sessions = server.services.mcp.sessions;
   const running = rawPost(ep.url, headers, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { command: 'sleep 0.5' } } });

@@ -16,9 +16,7 @@ test.before(async () => {
   ids = { pub: pub.id, pubDoc: pubDoc.id, priv: priv.id, doc: doc.id, snapshot };
 
   const viewer = await f.server.createUser('viewer@example.com');
-  f.server.services.db
-    .prepare("INSERT INTO org_members (org_id, user_id, role, created_at) VALUES (?, ?, 'viewer', ?)")
-    .run(f.orgId, viewer.id, new Date().toISOString());
+  await f.server.services.metadata.db.insertInto('org_members').values({ org_id: f.orgId, user_id: viewer.id, role: 'viewer', created_at: new Date().toISOString() }).execute();
   who.viewer = viewer.token;
   who.stranger = (await f.server.createUser('stranger@example.com')).token;
   who.readKey = (await createKey(f.server, f.token, f.pid, { mode: 'read' })).key;

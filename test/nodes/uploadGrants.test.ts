@@ -68,7 +68,7 @@ test('two PUTs of one address at once: exactly one writes', async (t) => {
 
 test('the holder is authorized again at PUT: a removed member and a deleted key write nothing', async (t) => {
   const member = await f.server.createUser(`uploader-${process.pid}@example.com`);
-  addOrgMember(f.server, f.orgId, member.id, 'member');
+  await addOrgMember(f.server, f.orgId, member.id, 'member');
   const byMember = await announce({ name: 'member.bin', size: 1 }, member.token);
   const removed = await f.call('DELETE', `/organizations/${f.orgId}/members/${member.id}`);
   t.is(removed.status, 200, JSON.stringify(removed.body));

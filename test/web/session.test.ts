@@ -5,6 +5,8 @@ import { signIn as signInAs } from '../helpers/dashboard.ts';
 import { cookiesOf, spoilAccessCookie, storedSession } from '../helpers/sessionCookie.ts';
 import { createProject, defaultProject } from '../helpers/project.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { metadataCount } from '../helpers/metadata.ts';
+import { sql } from 'kysely';
 
 /**
  * The dashboard's cookie session in headless chromium: the tokens live in HttpOnly cookies the
@@ -34,8 +36,7 @@ async function newUser(name: string): Promise<{ email: string; password: string;
   return { email, password, id: user.id };
 }
 
-const revokedSignIns = (userId: string) =>
-  (server.services.db.prepare('SELECT COUNT(*) AS n FROM refresh_tokens WHERE user_id = ? AND revoked_at IS NOT NULL').get(userId) as { n: number }).n;
+const revokedSignIns = (userId: string) => metadataCount(server, sql`SELECT COUNT(*) AS n FROM refresh_tokens WHERE user_id = ${userId} AND revoked_at IS NOT NULL`);
 
 test('a reload keeps the user signed in, in the project that was open', async (t) => {
   const { page } = t.context;
@@ -91,7 +92,7 @@ test('sign out, then a reload, shows the sign-in form, and the old access cookie
 
   const replay = await server.api('GET', '/auth/me', { headers: { cookie: `cns_access=${old.cns_access}` } });
   t.is(replay.status, 401, 'signing out revoked the session, not only the cookies');
-  t.is(revokedSignIns(u.id), 1);
+  t.is(await revokedSignIns(u.id), 1);
 });
 
 test('two tabs restoring an expired session at once share one refresh and both stay signed in', async (t) => {
@@ -114,7 +115,7 @@ test('two tabs restoring an expired session at once share one refresh and both s
   await Promise.all(tabs.map((tab) => tab.getByRole('heading', { name: 'Projects' }).waitFor()));
   // A second refresh with the same cookie would have been taken for a stolen token and signed both out.
   t.deepEqual(refreshes, [200], 'one tab refreshed; the other waited for it and adopted the new cookies');
-  t.is(revokedSignIns(u.id), 0);
+  t.is(await revokedSignIns(u.id), 0);
   t.not((await cookiesOf(context)).cns_access, 'expired');
 });
 
@@ -133,7 +134,7 @@ test('the access token is refreshed before it expires, without a refused request
   await signInAs(shortLived, page);
   t.is((await refresh).status(), 200);
   t.deepEqual(refused, [], 'refreshed ahead of expiry, not after a 401');
-  const rotated = shortLived.services.db.prepare('SELECT COUNT(*) AS n FROM refresh_tokens WHERE rotated_at IS NOT NULL').get() as { n: number };
-  t.true(rotated.n >= 1, 'the refresh cookie was rotated');
+  const rotated = await metadataCount(shortLived, sql`SELECT COUNT(*) AS n FROM refresh_tokens WHERE rotated_at IS NOT NULL`);
+  t.true(rotated >= 1, 'the refresh cookie was rotated');
   await page.getByRole('heading', { name: 'Projects' }).waitFor();
 });

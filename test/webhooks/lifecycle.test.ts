@@ -203,7 +203,7 @@ test('a hook acts as its creator: a key limited to a folder hears of nothing out
   const otherProject = await createProject(server, token, orgId, 'other');
   t.is((await server.api('GET', `/projects/${otherProject}/webhooks/${adminHook.id}`, { token })).status, 404);
   const editor = await server.createUser(email('editor'));
-  addOrgMember(server, orgId, editor.id, 'member');
+  await addOrgMember(server, orgId, editor.id, 'member');
   const asEditor = await server.api('GET', base, { token: editor.token });
   t.is(asEditor.status, 403);
   t.is((await server.api('POST', base, { token: editor.token, body: { url: r.url, events } })).status, 403);

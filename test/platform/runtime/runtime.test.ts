@@ -4,6 +4,8 @@ import nock from 'nock';
 import { assertDocumented } from '../../helpers/openapi.ts';
 import { ADMIN, assertNoSecrets, isolateNetwork, startOAuthServer, type OAuthTestServer } from '../oauth/helpers.ts';
 import { fakeConnector, FakeSource } from './fakeSource.ts';
+import { metadataCount } from '../../helpers/metadata.ts';
+import { sql } from 'kysely';
 
 // The platform sync runtime end to end: a real server, a source platform on nock (FakeSource),
 // runs through the refresh route and the scheduler, content checked through the API.
@@ -208,8 +210,8 @@ test.serial('triggers: interval needs interval_s at or above the minimum, webhoo
   });
   t.is(done.trigger, 'webhook');
   // The secret is stored sealed.
-  const row = server.running.services.db.prepare('SELECT webhook_secret FROM sync_states WHERE sync_id = ?').get(syncId) as { webhook_secret: string };
-  t.false(row.webhook_secret.includes(secret));
+  const row = await server.running.services.metadata.db.selectFrom('sync_states').select('webhook_secret').where('sync_id', '=', syncId).executeTakeFirstOrThrow();
+  t.false(row.webhook_secret!.includes(secret));
 });
 
 test.serial('interval syncs run on schedule, one run at a time, and the schedule survives a restart', async (t) => {
@@ -264,7 +266,7 @@ test.serial('a sync refreshed twice at once runs once; deleting a sync keeps its
   const gone = await server.api('DELETE', `/sync/syncs/${syncId}`, { token });
   t.is(gone.status, 200);
   t.is((await cat('twice/k.md')).body.data.content, 'kept\n');
-  t.is((server.running.services.db.prepare('SELECT COUNT(*) AS n FROM sync_items WHERE sync_id = ?').get(syncId) as { n: number }).n, 0);
+  t.is(await metadataCount(server.running, sql`SELECT COUNT(*) AS n FROM sync_items WHERE sync_id = ${syncId}`), 0);
 });
 
 test.serial('no token of a run is in the database in clear or in the logs', async (t) => {

@@ -6,6 +6,8 @@ import { WebhookDeliveries } from '../../../src/platform/runtime/webhookDeliveri
 import { assertDocumented } from '../../helpers/openapi.ts';
 import { ADMIN, isolateNetwork, startOAuthServer, type OAuthTestServer } from '../oauth/helpers.ts';
 import { fakeConnector, FakeSource } from './fakeSource.ts';
+import { metadataCount } from '../../helpers/metadata.ts';
+import { sql } from 'kysely';
 
 // Replayed GitHub webhook deliveries (issue 28 point 2): a delivery already accepted, by its id
 // or by its body and signature, starts no run; what is remembered is bounded by count and age.
@@ -137,7 +139,7 @@ test.serial('what is remembered is bounded: the newest deliveries per sync only'
     t.false((await post(n)).body.data.duplicate);
     await settled(syncId);
   }
-  const rows = server.running.services.db.prepare('SELECT delivery_id FROM sync_webhook_deliveries WHERE sync_id = ? ORDER BY received_at, rowid').all(syncId) as { delivery_id: string }[];
+  const rows = await server.running.services.metadata.db.selectFrom('sync_webhook_deliveries').select('delivery_id').where('sync_id', '=', syncId).orderBy('received_at').orderBy('seq').execute();
   t.deepEqual(
     rows.map((r) => r.delivery_id),
     ['f-3', 'f-4', 'f-5'],
@@ -148,7 +150,7 @@ test.serial('what is remembered is bounded: the newest deliveries per sync only'
   await settled(syncId);
   // Deleting the sync forgets its deliveries.
   await server.api('DELETE', `/sync/syncs/${syncId}`, { token });
-  t.is((server.running.services.db.prepare('SELECT COUNT(*) AS n FROM sync_webhook_deliveries WHERE sync_id = ?').get(syncId) as { n: number }).n, 0);
+  t.is(await metadataCount(server.running, sql`SELECT COUNT(*) AS n FROM sync_webhook_deliveries WHERE sync_id = ${syncId}`), 0);
 });
 
 test.serial('deliveries older than the age bound are forgotten (the store, on the real database, with a driven clock)', async (t) => {
