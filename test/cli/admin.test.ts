@@ -22,7 +22,7 @@ test('cns user create resolves the data folder like serve (CNS_DATA_DIR) and nev
   t.deepEqual(readdirSync(elsewhere), []);
 
   // CNS_DATA_DIR names the server's folder, from anywhere: the running server knows the user at once.
-  const made = await u.run(['user', 'create', '-e', 'env@example.com', '--password', 'password-123'], { cwd: elsewhere, env: { CNS_DATA_DIR: server.dataDir } });
+  const made = await u.run(['user', 'create', '-e', 'env@example.com', '--password', 'password-123'], { cwd: elsewhere, env: { CNS_DATA_DIR: server.dataDir, ...server.storeEnv } });
   t.is(made.code, 0, made.stderr);
   t.regex(made.stdout, /created user env@example\.com/);
   const login = await server.api('POST', '/auth/login', { body: { email: 'env@example.com', password: 'password-123' } });
@@ -40,7 +40,7 @@ test('cns user create resolves the data folder like serve (CNS_DATA_DIR) and nev
 
 test('cns user create without --password reads one line of stdin; with none it says what is missing (exit 2)', async (t) => {
   const server = await startTestServer();
-  const u = new CliUser({ CNS_DATA_DIR: server.dataDir });
+  const u = new CliUser({ CNS_DATA_DIR: server.dataDir, ...server.storeEnv });
   t.teardown(async () => {
     u.dispose();
     await server.stop();
@@ -91,7 +91,7 @@ test('cns reindex resolves the data folder like serve and never creates a databa
   t.is(lost.code, 2, lost.stderr);
   t.regex(lost.stderr, /no cns database in /);
   t.deepEqual(readdirSync(elsewhere), [], 'nothing created');
-  const found = await u.run(['reindex'], { cwd: elsewhere, env: { CNS_DATA_DIR: server.dataDir } });
+  const found = await u.run(['reindex'], { cwd: elsewhere, env: { CNS_DATA_DIR: server.dataDir, ...server.storeEnv } });
   t.is(found.code, 0, found.stderr);
   t.regex(found.stdout, /index matched git|no repositories/);
 });

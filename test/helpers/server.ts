@@ -12,6 +12,8 @@ export const ADMIN_PASSWORD = 'admin-password-1';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
+  /** The environment that names this server's metadata store (CNS_DATABASE_URL on PostgreSQL; empty on SQLite): admin commands run on its data folder need it too. */
+  storeEnv: Record<string, string>;
   /** Calls the API; `path` is relative to /api/v1 unless it starts with '/healthz' or 'http'. */
   api(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string | Buffer }): Promise<ApiResponse>;
   /** Signs in and returns the access token (and the whole login result). */
@@ -87,5 +89,7 @@ export async function startTestServer(overrides: Partial<Settings> = {}, env: Re
     await releaseDatabaseOfDataDir(dataDir);
   };
 
-  return { ...running, dataDir, api, login, createUser, stop };
+  const url = env.CNS_DATABASE_URL ?? (engine as Record<string, string>).CNS_DATABASE_URL;
+  const storeEnv: Record<string, string> = url ? { CNS_DATABASE_URL: url } : {};
+  return { ...running, dataDir, storeEnv, api, login, createUser, stop };
 }

@@ -51,10 +51,8 @@ async function setup(t: ExecutionContext, engine: Engine) {
   const content = fixture();
   t.teardown(() => content.cleanup());
   await content.store.createProject('prj_1');
-  if (engine === 'sqlite') {
-    await sql`INSERT INTO connections (id, project_id, kind, name, mode, key_hash, key_prefix, created_at, updated_at)
-              VALUES (${SYNC}, 'prj_1', 'sync', 'crossing', 'read_write', 'hash', 'cns_', ${NOW}, ${NOW})`.execute(metadata.db);
-  }
+  await sql`INSERT INTO connections (id, project_id, kind, name, mode, key_hash, key_prefix, created_at, updated_at)
+            VALUES (${SYNC}, 'prj_1', 'sync', 'crossing', 'read_write', 'hash', 'cns_', ${NOW}, ${NOW})`.execute(metadata.db);
   const syncs = new SyncStore(metadata);
   await syncs.create({ syncId: SYNC, projectId: 'prj_1', provider: 'github', triggerMode: 'manual' });
   const runs = new PlatformRunStore(metadata, syncs);
