@@ -8,21 +8,11 @@ import { sameEmail } from '../users/userStore.ts';
 import type { OrgRole } from '../roles.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../pagination.ts';
+import type { InvitationsTable } from '../../db/metadata/tables/auth.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
-export interface InvitationRecord {
-  id: string;
-  org_id: string;
-  email: string;
-  role: OrgRole;
-  token_hash: string;
-  invited_by: string | null;
-  created_at: string;
-  expires_at: string;
-  accepted_at: string | null;
-  accepted_by: string | null;
-}
+export type InvitationRecord = InvitationsTable;
 
 /** Invitation tokens are 256 random bits, so a plain SHA-256 is enough to keep them unusable at rest. */
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');

@@ -1,15 +1,7 @@
 import type { OrgRole } from '../roles.ts';
+import type { OrganizationsTable } from '../../db/metadata/tables/auth.ts';
 
-export interface OrganizationRecord {
-  id: string;
-  name: string;
-  description: string;
-  /** 1 for the organization `POST /auth/initialize` created for its creator. */
-  is_default: number;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type OrganizationRecord = OrganizationsTable;
 
 /** An organization as one of its members sees it. */
 export interface MemberOrganization extends OrganizationRecord {

@@ -1,9 +1,4 @@
-export interface ProjectRecord {
-  id: string;
-  org_id: string;
-  name: string;
-  description: string;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
+import type { ProjectsTable } from '../../db/metadata/tables/projects.ts';
+
+/** A project as stored: its columns are the data-access layer's. */
+export type ProjectRecord = ProjectsTable;

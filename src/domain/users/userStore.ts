@@ -4,18 +4,9 @@ import type { MetadataDb, MetadataStore } from '../../db/metadata/metadataStore.
 import { isUniqueViolation } from '../../db/metadata/uniqueViolation.ts';
 import { newId, nowIso } from '../../util/ids.ts';
 import { hashPassword } from '../../auth/passwords.ts';
+import type { UsersTable } from '../../db/metadata/tables/auth.ts';
 
-export interface UserRecord {
-  id: string;
-  email: string;
-  password_hash: string;
-  display_name: string;
-  is_admin: number;
-  initialized_at: string | null;
-  onboarding_completed_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type UserRecord = UsersTable;
 
 export class EmailTakenError extends Error {
   readonly code = 'CONFLICT';
