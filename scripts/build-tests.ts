@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { engineDependentTests } from './lib/engineTests.ts';
 
 /**
  * Type-checks and compiles src/, test/ and scripts/ to JavaScript in `.test-build/`, a mirror of the
@@ -40,3 +41,6 @@ function mirror(dir: string, copyAll = false): void {
 const { ava } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { ava: Record<string, unknown> };
 const config = { ...ava, files: ['.test-build/test/**/*.test.js'], extensions: ['js'], nodeArguments: [] };
 writeFileSync(join(OUT, 'ava.config.mjs'), `export default ${JSON.stringify(config, null, 2)};\n`);
+// The PostgreSQL pass (npm run test:postgres) runs only the files the engine can change; the rest ran already.
+const postgres = { ...config, files: engineDependentTests(ROOT).map((file) => `.test-build/${file.replace(/\.ts$/, '.js')}`) };
+writeFileSync(join(OUT, 'ava.postgres.config.mjs'), `export default ${JSON.stringify(postgres, null, 2)};\n`);
