@@ -16,13 +16,13 @@ export interface TestDatabase {
 
 /** Names are generated or checked, so they can be spliced into statements as quoted identifiers. */
 const NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-const ident = (name: string) => {
+export const quotedName = (name: string) => {
   if (!NAME.test(name)) throw new Error(`not a database name for tests: ${name}`);
   return `"${name}"`;
 };
 
 /** The admin URL with another database as its path. */
-function databaseUrl(name: string): string {
+export function databaseUrl(name: string): string {
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
   return url.href;
@@ -43,15 +43,15 @@ async function withAdmin<T>(use: (client: pg.Client) => Promise<T>): Promise<T> 
 async function dropDatabase(client: pg.Client, name: string): Promise<void> {
   const { rows } = await client.query<{ datistemplate: boolean }>('SELECT datistemplate FROM pg_database WHERE datname = $1', [name]);
   if (rows.length === 0) return;
-  if (rows[0]!.datistemplate) await client.query(`ALTER DATABASE ${ident(name)} WITH IS_TEMPLATE false`);
-  await client.query(`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`);
+  if (rows[0]!.datistemplate) await client.query(`ALTER DATABASE ${quotedName(name)} WITH IS_TEMPLATE false`);
+  await client.query(`DROP DATABASE IF EXISTS ${quotedName(name)} WITH (FORCE)`);
 }
 
 /** Creates `cns_t_<random>`, empty or as a copy of `template` (made by ensureTemplate). */
 export async function freshPostgresDatabase(options: { template?: string } = {}): Promise<TestDatabase> {
   const name = `cns_t_${randomBytes(6).toString('hex')}`;
-  const from = options.template === undefined ? '' : ` TEMPLATE ${ident(options.template)}`;
-  await withAdmin((c) => c.query(`CREATE DATABASE ${ident(name)}${from}`));
+  const from = options.template === undefined ? '' : ` TEMPLATE ${quotedName(options.template)}`;
+  await withAdmin((c) => c.query(`CREATE DATABASE ${quotedName(name)}${from}`));
   return { name, url: databaseUrl(name), drop: () => withAdmin((c) => dropDatabase(c, name)) };
 }
 
@@ -64,7 +64,7 @@ export async function freshPostgresDatabase(options: { template?: string } = {})
  * schema in `name` (a hash of the migrations) so that a changed schema makes a new template.
  */
 export async function ensureTemplate(name: string, setup: (url: string) => Promise<void>): Promise<string> {
-  ident(name);
+  quotedName(name);
   const building = `${name.slice(0, 50)}_build`;
   return withAdmin(async (c) => {
     // One lock per template name, for the session: released by the unlock below or when the connection ends.
@@ -73,12 +73,12 @@ export async function ensureTemplate(name: string, setup: (url: string) => Promi
       const { rowCount } = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
       if (rowCount) return name;
       await dropDatabase(c, building);
-      await c.query(`CREATE DATABASE ${ident(building)}`);
+      await c.query(`CREATE DATABASE ${quotedName(building)}`);
       try {
         await setup(databaseUrl(building));
         // A template nobody can connect to cannot be left in use, which would make every copy fail.
-        await c.query(`ALTER DATABASE ${ident(building)} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
-        await c.query(`ALTER DATABASE ${ident(building)} RENAME TO ${ident(name)}`);
+        await c.query(`ALTER DATABASE ${quotedName(building)} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+        await c.query(`ALTER DATABASE ${quotedName(building)} RENAME TO ${quotedName(name)}`);
       } catch (e) {
         await dropDatabase(c, building);
         throw e;

@@ -1,9 +1,8 @@
 import test from 'ava';
 import pg from 'pg';
-import type { TestDatabase } from '../helpers/postgresDatabases.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tcpProxy } from '../helpers/tcpProxy.ts';
-import { freshMigratedDatabase } from '../helpers/testEngine.ts';
+import { migratedDatabases } from '../helpers/migratedPostgres.ts';
 
 /**
  * The metadata database failing under a running service: requests that need it are answered 503
@@ -13,14 +12,7 @@ import { freshMigratedDatabase } from '../helpers/testEngine.ts';
  */
 
 const SECRET = 'pw-Lm3sW8qZr5';
-const databases: TestDatabase[] = [];
-test.after.always(() => Promise.all(databases.map((d) => d.drop())));
-
-async function migrated(): Promise<TestDatabase> {
-  const d = await freshMigratedDatabase();
-  databases.push(d);
-  return d;
-}
+const migrated = migratedDatabases(test.after.always);
 
 /** Polls until `check` holds, failing after a deadline (no fixed sleeps). */
 async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 15_000): Promise<T> {

@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { spawnServe } from '../helpers/cli.ts';
 import { closedPort } from '../helpers/fakePostgres.ts';
-import type { TestDatabase } from '../helpers/postgresDatabases.ts';
-import { freshMigratedDatabase } from '../helpers/testEngine.ts';
+import { migratedDatabases } from '../helpers/migratedPostgres.ts';
 
 /**
  * `cns serve` with CNS_DATABASE_URL, as an operator runs it: a database it cannot use stops the
@@ -15,14 +14,7 @@ import { freshMigratedDatabase } from '../helpers/testEngine.ts';
 
 /** The server trusts 127.0.0.1, so any password passes; this one must never be printed. */
 const SECRET = 'pw-Hn4xQ9tVb2';
-const databases: TestDatabase[] = [];
-test.after.always(() => Promise.all(databases.map((d) => d.drop())));
-
-async function migrated(): Promise<TestDatabase> {
-  const d = await freshMigratedDatabase();
-  databases.push(d);
-  return d;
-}
+const migrated = migratedDatabases(test.after.always);
 const withSecret = (url: string) => url.replace('postgres@', `postgres:${SECRET}@`);
 
 /** Runs `cns serve` on a data folder that does not exist yet; answers its whole output and exit code. */
