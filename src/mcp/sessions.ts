@@ -39,8 +39,8 @@ interface Session {
 }
 
 /**
- * The transport (and with it the SDK's HTTP transport and message schemas, ~0.4 s of CPU to load)
- * is imported by the first initialize: a process that never serves MCP never loads it.
+ * The transport (the SDK's HTTP transport and message schemas) is imported by the first
+ * initialize: a process that never serves MCP never loads it (~0.2 s of CPU with the servers).
  */
 let transportModule: Promise<typeof import('./transport.ts')> | undefined;
 const loadTransport = () => (transportModule ??= import('./transport.ts'));
