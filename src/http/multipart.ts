@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import formidable from 'formidable';
+import type formidable from 'formidable';
 import type { Middleware } from 'koa';
 import { AppError, validationError } from './errors.ts';
 import type { UploadedFile } from '../ingest/ingest.ts';
@@ -24,6 +24,10 @@ const FILE_TOO_LARGE = new Set([1009, 1016]);
 
 /** A file that grew past the limit while streaming (formidable itself only checks one when it ends). */
 class FileTooLarge extends Error {}
+
+/** formidable (~70 ms of CPU to load) is imported by the first multipart upload: most processes never take one. */
+let formidableModule: Promise<typeof formidable> | undefined;
+const loadFormidable = () => (formidableModule ??= import('formidable').then((m) => m.default));
 
 const tooLarge = (message: string, details: Record<string, unknown>) => new AppError('PAYLOAD_TOO_LARGE', message, details);
 
@@ -57,7 +61,8 @@ export function multipartUploads(limits: () => MultipartLimits): Middleware {
 }
 
 async function readForm(req: IncomingMessage, dir: string, l: MultipartLimits): Promise<Record<string, unknown>> {
-  const form = formidable({
+  const newForm = await loadFormidable();
+  const form = newForm({
     uploadDir: dir,
     maxFiles: l.maxFiles,
     maxFileSize: l.maxFileBytes,

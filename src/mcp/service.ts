@@ -13,12 +13,14 @@ import type { Changelog } from '../events/changelog.ts';
 import type { Tools } from '../tools/tools.ts';
 import type { AgentCallContext, AgentMcpEnv } from './agents/context.ts';
 import { admitAgent } from './agents/gate.ts';
-import { agentServer } from './agents/server.ts';
 import type { CallContext, McpEnv } from './context.ts';
 import { McpEndpoints } from './endpoints.ts';
 import { admit } from './gate.ts';
-import { endpointServer } from './server.ts';
 import { defaultSessionLimits, McpSessions, type SessionLimits } from './sessions.ts';
+
+/** The servers (the SDK's `Server`, its schemas, Ajv) are imported by the first session: most processes never open one. */
+let servers: Promise<[typeof import('./server.ts'), typeof import('./agents/server.ts')]> | undefined;
+const loadServers = () => (servers ??= Promise.all([import('./server.ts'), import('./agents/server.ts')]));
 
 /** A request admitted to one of the MCP servers: an endpoint's or an agent's. */
 export type McpContext = CallContext | AgentCallContext;
@@ -61,7 +63,10 @@ export function createMcp(d: {
   const agentEnv: AgentMcpEnv = { agents: d.agents, bindings: d.agentTools, tools: d.tools, authorizer: d.authorizer };
   const options = { version: d.version, logger: d.logger };
   const sessions = new McpSessions<McpContext>(
-    (first) => (isAgentContext(first) ? agentServer(first, options) : endpointServer(first, options)),
+    async (first) => {
+      const [{ endpointServer }, { agentServer }] = await loadServers();
+      return isAgentContext(first) ? agentServer(first, options) : endpointServer(first, options);
+    },
     (c) => ({ serverId: isAgentContext(c) ? c.agent.connection.id : c.endpoint.connection.id, principal: c.principal }),
     d.logger,
     { ...defaultSessionLimits, ...d.sessions },

@@ -7,6 +7,7 @@ import {
   ErrorCode,
   JSONRPCMessageSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
+  isInitializeRequest,
   type JSONRPCMessage,
   type JSONRPCRequest,
   type MessageExtraInfo,
@@ -142,3 +143,6 @@ function requestUrl(req: IncomingMessage): URL | undefined {
     return undefined;
   }
 }
+
+/** Whether a POST without a session id starts one (one message or a batch). */
+export const isInitialization = (body: unknown) => (Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body));

@@ -3,11 +3,14 @@ import type { Readable } from 'node:stream';
 import type { ContentStore, NodeInfo, TreeNode } from '../content/contentStore.ts';
 import { Lru } from '../content/lru.ts';
 import { invalidField } from '../errors/domainError.ts';
-import { frontMatter } from '../util/frontMatter.ts';
 import { resolvePointer } from '../util/jsonPointer.ts';
 import { escapeHtml, FILE_CSP, htmlPage, indexPage, PAGE_CSP } from './htmlPage.ts';
 import { markdownRenderer, type MarkdownRenderer } from './markdownRenderer.ts';
 import type { PublicTarget } from './publicTarget.ts';
+
+/** The front matter parser (yaml, ~65 ms of CPU to load) is imported with the renderer, by the first Markdown page. */
+let frontMatterModule: Promise<typeof import('../util/frontMatter.ts')> | undefined;
+const loadFrontMatter = () => (frontMatterModule ??= import('../util/frontMatter.ts'));
 
 export type PublicFormat = 'html' | 'md' | 'json';
 
@@ -100,8 +103,8 @@ export class PublicReader {
     const key = `${node.id}@${blobId}`;
     let html = this.rendered.get(key);
     if (html === undefined) {
-      const [renderer, bytes] = await Promise.all([markdownRenderer(), this.bytes(target)]);
-      html = markdownPage(renderer, node.name, bytes.toString('utf8'));
+      const [renderer, { frontMatter }, bytes] = await Promise.all([markdownRenderer(), loadFrontMatter(), this.bytes(target)]);
+      html = markdownPage(renderer, frontMatter, node.name, bytes.toString('utf8'));
       this.rendered.set(key, html, Buffer.byteLength(html));
     }
     return { kind: 'body', contentType: 'text/html; charset=utf-8', body: html, etag: `${blobId}.html`, csp: PAGE_CSP };
@@ -153,7 +156,7 @@ export class PublicReader {
  * as it is, with a warning); its title the front matter's `title`, else the first heading, else
  * the file name, and a heading of that title when the text opens with none.
  */
-function markdownPage(renderer: MarkdownRenderer, name: string, text: string): string {
+function markdownPage(renderer: MarkdownRenderer, frontMatter: typeof import('../util/frontMatter.ts').frontMatter, name: string, text: string): string {
   const fm = frontMatter(text);
   const heading = renderer.firstHeading(fm.body);
   const title = (fm.kind === 'ok' ? fm.title : null) ?? heading ?? titleOf(name);

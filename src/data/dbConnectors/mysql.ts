@@ -1,4 +1,4 @@
-import mysql from 'mysql2';
+import type mysql from 'mysql2';
 import { scrub } from '../../logging/redact.ts';
 import { isRefusal } from '../../net/outboundGuard.ts';
 import { engineOver, type DbEngine, type DbSession } from './engine.ts';
@@ -14,7 +14,19 @@ import { TABLE_LIST_CAP, type ColumnInfo, type NetworkTarget, type RowSink, type
  * read-only transaction does not stop SELECT … INTO OUTFILE: statementCheck.ts refuses INTO.
  */
 
-const typeNames = new Map(Object.entries((mysql as unknown as { Types: Record<string, number> }).Types).map(([name, code]) => [code, name.toLowerCase()]));
+interface Driver {
+  mysql: typeof mysql;
+  /** Column type codes by name (mysql2's Types, lower-cased). */
+  typeNames: Map<number, string>;
+}
+
+/** mysql2 (~100 ms of CPU to load) is imported by the first MySQL session: most processes never open one. */
+let driver: Promise<Driver> | undefined;
+const loadDriver = () =>
+  (driver ??= import('mysql2').then(({ default: mysql }) => ({
+    mysql,
+    typeNames: new Map(Object.entries((mysql as unknown as { Types: Record<string, number> }).Types).map(([name, code]) => [code, name.toLowerCase()])),
+  })));
 
 type Field = { name: string; columnType?: number; type?: number };
 
@@ -53,6 +65,7 @@ class MysqlSession implements DbSession {
     private readonly conn: mysql.Connection,
     private readonly target: NetworkTarget,
     private readonly limits: SessionLimits,
+    private readonly typeNames: Map<number, string>,
   ) {}
 
   async catalog(only?: { schema: string | null; name: string }[]): Promise<TableList> {
@@ -119,7 +132,7 @@ class MysqlSession implements DbSession {
       const columns = (fields: Field[] | undefined) => {
         if (columnsSent) return;
         columnsSent = true;
-        sink.columns((fields ?? []).map((f) => ({ name: f.name, type: typeNames.get(f.columnType ?? f.type ?? -1) ?? null, nullable: null })));
+        sink.columns((fields ?? []).map((f) => ({ name: f.name, type: this.typeNames.get(f.columnType ?? f.type ?? -1) ?? null, nullable: null })));
       };
       const query = this.conn.query({ sql, values, rowsAsArray: true });
       query.on('fields', (fields: Field[]) => {
@@ -176,6 +189,7 @@ export function mysqlEngine(target: NetworkTarget, limits: SessionLimits): DbEng
   return engineOver({
     engine: 'mysql',
     async open() {
+      const { mysql, typeNames } = await loadDriver();
       const verify = target.ssl === 'verify-full';
       const conn = mysql.createConnection({
         host: target.host,
@@ -209,7 +223,7 @@ export function mysqlEngine(target: NetworkTarget, limits: SessionLimits): DbEng
         conn.destroy();
         throw failure(e, target, limits);
       }
-      return new MysqlSession(conn, target, limits);
+      return new MysqlSession(conn, target, limits, typeNames);
     },
   });
 }

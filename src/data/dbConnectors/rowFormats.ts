@@ -1,4 +1,5 @@
-import Papa from 'papaparse';
+import { createRequire } from 'node:module';
+import type Papa from 'papaparse';
 import { jsonValue, rowObject } from './values.ts';
 
 export const SAVE_FORMATS = ['json', 'csv', 'markdown'] as const;
@@ -29,8 +30,12 @@ const json: RowFormat = {
   tail: (rows) => (rows ? '\n]\n' : ']\n'),
 };
 
+/** papaparse, required by the first CSV line written: the route schemas import this module for its format names alone. */
+let papa: typeof Papa | undefined;
+
 /** RFC 4180 through papaparse: a header line, CRLF line ends, fields quoted when they need it. */
-const csvLine = (cells: string[]) => (cells.length === 1 && cells[0] === '' ? '""' : Papa.unparse([cells], { newline: '\r\n' })) + '\r\n';
+const csvLine = (cells: string[]) =>
+  (cells.length === 1 && cells[0] === '' ? '""' : (papa ??= createRequire(import.meta.url)('papaparse') as typeof Papa).unparse([cells], { newline: '\r\n' })) + '\r\n';
 const csv: RowFormat = {
   head: (names) => (names.length ? csvLine([...names]) : ''),
   row: (_names, values) => csvLine(values.map(cellText)),

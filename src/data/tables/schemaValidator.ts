@@ -1,8 +1,7 @@
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 import { Lru } from '../../content/lru.ts';
 import { DomainError } from '../../errors/domainError.ts';
+import { ajvFor } from '../../util/ajv.ts';
 
 /** Schema errors reported in one answer: a 5 MiB table can violate a schema 100,000 times. */
 const MAX_REPORTED_ERRORS = 50;
@@ -21,15 +20,6 @@ const options: Options = {
   allowUnionTypes: true,
   logger: false,
 };
-
-/** The draft a schema's `$schema` names: draft-07 (also when absent), 2019-09 or 2020-12. */
-function ajvFor(schema: Record<string, unknown>): Ajv {
-  const draft = typeof schema.$schema === 'string' ? schema.$schema : '';
-  // A fresh instance per schema: two tables' schemas with the same $id must not collide (about 1 ms).
-  if (draft.includes('2020-12')) return new Ajv2020(options);
-  if (draft.includes('2019-09')) return new Ajv2019(options);
-  return new Ajv(options);
-}
 
 export interface SchemaViolation {
   field: string;
@@ -55,7 +45,8 @@ export class SchemaValidator {
     if (cached) return cached;
     let validate: ValidateFunction;
     try {
-      validate = ajvFor(schema).compile(schema);
+      // A fresh instance per schema: two tables' schemas with the same $id must not collide (about 1 ms).
+      validate = ajvFor(schema, options).compile(schema);
     } catch (e) {
       const message = `not a usable JSON Schema: ${(e as Error).message}`;
       throw new DomainError('VALIDATION_ERROR', `${field} is ${message}`, [{ field, message }]);

@@ -1,13 +1,20 @@
-import TurndownService from 'turndown';
-import { gfm } from 'turndown-plugin-gfm';
+import { createRequire } from 'node:module';
+import type TurndownService from 'turndown';
 import type { DomElement, DomTable } from './dom.ts';
 
 let service: TurndownService | null = null;
 
-/** The one HTML → Markdown converter (ATX headings, fenced code, GFM tables and strikethrough). */
+/**
+ * The one HTML → Markdown converter (ATX headings, fenced code, GFM tables and strikethrough).
+ * turndown (~70 ms of CPU to load, with its own DOM) is required on first use, as jsdom is
+ * (dom.ts): the tables and tidying below need neither.
+ */
 function turndown(): TurndownService {
   if (service) return service;
-  service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' });
+  const require = createRequire(import.meta.url);
+  const Turndown = require('turndown') as typeof TurndownService;
+  const { gfm } = require('turndown-plugin-gfm') as typeof import('turndown-plugin-gfm');
+  service = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' });
   service.use(gfm);
   // A `|` in text would end a table cell; `\|` reads as `|` everywhere else in Markdown.
   const escape = service.escape.bind(service);

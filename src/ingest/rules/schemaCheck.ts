@@ -1,7 +1,6 @@
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 import { invalidField } from '../../errors/domainError.ts';
+import { ajvFor } from '../../util/ajv.ts';
 
 /** Errors listed for one invalid answer (what the model is told, and what a failed task reports). */
 const MAX_ERRORS = 20;
@@ -17,8 +16,7 @@ const options: Options = { allErrors: true, strictSchema: true, strictTypes: fal
  * names none, 2019-09, 2020-12); a schema ajv refuses is a 422 naming `json_schema`.
  */
 export function compileSchema(schema: Record<string, unknown>): ValidateFunction {
-  const draft = typeof schema.$schema === 'string' ? schema.$schema : '';
-  const ajv = draft.includes('2020-12') ? new Ajv2020(options) : draft.includes('2019-09') ? new Ajv2019(options) : new Ajv(options);
+  const ajv = ajvFor(schema, options);
   try {
     return ajv.compile(schema);
   } catch (e) {

@@ -1,8 +1,7 @@
 import type { PlatformConnector } from '../runtime/connector.ts';
+import { lazyPull, lazyPush } from '../runtime/lazyConnector.ts';
 import { retryAfterMs } from '../runtime/sourceHttp.ts';
 import { validateAirtableConfig } from './airtable/config.ts';
-import { pullAirtable } from './airtable/pull.ts';
-import { pushAirtable } from './airtable/push.ts';
 
 /** Airtable's public API (paths start with /v0); `CNS_AIRTABLE_API_URL` replaces it. */
 export const AIRTABLE_API_BASE = 'https://api.airtable.com';
@@ -43,6 +42,6 @@ export const airtableConnector: PlatformConnector = {
   authHeaders: (credential) => ({ authorization: `Bearer ${credential.accessToken}` }),
   rateLimitDelay: (res, now) => (res.status === 429 ? (retryAfterMs(res, now) ?? AIRTABLE_PENALTY_MS) : null),
   validateConfig: validateAirtableConfig,
-  pull: (ctx, cursor) => pullAirtable(ctx, cursor),
-  push: pushAirtable,
+  pull: lazyPull(() => import('./airtable/pull.ts'), (m) => m.pullAirtable),
+  push: lazyPush(() => import('./airtable/push.ts'), (m) => m.pushAirtable),
 };

@@ -1,8 +1,7 @@
 import type { PlatformConnector } from '../runtime/connector.ts';
+import { lazyPull, lazyPush } from '../runtime/lazyConnector.ts';
 import { GITHUB_API_VERSION } from './github/api.ts';
 import { validateGithubConfig } from './github/config.ts';
-import { pullGithub } from './github/pull.ts';
-import { pushGithub } from './github/push.ts';
 import { githubRateLimitDelay } from './github/rateLimit.ts';
 
 export { GITHUB_API_BASE } from './github/api.ts';
@@ -47,6 +46,6 @@ export const githubConnector: PlatformConnector = {
   }),
   rateLimitDelay: githubRateLimitDelay,
   validateConfig: validateGithubConfig,
-  pull: pullGithub,
-  push: pushGithub,
+  pull: lazyPull(() => import('./github/pull.ts'), (m) => m.pullGithub),
+  push: lazyPush(() => import('./github/push.ts'), (m) => m.pushGithub),
 };

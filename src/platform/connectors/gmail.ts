@@ -1,8 +1,8 @@
 import type { PlatformConnector } from '../runtime/connector.ts';
+import { lazyPull } from '../runtime/lazyConnector.ts';
 import { GOOGLE_SCOPES } from '../oauth/providers/google.ts';
 import { googleAuthHeaders, googleRateLimitDelay } from './google/shared.ts';
 import { validateGmailConfig } from './gmail/config.ts';
-import { pullGmail } from './gmail/pull.ts';
 
 export { GMAIL_API_BASE } from './gmail/api.ts';
 
@@ -36,5 +36,5 @@ export const gmailConnector: PlatformConnector = {
   authHeaders: googleAuthHeaders,
   rateLimitDelay: googleRateLimitDelay,
   validateConfig: validateGmailConfig,
-  pull: pullGmail,
+  pull: lazyPull(() => import('./gmail/pull.ts'), (m) => m.pullGmail),
 };

@@ -1,8 +1,8 @@
 import type { PlatformConnector } from '../runtime/connector.ts';
+import { lazyPull } from '../runtime/lazyConnector.ts';
 import { GOOGLE_SCOPES } from '../oauth/providers/google.ts';
 import { googleAuthHeaders, googleRateLimitDelay } from './google/shared.ts';
 import { validateCalendarConfig } from './googleCalendar/config.ts';
-import { pullGoogleCalendar } from './googleCalendar/pull.ts';
 
 export { CALENDAR_API_BASE } from './googleCalendar/api.ts';
 
@@ -38,5 +38,5 @@ export const googleCalendarConnector: PlatformConnector = {
   authHeaders: googleAuthHeaders,
   rateLimitDelay: googleRateLimitDelay,
   validateConfig: validateCalendarConfig,
-  pull: pullGoogleCalendar,
+  pull: lazyPull(() => import('./googleCalendar/pull.ts'), (m) => m.pullGoogleCalendar),
 };

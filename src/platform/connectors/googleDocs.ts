@@ -1,9 +1,8 @@
 import { GOOGLE_SCOPES } from '../oauth/providers/google.ts';
 import type { PlatformConnector } from '../runtime/connector.ts';
+import { lazyPull, lazyPush } from '../runtime/lazyConnector.ts';
 import { googleAuthHeaders, googleRateLimitDelay } from './google/shared.ts';
 import { validateGoogleDocsConfig } from './googleDocs/config.ts';
-import { pullGoogleDocs } from './googleDocs/pull.ts';
-import { pushGoogleDocs } from './googleDocs/push.ts';
 
 export { DOCS_API_BASE, DRIVE_API_BASE } from './googleDocs/api.ts';
 
@@ -41,6 +40,6 @@ export const googleDocsConnector: PlatformConnector = {
   authHeaders: googleAuthHeaders,
   rateLimitDelay: googleRateLimitDelay,
   validateConfig: validateGoogleDocsConfig,
-  pull: pullGoogleDocs,
-  push: pushGoogleDocs,
+  pull: lazyPull(() => import('./googleDocs/pull.ts'), (m) => m.pullGoogleDocs),
+  push: lazyPush(() => import('./googleDocs/push.ts'), (m) => m.pushGoogleDocs),
 };

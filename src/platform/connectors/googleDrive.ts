@@ -1,8 +1,8 @@
 import { GOOGLE_SCOPES } from '../oauth/providers/google.ts';
 import type { PlatformConnector } from '../runtime/connector.ts';
+import { lazyPull } from '../runtime/lazyConnector.ts';
 import { googleAuthHeaders, googleRateLimitDelay } from './google/shared.ts';
 import { validateDriveConfig } from './googleDrive/config.ts';
-import { pullDrive } from './googleDrive/pull.ts';
 
 /** Drive v3 (paths start with /drive/v3); `CNS_GOOGLE_DRIVE_API_URL` replaces it. */
 export const GOOGLE_DRIVE_API_BASE = 'https://www.googleapis.com';
@@ -43,5 +43,5 @@ export const googleDriveConnector: PlatformConnector = {
   authHeaders: googleAuthHeaders,
   rateLimitDelay: googleRateLimitDelay,
   validateConfig: validateDriveConfig,
-  pull: pullDrive,
+  pull: lazyPull(() => import('./googleDrive/pull.ts'), (m) => m.pullDrive),
 };

@@ -1,9 +1,8 @@
 import { GOOGLE_SCOPES } from '../oauth/providers/google.ts';
 import type { PlatformConnector } from '../runtime/connector.ts';
+import { lazyPull, lazyPush } from '../runtime/lazyConnector.ts';
 import { googleAuthHeaders, googleRateLimitDelay } from './google/shared.ts';
 import { validateSheetsConfig } from './googleSheets/config.ts';
-import { pullSheets } from './googleSheets/pull.ts';
-import { pushSheets } from './googleSheets/push.ts';
 
 export { SHEETS_API_BASE } from './googleSheets/api.ts';
 
@@ -41,6 +40,6 @@ export const googleSheetsConnector: PlatformConnector = {
   authHeaders: googleAuthHeaders,
   rateLimitDelay: googleRateLimitDelay,
   validateConfig: validateSheetsConfig,
-  pull: pullSheets,
-  push: pushSheets,
+  pull: lazyPull(() => import('./googleSheets/pull.ts'), (m) => m.pullSheets),
+  push: lazyPush(() => import('./googleSheets/push.ts'), (m) => m.pushSheets),
 };

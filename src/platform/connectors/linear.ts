@@ -1,7 +1,6 @@
 import type { PlatformConnector, SourceResponse } from '../runtime/connector.ts';
+import { lazyPull, lazyPush } from '../runtime/lazyConnector.ts';
 import { linearRateLimitDelay, linearUnauthorized } from './linear/graphql.ts';
-import { pullLinear } from './linear/pull.ts';
-import { pushLinear } from './linear/push.ts';
 import { validateLinearConfig } from './linear/scope.ts';
 
 /** Linear's public API (GraphQL at `/graphql`); `CNS_LINEAR_API_URL` replaces it. */
@@ -40,6 +39,6 @@ export const linearConnector: PlatformConnector = {
   rateLimitDelay: linearRateLimitDelay,
   isUnauthorized: linearUnauthorized,
   validateConfig: validateLinearConfig,
-  pull: pullLinear,
-  push: pushLinear,
+  pull: lazyPull(() => import('./linear/pull.ts'), (m) => m.pullLinear),
+  push: lazyPush(() => import('./linear/push.ts'), (m) => m.pushLinear),
 };

@@ -1,8 +1,7 @@
 import type { PlatformConnector } from '../runtime/connector.ts';
+import { lazyPull, lazyPush } from '../runtime/lazyConnector.ts';
 import { NOTION_VERSION } from './notion/api.ts';
 import { validateNotionConfig } from './notion/config.ts';
-import { pullNotion } from './notion/pull.ts';
-import { pushNotion } from './notion/push.ts';
 
 export { NOTION_API_BASE } from './notion/api.ts';
 
@@ -41,6 +40,6 @@ export const notionConnector: PlatformConnector = {
 
   authHeaders: (credential) => ({ authorization: `Bearer ${credential.accessToken}`, 'notion-version': NOTION_VERSION }),
   validateConfig: validateNotionConfig,
-  pull: pullNotion,
-  push: pushNotion,
+  pull: lazyPull(() => import('./notion/pull.ts'), (m) => m.pullNotion),
+  push: lazyPush(() => import('./notion/push.ts'), (m) => m.pushNotion),
 };

@@ -1,4 +1,5 @@
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
 import { z } from 'zod';
 import type { NodeInfo } from '../../content/types.ts';
 import { TimeSlice } from '../../content/timeSlice.ts';
@@ -141,12 +142,16 @@ async function cannotMatch(queries: SearchQueries, literals: string[], prefix: s
 
 const clip = (line: string) => (line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line);
 
+/** re2js, required by the first pattern compiled: the registry imports every tool type at start-up. */
+let re2: typeof RE2JS | undefined;
+
 /** The line test: String.includes for a plain string, RE2 otherwise (a pattern RE2 refuses is a 422 naming it). */
 function matcherOf(pattern: string, fixed: boolean, ignoreCase: boolean): (line: string) => boolean {
   if (fixed && !ignoreCase) return (line) => line.includes(pattern);
+  re2 ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS;
   let re: RE2JS;
   try {
-    re = RE2JS.compile(fixed ? RE2JS.quote(pattern) : pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    re = re2.compile(fixed ? re2.quote(pattern) : pattern, ignoreCase ? re2.CASE_INSENSITIVE : 0);
   } catch (e) {
     throw invalidField('arguments.pattern', `not a pattern RE2 takes: ${(e as Error).message}`);
   }

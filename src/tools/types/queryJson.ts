@@ -1,16 +1,22 @@
-import jmespath from 'jmespath';
+import { createRequire } from 'node:module';
+import type jmespathModule from 'jmespath';
 import { z } from 'zod';
 import { invalidField } from '../../errors/domainError.ts';
 import { resolvePointer } from '../../util/jsonPointer.ts';
 import { defineToolType } from '../toolType.ts';
+
+let loaded: typeof jmespathModule | undefined;
+/** jmespath, required by the first expression checked or run: the registry imports every tool type at start-up. */
+const jmespath = () => (loaded ??= createRequire(import.meta.url)('jmespath') as typeof jmespathModule);
 
 const pointer = z.string().max(4096).regex(/^(\/.*)?$/, 'a JSON Pointer (RFC 6901) is empty or starts with /');
 const expression = z
   .string()
   .max(2000)
   .refine((e) => {
+    const { search } = jmespath();
     try {
-      jmespath.search({}, e);
+      search({}, e);
       return true;
     } catch (err) {
       return !(err instanceof Error && /Syntax|Lexer|Parser|Unknown token|Expected/i.test(err.name + err.message));
@@ -37,7 +43,7 @@ export const queryJsonTool = defineToolType({
     const ptr = call.args.pointer ?? call.config.pointer ?? '';
     let result = resolvePointer(value, ptr, 'arguments.pointer');
     const expr = call.args.expression ?? call.config.expression;
-    if (expr) result = jmespath.search(result as never, expr) as unknown;
+    if (expr) result = jmespath().search(result as never, expr) as unknown;
     return { id: node.id, path: node.path, version: node.version, pointer: ptr, expression: expr ?? null, result };
   },
 });
