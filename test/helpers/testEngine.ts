@@ -7,7 +7,7 @@ import { claimServerDatabase, type ServerDatabase } from './serverDatabasePool.t
  */
 export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.CNS_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 
-/** Per server: PostgreSQL's share is small, so that three test files with several servers each stay far below max_connections. */
+/** Per server: PostgreSQL's share is small, so that four test files (the concurrency) with several servers each stay far below max_connections. */
 const TEST_POOL = '4';
 
 /** What a server of this suite adds to its environment: on PostgreSQL, a database of its own and its pool size; nothing on SQLite. */
