@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/cli.ts';
+import { databaseOfDataDir, releaseDatabaseOfDataDir } from '../helpers/serverDatabases.ts';
 
 export const ADMIN = { email: 'workers@example.com', password: 'workers-password-1' };
 
@@ -33,11 +34,14 @@ export interface WorkersServer {
 
 export async function startWorkers(workers = 2, env: Record<string, string> = {}): Promise<WorkersServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cns-workers-'));
+  // On the suite's PostgreSQL pass the workers share a database of their own, as the servers of test/helpers/server.ts do.
+  const engine = await databaseOfDataDir(dataDir);
   const serve = spawnServe(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--workers', String(workers)], {
     CNS_ADMIN_EMAIL: ADMIN.email,
     CNS_ADMIN_PASSWORD: ADMIN.password,
     CNS_RATE_LIMIT_MAX: '0',
     CNS_LOGIN_RATE_LIMIT_MAX: '0',
+    ...engine,
     ...env,
   });
   const url = (await serve.waitFor(/listening on (http:\/\/\S+)/, 120_000))[1]!;
@@ -115,7 +119,10 @@ export async function startWorkers(workers = 2, env: Record<string, string> = {}
     async stop(removeData = true) {
       serve.child.kill('SIGTERM');
       const code = await serve.exited;
-      if (removeData) rmSync(dataDir, { recursive: true, force: true });
+      if (removeData) {
+        rmSync(dataDir, { recursive: true, force: true });
+        await releaseDatabaseOfDataDir(dataDir);
+      }
       return code;
     },
   };

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CNS_BIN, spawnServe } from '../helpers/cli.ts';
+import { databaseOfDataDir, releaseDatabaseOfDataDir } from '../helpers/serverDatabases.ts';
 
 const ADMIN = { CNS_ADMIN_EMAIL: 'crash@example.com', CNS_ADMIN_PASSWORD: 'crash-password', CNS_RATE_LIMIT_MAX: '0' };
 
@@ -29,7 +30,11 @@ test('kill -9 of the server under write load loses no acknowledged write; fsck c
   const dataDir = mkdtempSync(join(tmpdir(), 'cns-crash-'));
   // Retried: a worker of a killed service may still be exiting (it leaves when the primary is gone).
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true, maxRetries: 10 }));
-  const first = spawnServe(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], ADMIN);
+  // On the suite's PostgreSQL pass the three starts and the reindex share this folder's database.
+  const engine = await databaseOfDataDir(dataDir);
+  t.teardown(() => releaseDatabaseOfDataDir(dataDir));
+  const env = { ...ADMIN, ...engine };
+  const first = spawnServe(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], env);
   t.teardown(() => first.child.kill('SIGKILL'));
   const [, url] = await first.waitFor(/listening on (http:\/\/\S+)/);
   const token = await signIn(url!);
@@ -64,7 +69,7 @@ test('kill -9 of the server under write load loses no acknowledged write; fsck c
   await first.exited;
   t.true(ackCount >= killAfter);
 
-  const second = spawnServe(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], ADMIN);
+  const second = spawnServe(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], env);
   t.teardown(() => second.child.kill('SIGKILL'));
   const [, url2] = await second.waitFor(/listening on (http:\/\/\S+)/);
   const token2 = await signIn(url2!);
@@ -86,10 +91,10 @@ test('kill -9 of the server under write load loses no acknowledged write; fsck c
   const fsck = spawnSync('git', ['fsck', '--strict', '--no-dangling'], { cwd: join(dataDir, `${projectId}.git`), encoding: 'utf8' });
   t.is(fsck.status, 0, fsck.stderr);
 
-  const report = execFileSync(process.execPath, [CNS_BIN, 'reindex', '--project', projectId, '--data-dir', dataDir], { encoding: 'utf8' });
+  const report = execFileSync(process.execPath, [CNS_BIN, 'reindex', '--project', projectId, '--data-dir', dataDir], { encoding: 'utf8', env: { ...process.env, ...engine } });
   t.regex(report, new RegExp(`${projectId}: \\d+ commits, \\d+ nodes, \\d+ versions: index matched git`), report);
 
-  const third = spawnServe(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], ADMIN);
+  const third = spawnServe(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], env);
   t.teardown(() => third.child.kill('SIGKILL'));
   const [, url3] = await third.waitFor(/listening on (http:\/\/\S+)/);
   const token3 = await signIn(url3!);

@@ -5,6 +5,7 @@ import { claimServerDatabase, emptyPoolDatabase, lockKey, poolPrefix } from '../
 
 // The suite's servers on PostgreSQL share a pool of databases: each claim must still be a database
 // of its own, empty, of the current schema, and one held by another process is never handed out.
+// Serial: a claim of one test here could take the database another has just released.
 
 async function query<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
   const client = new pg.Client({ connectionString: url });
@@ -16,7 +17,7 @@ async function query<R extends pg.QueryResultRow>(url: string, text: string, val
   }
 }
 
-test('a claimed database is of the pool, migrated and empty; emptying it again deletes every row, restarts the sequences and ends its connections', async (t) => {
+test.serial('a claimed database is of the pool, migrated and empty; emptying it again deletes every row, restarts the sequences and ends its connections', async (t) => {
   const db = await claimServerDatabase();
   t.teardown(() => db.release());
   t.true(db.name.startsWith(await poolPrefix()));
@@ -37,7 +38,7 @@ test('a claimed database is of the pool, migrated and empty; emptying it again d
   await pinned.end().catch(() => undefined);
 });
 
-test('a released database is free for the next claim of any process', async (t) => {
+test.serial('a released database is free for the next claim of any process', async (t) => {
   const db = await claimServerDatabase();
   const other = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
   await other.connect();
@@ -49,7 +50,7 @@ test('a released database is free for the next claim of any process', async (t) 
   await other.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey(db.name)]);
 });
 
-test('two servers of one process, or of two processes, never get the same database', async (t) => {
+test.serial('two servers of one process, or of two processes, never get the same database', async (t) => {
   const [a, b] = await Promise.all([claimServerDatabase(), claimServerDatabase()]);
   t.teardown(() => Promise.all([a.release(), b.release()]));
   t.not(a.name, b.name);
