@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../db/metadata/uniqueViolation.ts';
 import type { MetadataStore } from '../db/metadata/metadataStore.ts';
 import { oneOf } from '../db/metadata/oneOf.ts';
 import type { PublishesTable } from '../db/metadata/tables/publishing.ts';
+import { defined } from '../domain/defined.ts';
 import { DomainError } from '../errors/domainError.ts';
 import { newId, nowIso } from '../util/ids.ts';
 
@@ -74,10 +75,11 @@ export class PublishStore {
       const other = await this.findBy('slug', next.slug);
       if (other && other.id !== current.id) throw slugTaken(next.slug);
     }
-    const { slug, version, enabled, expires_at, updated_at } = toRow(next);
-    await this.unique(next.slug, this.metadata.db.updateTable('publishes').set({ slug, version, enabled, expires_at, updated_at }).where('id', '=', next.id).execute());
+    // Only the columns this change names: two updates at once of different fields both stay.
+    const set = { ...defined({ slug: changes.slug, version: changes.version, expires_at: changes.expires_at }), ...(changes.enabled === undefined ? {} : { enabled: changes.enabled ? 1 : 0 }), updated_at: next.updated_at };
+    const row = await this.unique(next.slug, this.metadata.db.updateTable('publishes').set(set).where('id', '=', next.id).returningAll().executeTakeFirst());
     this.changed(next.project_id);
-    return next;
+    return row ? fromRow(row) : next;
   }
 
   async delete(record: PublishRecord): Promise<void> {
@@ -95,9 +97,9 @@ export class PublishStore {
     for (const listener of this.listeners) listener(projectId);
   }
 
-  private async unique(slug: string | null, write: Promise<unknown>): Promise<void> {
+  private async unique<T>(slug: string | null, write: Promise<T>): Promise<T> {
     try {
-      await write;
+      return await write;
     } catch (err) {
       if (slug !== null && isUniqueViolation(err, 'slug')) throw slugTaken(slug);
       throw err;

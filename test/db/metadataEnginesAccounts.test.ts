@@ -116,6 +116,21 @@ for (const engine of ENGINES) {
     await t.throwsAsync(s.projectMembers.remove(project, owner.id), { message: /comes from the organization/ });
   });
 
+  test(`${engine}: a rename and a new description at once both stay, for an organization and a project`, async (t) => {
+    const { metadata, close } = await metadataOn(engine);
+    t.teardown(close);
+    const s = stores(metadata);
+    const owner = await s.users.create({ email: 'r@example.com', password: 'password-123' });
+    const org = await s.organizations.create({ name: 'o', createdBy: owner.id });
+    const project = await s.projects.create({ orgId: org.id, name: 'p', createdBy: owner.id });
+    await Promise.all([s.organizations.update(org.id, { name: 'o2' }), s.organizations.update(org.id, { description: 'd' })]);
+    t.like(await s.organizations.find(org.id), { name: 'o2', description: 'd' });
+    const [renamed] = await Promise.all([s.projects.update(project.id, { name: 'p2' }), s.projects.update(project.id, { description: 'e' })]);
+    t.is(renamed.name, 'p2');
+    t.like(await s.projects.find(project.id), { name: 'p2', description: 'e' });
+    await t.throwsAsync(s.projects.update('prj_none', { name: 'x' }), { message: /not found/ });
+  });
+
   test(`${engine}: a key authenticates until it is revoked or regenerated; a revoked key stays dead`, async (t) => {
     const { metadata, close } = await metadataOn(engine);
     t.teardown(close);

@@ -25,6 +25,9 @@ for (const engine of ENGINES) {
     await t.throwsAsync(store.create({ ...base, publish_key: 'pk_c', slug: 'docs' }), { message: /already in use/ });
     const off = await store.update(b, { enabled: false, slug: 'guide' });
     t.like(await store.find(b.id), { enabled: false, slug: 'guide', updated_at: off.updated_at });
+    // Two updates at once from the same read, of different fields: both stay.
+    await Promise.all([store.update(off, { enabled: true }), store.update(off, { expires_at: '2030-01-01T00:00:00.000Z' })]);
+    t.like(await store.find(b.id), { enabled: true, expires_at: '2030-01-01T00:00:00.000Z', slug: 'guide' });
     // The race the check cannot see: the unique index answers, and it is the same 409.
     const racing = new PublishStore(metadata);
     (racing as unknown as { findBy: () => Promise<null> }).findBy = async () => null;

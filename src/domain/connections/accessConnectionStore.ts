@@ -112,24 +112,23 @@ export class AccessConnectionStore {
     if (current.status === 'revoked' && changes.status && changes.status !== 'revoked') {
       throw new DomainError('CONFLICT', 'A revoked connection cannot be reactivated; create a new one.', { reason: 'revoked' });
     }
-    const next: ConnectionRecord = {
-      ...current,
+    // Only the columns this change names are written, so two updates at once of different
+    // columns both stay (writing the whole row read above would lose the other's).
+    const set = {
       ...defined({ name: changes.name, mode: changes.mode, status: changes.status }),
-      scope_path: changes.scopePath === undefined ? current.scope_path : parseScopePath(changes.scopePath),
-      config: changes.config === undefined ? current.config : JSON.stringify(changes.config),
-      node_id: changes.config === undefined ? current.node_id : nodeIdOf(changes.config),
+      ...(changes.scopePath === undefined ? {} : { scope_path: parseScopePath(changes.scopePath) }),
+      ...(changes.config === undefined ? {} : { config: JSON.stringify(changes.config), node_id: nodeIdOf(changes.config) }),
       updated_at: nowIso(),
     };
-    const { name, scope_path, mode, status, config, node_id, updated_at } = next;
     // A revocation made meanwhile stays: the update applies only to a connection not revoked since it was read.
     const updated = await this.metadata.db
       .updateTable('connections')
-      .set({ name, scope_path, mode, status, config, node_id, updated_at })
+      .set(set)
       .where('id', '=', id)
       .$if(current.status !== 'revoked', (qb) => qb.where('status', '!=', 'revoked'))
+      .returningAll()
       .executeTakeFirst();
-    if (updated.numUpdatedRows === 0n) return this.update(id, changes);
-    return next;
+    return updated ?? this.update(id, changes);
   }
 
   async delete(id: string): Promise<void> {

@@ -80,9 +80,10 @@ export class OrganizationStore {
   async update(id: string, changes: { name?: string; description?: string }): Promise<OrganizationRecord> {
     const current = await this.find(id);
     if (!current) throw new DomainError('NOT_FOUND', 'Organization not found.');
-    const next = { ...current, ...defined(changes), updated_at: nowIso() };
-    await this.metadata.db.updateTable('organizations').set({ name: next.name, description: next.description, updated_at: next.updated_at }).where('id', '=', id).execute();
-    return next;
+    // Only the named columns: a rename and a new description at once both stay.
+    const updated = await this.metadata.db.updateTable('organizations').set({ ...defined(changes), updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirst();
+    if (!updated) throw new DomainError('NOT_FOUND', 'Organization not found.');
+    return updated;
   }
 
   /** Deleting is refused while projects remain: their content would otherwise go with it silently. */

@@ -98,9 +98,10 @@ export class ProjectStore {
   async update(id: string, changes: { name?: string; description?: string }): Promise<ProjectRecord> {
     const current = await this.find(id);
     if (!current) throw new DomainError('NOT_FOUND', 'Project not found.');
-    const next = { ...current, ...defined(changes), updated_at: nowIso() };
-    await this.metadata.db.updateTable('projects').set({ name: next.name, description: next.description, updated_at: next.updated_at }).where('id', '=', id).execute();
-    return next;
+    // Only the named columns: a rename and a new description at once both stay.
+    const updated = await this.metadata.db.updateTable('projects').set({ ...defined(changes), updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirst();
+    if (!updated) throw new DomainError('NOT_FOUND', 'Project not found.');
+    return updated;
   }
 
   /**
