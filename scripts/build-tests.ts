@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleTestBuild } from './lib/bundleTests.ts';
 import { engineDependentTests } from './lib/engineTests.ts';
+import { sortTestFilesSource } from './lib/testOrder.ts';
 
 /**
  * Type-checks and compiles src/, test/ and scripts/ to JavaScript in `.test-build/`, a mirror of the
@@ -10,7 +12,8 @@ import { engineDependentTests } from './lib/engineTests.ts';
  * JavaScript instead of ~600 modules through a TypeScript loader, which cost more CPU than most
  * tests themselves. Everything that is not compiled is linked from the mirror to the original, so
  * paths relative to a module (`package.json`, `web/dist`, fixtures, git hooks, the sources that
- * the architecture test reads) resolve as they do in the repository.
+ * the architecture test reads) resolve as they do in the repository. Last, the test files and the
+ * modules the tests start as processes are bundled in place (scripts/lib/bundleTests.ts).
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, '.test-build');
@@ -25,6 +28,7 @@ if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 for (const name of readdirSync(ROOT)) if (!NOT_MIRRORED.has(name)) symlinkSync(join(ROOT, name), join(OUT, name));
 for (const dir of COMPILED) mirror(join(ROOT, dir));
 for (const dir of COPIED) mirror(join(ROOT, dir), true);
+await bundleTestBuild(OUT);
 
 function mirror(dir: string, copyAll = false): void {
   const target = join(OUT, relative(ROOT, dir));
@@ -40,7 +44,9 @@ function mirror(dir: string, copyAll = false): void {
 
 const { ava } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { ava: Record<string, unknown> };
 const config = { ...ava, files: ['.test-build/test/**/*.test.js'], extensions: ['js'], nodeArguments: [] };
-writeFileSync(join(OUT, 'ava.config.mjs'), `export default ${JSON.stringify(config, null, 2)};\n`);
+// The longest files start first (scripts/lib/testOrder.ts).
+const configSource = (c: object) => `export default {\n  ...${JSON.stringify(c, null, 2)},\n  sortTestFiles: ${sortTestFilesSource()},\n};\n`;
+writeFileSync(join(OUT, 'ava.config.mjs'), configSource(config));
 // The PostgreSQL pass (npm run test:postgres) runs only the files the engine can change; the rest ran already.
 const postgres = { ...config, files: engineDependentTests(ROOT).map((file) => `.test-build/${file.replace(/\.ts$/, '.js')}`) };
-writeFileSync(join(OUT, 'ava.postgres.config.mjs'), `export default ${JSON.stringify(postgres, null, 2)};\n`);
+writeFileSync(join(OUT, 'ava.postgres.config.mjs'), configSource(postgres));

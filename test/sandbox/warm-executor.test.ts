@@ -79,7 +79,8 @@ async function processesMentioning(text: string): Promise<string[]> {
 }
 
 test('an unused warm sandbox expires: its processes end, its workspace and its cgroup are given back', async (t) => {
-  const s = await setup(t, { idleMs: 2000 });
+  // Long enough that it is still there when looked at below on a busy machine (2 s was not).
+  const s = await setup(t, { idleMs: 5000 });
   const warm = s.executor.warmSandboxes!;
   const first = await s.exec('docs', 'ls');
   t.is(first.stdout, 'guide\nreadme.md\n');
