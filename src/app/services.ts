@@ -163,7 +163,7 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   // One checkpointer per box (several workers: on the worker with the box's duties).
   const checkpointer = new Checkpointer(db, dbFile, { fsync: settings.fsync, logger, thread: ownership.boxDuties });
   const signingSecret = loadOrCreateSigningSecret(settings.dataDir);
-  const users = new UserStore(metadata);
+  const users = new UserStore(metadata, { passwordHashCost: settings.passwordHashCost });
   const accessTokens = new AccessTokens(signingSecret, settings.accessTokenTtlSeconds);
   const organizations = new OrganizationStore(metadata);
   const content = new ContentStore({

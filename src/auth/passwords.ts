@@ -1,19 +1,25 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { DEFAULT_PASSWORD_HASH_COST } from '../config/settings.ts';
 
-const params = { N: 16384, r: 8, p: 1, keyLength: 64 };
+export { DEFAULT_PASSWORD_HASH_COST };
+const r = 8;
+const p = 1;
+const keyLength = 64;
 
 function derive(password: string, salt: Buffer, N: number, r: number, p: number, keyLength: number): Promise<Buffer> {
-  const options: ScryptOptions = { N, r, p, maxmem: 64 * 1024 * 1024 };
+  // Twice what scrypt needs (128 · N · r bytes), so a stored hash of a raised cost still verifies.
+  const options: ScryptOptions = { N, r, p, maxmem: Math.max(64 * 1024 * 1024, 256 * N * r) };
   return new Promise((resolve, reject) =>
     scrypt(password.normalize('NFKC'), salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))),
   );
 }
 
-/** Hashes a password with scrypt; the parameters travel in the stored string so they can be raised later. */
-export async function hashPassword(password: string): Promise<string> {
+/** Hashes a password with scrypt; the parameters travel in the stored string, so the cost can be raised later. */
+export async function hashPassword(password: string, cost = DEFAULT_PASSWORD_HASH_COST): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, params.N, params.r, params.p, params.keyLength);
-  return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), key.toString('base64')].join('$');
+  const N = 2 ** cost;
+  const key = await derive(password, salt, N, r, p, keyLength);
+  return ['scrypt', N, r, p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
 /** Compares in constant time; a malformed stored hash simply does not match. */
@@ -25,5 +31,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** A password that is burned through even for unknown users, so timing does not reveal which emails exist. */
-export const DUMMY_PASSWORD_HASH = `scrypt$16384$8$1$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(64).toString('base64')}`;
+/**
+ * A hash burned through for unknown emails, of the cost new passwords get, so that the time a
+ * login takes does not reveal which emails exist.
+ */
+export function dummyPasswordHash(cost = DEFAULT_PASSWORD_HASH_COST): string {
+  return `scrypt$${2 ** cost}$${r}$${p}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(keyLength).toString('base64')}`;
+}

@@ -31,6 +31,8 @@ export interface Settings {
   loginRateLimitWindowMs: number;
   /** Login attempts per client address per window, whatever the email (each costs a full scrypt). */
   loginAddressRateLimitMax: number;
+  /** log2 of scrypt's N for new password hashes (each costs 128 · N · 8 bytes and ~N/650 ms of CPU here). */
+  passwordHashCost: number;
   /** Open event streams (GET /events) one credential may hold at a time. */
   maxEventStreams: number;
   fsync: boolean;
@@ -145,6 +147,9 @@ export interface Settings {
 export const oauthClientNames = ['github', 'notion', 'linear', 'airtable', 'google'] as const;
 export type OAuthClientName = (typeof oauthClientNames)[number];
 
+/** log2 of scrypt's N for new password hashes (16 MiB of memory with r = 8): CNS_PASSWORD_HASH_COST. */
+export const DEFAULT_PASSWORD_HASH_COST = 14;
+
 // Each kind of setting says what it expects, as the error names it: "PORT must be …".
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'], 'must be true or false (or 1/0, yes/no, on/off)')
@@ -178,6 +183,7 @@ const envSchema = z.object({
   CNS_LOGIN_RATE_LIMIT_MAX: int(0).default(10),
   CNS_LOGIN_RATE_LIMIT_WINDOW_MS: int(1).default(60_000),
   CNS_LOGIN_ADDRESS_RATE_LIMIT_MAX: int(0).optional(),
+  CNS_PASSWORD_HASH_COST: int(10, 20).default(DEFAULT_PASSWORD_HASH_COST),
   CNS_MAX_EVENT_STREAMS: int(0).default(20),
   CNS_FSYNC: bool.default(false),
   CNS_REPACK_EVERY: int(0).default(2000),
@@ -314,6 +320,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     loginRateLimitWindowMs: e.CNS_LOGIN_RATE_LIMIT_WINDOW_MS,
     // Unset: three times the per-email cap (so disabling login limits disables both).
     loginAddressRateLimitMax: e.CNS_LOGIN_ADDRESS_RATE_LIMIT_MAX ?? 3 * e.CNS_LOGIN_RATE_LIMIT_MAX,
+    passwordHashCost: e.CNS_PASSWORD_HASH_COST,
     maxEventStreams: e.CNS_MAX_EVENT_STREAMS,
     fsync: e.CNS_FSYNC,
     repackEvery: e.CNS_REPACK_EVERY,

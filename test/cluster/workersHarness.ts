@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServe, type ServeProcess } from '../helpers/cli.ts';
 import { databaseOfDataDir, releaseDatabaseOfDataDir } from '../helpers/serverDatabases.ts';
+import { SUITE_SETTINGS } from '../helpers/testSettings.ts';
 
 export const ADMIN = { email: 'workers@example.com', password: 'workers-password-1' };
 
@@ -39,8 +40,7 @@ export async function startWorkers(workers = 2, env: Record<string, string> = {}
   const serve = spawnServe(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--workers', String(workers)], {
     CNS_ADMIN_EMAIL: ADMIN.email,
     CNS_ADMIN_PASSWORD: ADMIN.password,
-    CNS_RATE_LIMIT_MAX: '0',
-    CNS_LOGIN_RATE_LIMIT_MAX: '0',
+    ...SUITE_SETTINGS,
     ...engine,
     ...env,
   });

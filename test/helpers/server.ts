@@ -6,6 +6,7 @@ import { startServer, type RunningServer } from '../../src/app/server.ts';
 import { loadSettings, type Settings } from '../../src/config/settings.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 import { usesSandboxRoot } from './hostMounts.ts';
+import { SUITE_SETTINGS } from './testSettings.ts';
 import { databaseOfDataDir, releaseDatabaseOfDataDir } from './serverDatabases.ts';
 
 export const ADMIN_EMAIL = 'admin@example.com';
@@ -37,7 +38,7 @@ export async function startTestServer(overrides: Partial<Settings> = {}, env: Re
   // CNS_TEST_ENGINE=postgres: the metadata in a database of this data folder's own (a restart on it finds its records).
   const engine = env.CNS_DATABASE_URL === undefined ? await databaseOfDataDir(dataDir) : {};
   const settings = loadSettings(
-    { CNS_ADMIN_EMAIL: ADMIN_EMAIL, CNS_ADMIN_PASSWORD: ADMIN_PASSWORD, CNS_RATE_LIMIT_MAX: '0', CNS_LOGIN_RATE_LIMIT_MAX: '0', ...engine, ...env },
+    { CNS_ADMIN_EMAIL: ADMIN_EMAIL, CNS_ADMIN_PASSWORD: ADMIN_PASSWORD, ...SUITE_SETTINGS, ...engine, ...env },
     { host: '127.0.0.1', port: 0, dataDir, ...overrides },
   );
   usesSandboxRoot(settings.sandboxDir);

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { anonKeyOf } from '../../auth/anonKey.ts';
-import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../auth/passwords.ts';
 import type { Settings } from '../../config/settings.ts';
 import type { UserRecord, UserStore } from '../../domain/users/userStore.ts';
 import { created, ok } from '../../http/envelope.ts';
@@ -17,7 +16,7 @@ export interface AuthRouteDeps extends CookieSessionDeps {
   settings: Pick<Settings, 'baseUrl' | 'signupOpen'>;
   /** The anon key of GET /auth/config is derived from it. */
   signingSecret: Uint8Array;
-  users: Pick<UserStore, 'findByEmail' | 'findById' | 'create'>;
+  users: Pick<UserStore, 'findByEmail' | 'findById' | 'create' | 'signIn'>;
   loginRateLimiter: RateLimiter;
   loginAddressRateLimiter: RateLimiter;
 }
@@ -91,9 +90,8 @@ export function authRoutes(s: AuthRouteDeps): RouteGroup {
               'Retry-After': String(retryAfter),
             });
           }
-          const user = await s.users.findByEmail(body.email);
-          const valid = await verifyPassword(body.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
-          if (!user || !valid) throw new AppError('UNAUTHORIZED', 'The email or password is incorrect.');
+          const user = await s.users.signIn(body.email, body.password);
+          if (!user) throw new AppError('UNAUTHORIZED', 'The email or password is incorrect.');
           ok(ctx, body.session === 'cookie' ? await cookies.start(ctx, user) : await issueTokens(user), 'Signed in');
         },
       }),

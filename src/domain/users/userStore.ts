@@ -3,7 +3,7 @@ import { MetadataCache } from '../../db/metadata/metadataCache.ts';
 import type { MetadataDb, MetadataStore } from '../../db/metadata/metadataStore.ts';
 import { isUniqueViolation } from '../../db/metadata/uniqueViolation.ts';
 import { newId, nowIso } from '../../util/ids.ts';
-import { hashPassword } from '../../auth/passwords.ts';
+import { dummyPasswordHash, hashPassword, verifyPassword } from '../../auth/passwords.ts';
 import type { UsersTable } from '../../db/metadata/tables/auth.ts';
 
 export type UserRecord = UsersTable;
@@ -23,7 +23,11 @@ export class UserStore {
   /** findById runs on every request of a signed-in user. */
   private readonly byId: MetadataCache<string, UserRecord>;
 
-  constructor(private readonly metadata: MetadataStore) {
+  /** `passwordHashCost`: log2 of scrypt's N for the passwords it hashes (settings.passwordHashCost). */
+  constructor(
+    private readonly metadata: MetadataStore,
+    private readonly options: { passwordHashCost?: number } = {},
+  ) {
     this.byId = new MetadataCache(metadata.changes, 10_000);
   }
 
@@ -33,7 +37,7 @@ export class UserStore {
     const user: UserRecord = {
       id: newId('usr'),
       email: input.email.trim(),
-      password_hash: await hashPassword(input.password),
+      password_hash: await hashPassword(input.password, this.options.passwordHashCost),
       display_name: input.displayName ?? input.email.split('@')[0] ?? '',
       is_admin: input.isAdmin ? 1 : 0,
       initialized_at: null,
@@ -52,6 +56,16 @@ export class UserStore {
 
   findById(id: string): Promise<UserRecord | undefined> {
     return this.byId.get(id, () => this.metadata.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst());
+  }
+
+  /**
+   * The user with this email and password, or null. An unknown email burns a hash of the cost a
+   * password gets, so that the time taken does not reveal which emails exist.
+   */
+  async signIn(email: string, password: string): Promise<UserRecord | null> {
+    const user = await this.findByEmail(email);
+    const valid = await verifyPassword(password, user?.password_hash ?? dummyPasswordHash(this.options.passwordHashCost));
+    return user && valid ? user : null;
   }
 
   findByEmail(email: string): Promise<UserRecord | undefined> {
