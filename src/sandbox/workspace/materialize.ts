@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { chmod, chown, mkdir } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContentReads } from '../../content/contentReads.ts';
 import { scanFolder, type FolderScan } from './folderScan.ts';
@@ -115,6 +115,9 @@ export async function removeFolder(host: HostShell, layout: Pick<FolderLayout, '
  * opened up first when the plain removal fails.
  */
 export async function removeTree(host: HostShell, path: string): Promise<void> {
+  // Nothing there (most of a pool's own folders when a service starts): no process to spawn.
+  // The paths a host shell is given are this process's view of them too (/proc/PID/root/…).
+  if (await lstat(path).then(() => false, (err: NodeJS.ErrnoException) => err.code === 'ENOENT')) return;
   try {
     await host.run('rm', ['-rf', '--', path]);
   } catch {
