@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import git from 'isomorphic-git';
+import { finishedPacksFs } from './finishedPacksFs.ts';
 import type { Logger } from 'pino';
 import { Lru } from '../lru.ts';
 import { parseCommit, type CommitData } from './commitObject.ts';
@@ -199,7 +200,7 @@ export class Repo {
   }
 
   private async readPacked(oid: string): Promise<{ type: ObjectType; content: Buffer }> {
-    const r = await git.readObject({ fs, gitdir: this.gitdir, oid, cache: this.cache, format: 'content' });
+    const r = await git.readObject({ fs: finishedPacksFs, gitdir: this.gitdir, oid, cache: this.cache, format: 'content' });
     const bytes = r.object as Uint8Array;
     return { type: r.type as ObjectType, content: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
   }
