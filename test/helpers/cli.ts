@@ -15,7 +15,9 @@ export interface ServeProcess {
 export function spawnServe(args: string[], env: Record<string, string> = {}): ServeProcess {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CNS_') && k !== 'PORT'));
   const child = spawn(process.execPath, [CNS_BIN, 'serve', ...args], {
-    env: { ...clean, CNS_LOG_LEVEL: 'warn', ...env },
+    // One process unless the test asks for workers (--workers or CNS_WORKERS): 'auto', one per core,
+    // cost each start a process per core for tests that are not about workers (test/cluster is).
+    env: { ...clean, CNS_LOG_LEVEL: 'warn', CNS_WORKERS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
