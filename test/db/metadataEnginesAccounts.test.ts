@@ -3,7 +3,10 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { Authenticator } from '../../src/auth/authenticator.ts';
 import { AccessTokens } from '../../src/auth/accessTokens.ts';
+import type { Principal } from '../../src/auth/principal.ts';
+import type { NodeInfo } from '../../src/content/types.ts';
 import { AccessConnectionStore } from '../../src/domain/connections/accessConnectionStore.ts';
+import { NodeBoundConnections } from '../../src/domain/connections/nodeBound.ts';
 import { InvitationStore } from '../../src/domain/invitations/invitationStore.ts';
 import { OrganizationStore } from '../../src/domain/organizations/organizationStore.ts';
 import { OrgMembers } from '../../src/domain/organizations/orgMembers.ts';
@@ -149,6 +152,27 @@ for (const engine of ENGINES) {
     await t.throwsAsync(s.connections.update(connection.id, { status: 'active' }), { message: /cannot be reactivated/ });
     await t.throwsAsync(s.connections.regenerateKey(connection.id), { message: /cannot get a new key/ });
     t.deepEqual(await s.connections.countByStatus('prj_1'), { revoked: 1 });
+  });
+
+  test(`${engine}: a node-bound connection's new folder and new settings at once both stay (its config is merged as stored)`, async (t) => {
+    const { metadata, close } = await metadataOn(engine);
+    t.teardown(close);
+    const s = stores(metadata);
+    const folder = (id: string) => ({ id, projectId: 'prj_1', path: `p/${id}`, type: 'folder', state: 'active' }) as NodeInfo;
+    const bound = new NodeBoundConnections({ connections: s.connections, content: { findById: folder }, access: { node: () => undefined } }, 'sandbox', ['a', 'sandbox endpoint']);
+    const user = { kind: 'user', id: 'usr_1' } as unknown as Principal;
+    const { connection } = await bound.create(user, { projectId: 'prj_1', nodeId: 'nod_a', name: 's', config: () => ({ limits: {}, image: 'x' }) });
+    // Both from the connection as read before either.
+    await Promise.all([
+      bound.update(user, connection, { nodeId: 'nod_b' }),
+      bound.update(user, connection, {}, (config) => ({ ...config, limits: { timeout_s: 5 } })),
+      bound.update(user, connection, { name: 'renamed' }, (config) => ({ ...config, image: 'y' })),
+    ]);
+    const stored = (await s.connections.find(connection.id))!;
+    t.like(stored, { name: 'renamed', node_id: 'nod_b', scope_path: 'p/nod_b' });
+    t.deepEqual(JSON.parse(stored.config), { node_id: 'nod_b', limits: { timeout_s: 5 }, image: 'y' });
+    // A plain config still replaces the whole.
+    t.like(await s.connections.update(connection.id, { config: { node_id: 'nod_c' } }), { node_id: 'nod_c', config: '{"node_id":"nod_c"}' });
   });
 
   test(`${engine}: a key's use is stamped at most once a minute, and does not count as a change`, async (t) => {

@@ -4,11 +4,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import type { Principal } from '../../src/auth/principal.ts';
 import { ToolCallLog } from '../../src/agents/bindings/callLog.ts';
 import { BindingStore } from '../../src/agents/bindings/bindingStore.ts';
-import type { AgentAccess } from '../../src/agents/config/agentRecord.ts';
+import { AgentToolBindings } from '../../src/agents/bindings/toolBindings.ts';
+import { AgentAccesses } from '../../src/agents/config/accesses.ts';
+import { defaultAccessTools, type AgentAccess } from '../../src/agents/config/agentRecord.ts';
+import { Agents } from '../../src/agents/config/agents.ts';
 import { AccessStore } from '../../src/agents/config/accessStore.ts';
+import { AgentBashTools } from '../../src/agents/config/bashTools.ts';
 import { BashToolStore } from '../../src/agents/config/bashToolStore.ts';
+import type { NodeInfo } from '../../src/content/types.ts';
+import { AccessConnectionStore } from '../../src/domain/connections/accessConnectionStore.ts';
+import type { ContentAccess } from '../../src/policies/contentAccess.ts';
 import { ExecutionStore, INTERRUPTED } from '../../src/agents/executions/executionStore.ts';
 import { MessageStore } from '../../src/agents/sessions/messageStore.ts';
 import { SessionStore } from '../../src/agents/sessions/sessionStore.ts';
@@ -30,6 +38,13 @@ async function agentOn(engine: Engine, metadata: MetadataStore, id: string): Pro
 }
 
 const limits = { timeout_s: 5 };
+
+/** What the agents' services need beside the metadata store, letting every caller reach every node (folders of prj_1). */
+const user: Principal = { kind: 'user', id: 'usr_1' } as unknown as Principal;
+const reach = {
+  content: { findById: (id: string) => ({ id, projectId: 'prj_1', path: id, type: 'folder', state: 'active' }) as NodeInfo },
+  access: { node: async () => undefined, grant: async () => ({}), requireWholeProject: () => undefined } as unknown as ContentAccess,
+};
 
 for (const engine of ENGINES) {
   test(`${engine}: accesses: one per node (null: the whole project), checked in the transaction that writes; replace keeps ids; raced writes never mix`, async (t) => {
@@ -125,6 +140,51 @@ for (const engine of ENGINES) {
     t.is((await store.list(other)).length, 1, "another agent's tools are its own");
     await store.replace(agent, []);
     t.deepEqual(await store.list(agent), []);
+  });
+
+  test(`${engine}: changes of different fields at once all stay: an agent's settings and name, an access, a bash tool, a tool binding`, async (t) => {
+    const { metadata, close } = await metadataOn(engine);
+    t.teardown(close);
+    const accessStore = new AccessStore(metadata);
+    const agents = new Agents({ metadata, connections: new AccessConnectionStore(metadata), accesses: accessStore, authorizer: null as never, defaultModel: 'openai:gpt-4.1-mini' });
+    const { agent } = await agents.create(user, { projectId: 'prj_1', name: 'a', systemPrompt: 'p0' });
+    const find = async () => (await agents.find(agent.connection.id))!;
+
+    // Each change is made from the agent as read before either: the config is merged as stored.
+    await Promise.all([agents.update(agent, { systemPrompt: 'p1' }), agents.update(agent, { model: 'openai:gpt-4.1' }), agents.update(agent, { name: 'renamed' })]);
+    const changed = await find();
+    t.like(changed.settings, { system_prompt: 'p1', model: 'openai:gpt-4.1' });
+    t.is(changed.connection.name, 'renamed');
+    await t.throwsAsync(agents.update(changed, { maxToolRounds: 0 }), { code: 'VALIDATION_ERROR' }, 'a setting is still checked, with the others as stored');
+    const d = await agents.defaultFor(user, 'prj_1');
+    await Promise.all([agents.update(d, { description: 'd' }), agents.update(d, { temperature: 0.5 })]);
+    t.like(await agents.find(d.connection.id), { isDefault: true, settings: { description: 'd', temperature: 0.5 } });
+
+    const deps = { ...reach, agents, metadata };
+    const accesses = new AgentAccesses({ ...deps, store: accessStore });
+    const access = await accesses.add(user, changed, { nodeId: 'nod_a', mode: 'read_write' });
+    await Promise.all([accesses.update(user, changed, access.id, { nodeId: 'nod_b' }), accesses.update(user, changed, access.id, { mode: 'read' })]);
+    t.like(await accessStore.find(access.id), { node_id: 'nod_b', mode: 'read', tools: [...defaultAccessTools.read] });
+    await Promise.all([accesses.update(user, changed, access.id, { mode: 'read_write' }), accesses.update(user, changed, access.id, { nodeId: 'nod_c' })]);
+    t.like(await accessStore.find(access.id), { node_id: 'nod_c', mode: 'read_write', tools: [...defaultAccessTools.read_write] });
+
+    const bashStore = new BashToolStore(metadata);
+    const bashTools = new AgentBashTools({ ...deps, store: bashStore });
+    const bash = await bashTools.add(user, changed, { nodeId: 'nod_a' });
+    await Promise.all([
+      bashTools.update(user, changed, bash.id, { name: 'shell' }),
+      bashTools.update(user, changed, bash.id, { mode: 'read_write' }),
+      bashTools.update(user, changed, bash.id, { limits }),
+      bashTools.update(user, changed, bash.id, { nodeId: 'nod_b' }),
+    ]);
+    t.like(await bashStore.find(bash.id), { name: 'shell', mode: 'read_write', limits, node_id: 'nod_b' });
+
+    const tools = new ToolStore(metadata);
+    const tool = await tools.create({ project_id: 'prj_1', node_id: null, name: 'x', description: '', type: 'cat', config: {}, created_by: 'usr_1' });
+    const bindings = new AgentToolBindings({ ...deps, tools: { find: (id: string) => tools.find(id), findMany: (ids: string[]) => tools.findMany(ids), visible: (_: Principal, id: string) => tools.find(id) } as never });
+    await bindings.bind(user, changed, { toolId: tool.id });
+    await Promise.all([bindings.update(user, changed, tool.id, { name: 'reader' }), bindings.update(user, changed, tool.id, { description: 'reads' })]);
+    t.like(await new BindingStore(metadata).find(changed.connection.id, tool.id), { name: 'reader', description: 'reads' });
   });
 
   test(`${engine}: chat sessions and messages: lists newest first with filters and totals; raced appends number a session's messages without gaps`, async (t) => {

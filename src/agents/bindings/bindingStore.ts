@@ -1,5 +1,6 @@
 import type { MetadataStore } from '../../db/metadata/metadataStore.ts';
 import { isUniqueViolation } from '../../db/metadata/uniqueViolation.ts';
+import { defined } from '../../domain/defined.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import { newId, nowIso } from '../../util/ids.ts';
 
@@ -52,18 +53,18 @@ export class BindingStore {
     return binding;
   }
 
-  /** The binding with these fields; null when it was deleted meanwhile. */
-  async update(binding: ToolBinding, fields: Pick<ToolBinding, 'name' | 'description'>): Promise<ToolBinding | null> {
+  /** The binding with the fields given (the others as stored: a change of them made meanwhile stays); null when it was deleted meanwhile. */
+  async update(binding: ToolBinding, fields: Partial<Pick<ToolBinding, 'name' | 'description'>>): Promise<ToolBinding | null> {
     try {
       const r = await this.metadata.db
         .updateTable('agent_tool_bindings')
-        .set({ name: fields.name, description: fields.description, updated_at: nowIso() })
+        .set({ ...defined(fields), updated_at: nowIso() })
         .where('id', '=', binding.id)
         .returningAll()
         .executeTakeFirst();
       return r ?? null;
     } catch (err) {
-      throw refusal(err, binding.tool_id, fields.name) ?? err;
+      throw refusal(err, binding.tool_id, fields.name ?? null) ?? err;
     }
   }
 

@@ -110,12 +110,9 @@ export class AgentToolBindings {
     const [tool, offered, binding] = await Promise.all([this.d.tools.find(toolId), this.boundTools(agent.connection.id), this.store.find(agent.connection.id, toolId)]);
     if (!binding || !tool) throw bindingNotFound();
     checkName(changes.name);
-    const fields = {
-      name: changes.name === undefined ? binding.name : changes.name,
-      description: changes.description === undefined ? binding.description : changes.description,
-    };
-    requireFreeName(offered, offeredName(fields, tool), tool.id);
-    const updated = await this.store.update(binding, fields);
+    requireFreeName(offered, offeredName({ name: changes.name === undefined ? binding.name : changes.name }, tool), tool.id);
+    // Only the fields changed: a new name and a new description at once both stay.
+    const updated = await this.store.update(binding, { name: changes.name, description: changes.description });
     if (!updated) throw bindingNotFound();
     return this.bound(agent, updated, tool);
   }

@@ -2,6 +2,7 @@ import type { MetadataDb, MetadataStore } from '../../db/metadata/metadataStore.
 import { lockKey } from '../../db/metadata/keyLock.ts';
 import type { AgentAccessesTable } from '../../db/metadata/tables/agents.ts';
 import type { ConnectionMode } from '../../domain/connections/connectionRecord.ts';
+import { defined } from '../../domain/defined.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import { newId, nowIso } from '../../util/ids.ts';
 import type { AccessToolName, AgentAccess } from './agentRecord.ts';
@@ -11,6 +12,11 @@ export interface AccessInput {
   node_id: string | null;
   mode: ConnectionMode;
   tools: AccessToolName[];
+}
+
+/** A change of an access: the fields given, and the mode and tools worked out from the access as stored (may throw to refuse). */
+export interface AccessUpdate extends Partial<AccessInput> {
+  modeAndTools?: (stored: AgentAccess) => Pick<AccessInput, 'mode' | 'tools'>;
 }
 
 const fromRow = (r: AgentAccessesTable): AgentAccess => ({ ...r, tools: JSON.parse(r.tools) as AccessToolName[] });
@@ -55,13 +61,25 @@ export class AccessStore {
     });
   }
 
-  /** Changes an access; CONFLICT when another access of the agent has the node, null when it was deleted meanwhile. */
-  async update(current: AgentAccess, input: AccessInput): Promise<AgentAccess | null> {
+  /**
+   * Changes an access: the fields `input` gives, the others as stored (a change of them made
+   * meanwhile stays). `modeAndTools` computes those two from the access as stored under the lock.
+   * CONFLICT when another access of the agent has the node, null when it was deleted meanwhile.
+   */
+  async update(current: AgentAccess, input: AccessUpdate): Promise<AgentAccess | null> {
     return this.metadata.transaction(async (trx) => {
       await lockKey(this.metadata.engine, trx, `agent-accesses:${current.agent_id}`);
-      const existing = await this.forNode(current.agent_id, input.node_id, trx);
-      if (existing && existing.id !== current.id) throw taken(input.node_id, existing);
-      return this.updateIn(trx, current.id, input);
+      const { modeAndTools, ...fields } = input;
+      if (fields.node_id !== undefined) {
+        const existing = await this.forNode(current.agent_id, fields.node_id, trx);
+        if (existing && existing.id !== current.id) throw taken(fields.node_id, existing);
+      }
+      if (modeAndTools) {
+        const stored = await trx.selectFrom('agent_accesses').selectAll().where('id', '=', current.id).executeTakeFirst();
+        if (!stored) return null;
+        Object.assign(fields, modeAndTools(fromRow(stored)));
+      }
+      return this.updateIn(trx, current.id, fields);
     });
   }
 
@@ -100,10 +118,11 @@ export class AccessStore {
     return access;
   }
 
-  private async updateIn(db: MetadataDb, id: string, input: AccessInput): Promise<AgentAccess | null> {
+  private async updateIn(db: MetadataDb, id: string, input: Partial<AccessInput>): Promise<AgentAccess | null> {
+    const { tools, ...rest } = defined(input);
     const r = await db
       .updateTable('agent_accesses')
-      .set({ node_id: input.node_id, mode: input.mode, tools: JSON.stringify(input.tools), updated_at: nowIso() })
+      .set({ ...rest, ...(tools === undefined ? {} : { tools: JSON.stringify(tools) }), updated_at: nowIso() })
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirst();

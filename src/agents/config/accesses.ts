@@ -61,12 +61,20 @@ export class AgentAccesses {
    */
   async update(principal: Principal, agent: Agent, accessId: string, changes: AccessChanges): Promise<Located<AgentAccess>> {
     const current = await this.owned(agent, accessId);
-    const mode = changes.mode ?? current.mode;
-    const chosenByHand = !sameSet(current.tools, defaultAccessTools[current.mode]);
-    const tools = changes.tools ?? (mode === current.mode || chosenByHand ? current.tools : undefined);
     const nodeId = changes.nodeId === undefined ? current.node_id : changes.nodeId;
-    const input = await this.check(principal, agent, nodeId, mode, tools);
-    return this.locate(agent, (await this.d.store.update(current, input)) ?? throwing(accessNotFound()));
+    const input = await this.check(principal, agent, nodeId, changes.mode ?? current.mode, nextTools(current, changes));
+    // Only what the change names is written; mode and tools (which depend on each other) are
+    // worked out again from the access as stored, under the store's lock: a change of another
+    // field made meanwhile stays, and the pair stays valid.
+    const modeAndTools =
+      changes.mode === undefined && changes.tools === undefined
+        ? undefined
+        : (stored: AgentAccess) => {
+            const mode = changes.mode ?? stored.mode;
+            return { mode, tools: checkTools(mode, nextTools(stored, changes)) };
+          };
+    const updated = await this.d.store.update(current, { ...(changes.nodeId === undefined ? {} : { node_id: input.node_id }), modeAndTools });
+    return this.locate(agent, updated ?? throwing(accessNotFound()));
   }
 
   async remove(principal: Principal, agent: Agent, accessId: string): Promise<AgentAccess> {
@@ -97,6 +105,13 @@ export class AgentAccesses {
   private locate(agent: Agent, a: AgentAccess): Located<AgentAccess> {
     return { ...a, path: currentPath(this.d, agent.connection.project_id, a.node_id) };
   }
+}
+
+/** The tools an access gets: a new mode without tools keeps tools chosen by hand and moves default ones to the new mode's (undefined). */
+function nextTools(current: AgentAccess, changes: AccessChanges): readonly AccessToolName[] | undefined {
+  const mode = changes.mode ?? current.mode;
+  const chosenByHand = !sameSet(current.tools, defaultAccessTools[current.mode]);
+  return changes.tools ?? (mode === current.mode || chosenByHand ? current.tools : undefined);
 }
 
 function throwing(e: Error): never {

@@ -74,17 +74,18 @@ export type Located<T> = T & { path: string | null };
 /** The settings an agent's connection config holds (missing fields take their defaults). */
 export function toAgent(connection: ConnectionRecord): Agent {
   const c = JSON.parse(connection.config) as Record<string, unknown>;
+  return { connection, isDefault: c.is_default === true, settings: agentSettingsOf(c) };
+}
+
+/** The settings an agent's parsed connection config holds. */
+export function agentSettingsOf(c: Record<string, unknown>): AgentSettings {
   return {
-    connection,
-    isDefault: c.is_default === true,
-    settings: {
-      system_prompt: typeof c.system_prompt === 'string' ? c.system_prompt : '',
-      model: typeof c.model === 'string' ? c.model : '',
-      description: typeof c.description === 'string' ? c.description : '',
-      temperature: typeof c.temperature === 'number' ? c.temperature : null,
-      max_tool_rounds: typeof c.max_tool_rounds === 'number' ? c.max_tool_rounds : DEFAULT_MAX_TOOL_ROUNDS,
-      max_tool_calls_per_round: typeof c.max_tool_calls_per_round === 'number' ? c.max_tool_calls_per_round : DEFAULT_MAX_TOOL_CALLS_PER_ROUND,
-    },
+    system_prompt: typeof c.system_prompt === 'string' ? c.system_prompt : '',
+    model: typeof c.model === 'string' ? c.model : '',
+    description: typeof c.description === 'string' ? c.description : '',
+    temperature: typeof c.temperature === 'number' ? c.temperature : null,
+    max_tool_rounds: typeof c.max_tool_rounds === 'number' ? c.max_tool_rounds : DEFAULT_MAX_TOOL_ROUNDS,
+    max_tool_calls_per_round: typeof c.max_tool_calls_per_round === 'number' ? c.max_tool_calls_per_round : DEFAULT_MAX_TOOL_CALLS_PER_ROUND,
   };
 }
 

@@ -8,7 +8,7 @@ import { DomainError } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../../domain/pagination.ts';
 import type { Authorizer } from '../../policies/authorize.ts';
 import type { AccessStore } from './accessStore.ts';
-import { agentConfig, DEFAULT_MAX_TOOL_CALLS_PER_ROUND, DEFAULT_MAX_TOOL_ROUNDS, toAgent, type Agent, type AgentSettings } from './agentRecord.ts';
+import { agentConfig, agentSettingsOf, DEFAULT_MAX_TOOL_CALLS_PER_ROUND, DEFAULT_MAX_TOOL_ROUNDS, toAgent, type Agent } from './agentRecord.ts';
 import { DEFAULT_AGENT_NAME, defaultAgentAccess, defaultAgentSettings } from './defaultAgent.ts';
 import { checkSettings } from './settingsRules.ts';
 
@@ -126,21 +126,21 @@ export class Agents {
   /** Changes an agent (the route checked keys:manage on its project). */
   async update(agent: Agent, changes: AgentChanges): Promise<Agent> {
     const id = agent.connection.id;
-    const settings: AgentSettings = checkSettings(
-      {
-        ...agent.settings,
-        ...defined({
-          system_prompt: changes.systemPrompt,
-          model: changes.model,
-          description: changes.description,
-          temperature: changes.temperature,
-          max_tool_rounds: changes.maxToolRounds,
-          max_tool_calls_per_round: changes.maxToolCallsPerRound,
-        }),
-      },
-      this.d.defaultModel,
-    );
-    const connection = await this.d.connections.update(id, { name: changes.name, status: changes.status, config: agentConfig(settings, agent.isDefault) });
+    const changed = defined({
+      system_prompt: changes.systemPrompt,
+      model: changes.model,
+      description: changes.description,
+      temperature: changes.temperature,
+      max_tool_rounds: changes.maxToolRounds,
+      max_tool_calls_per_round: changes.maxToolCallsPerRound,
+    });
+    // Merged into the settings as stored when written (not as read by the caller): a change of
+    // another setting made meanwhile stays. A change of no setting leaves the config alone.
+    const config =
+      Object.keys(changed).length === 0
+        ? undefined
+        : (stored: Record<string, unknown>) => agentConfig(checkSettings({ ...agentSettingsOf(stored), ...changed }, this.d.defaultModel), stored.is_default === true);
+    const connection = await this.d.connections.update(id, { name: changes.name, status: changes.status, config });
     if (connection.status !== 'active' && agent.connection.status === 'active') this.onAccessEnded?.(id);
     return toAgent(connection);
   }

@@ -2,6 +2,7 @@ import type { MetadataDb, MetadataStore } from '../../db/metadata/metadataStore.
 import { lockKey } from '../../db/metadata/keyLock.ts';
 import type { AgentBashToolsTable } from '../../db/metadata/tables/agents.ts';
 import type { ConnectionMode } from '../../domain/connections/connectionRecord.ts';
+import { defined } from '../../domain/defined.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import type { EndpointLimits } from '../../sandbox/limits.ts';
 import { newId, nowIso } from '../../util/ids.ts';
@@ -54,11 +55,14 @@ export class BashToolStore {
     });
   }
 
-  /** Changes a bash tool; CONFLICT when another of the agent's has the name, null when it was deleted meanwhile. */
-  async update(current: AgentBashTool, input: BashToolInput): Promise<AgentBashTool | null> {
+  /**
+   * Changes the fields `input` gives (the others as stored: a change of them made meanwhile stays);
+   * CONFLICT when another of the agent's has the name, null when it was deleted meanwhile.
+   */
+  async update(current: AgentBashTool, input: Partial<BashToolInput>): Promise<AgentBashTool | null> {
     return this.metadata.transaction(async (trx) => {
       await lockKey(this.metadata.engine, trx, `agent-bash:${current.agent_id}`);
-      const existing = await this.byName(current.agent_id, input.name, trx);
+      const existing = input.name === undefined ? null : await this.byName(current.agent_id, input.name, trx);
       if (existing && existing.id !== current.id) throw taken(existing);
       return this.updateIn(trx, current.id, input);
     });
@@ -92,10 +96,11 @@ export class BashToolStore {
     return tool;
   }
 
-  private async updateIn(db: MetadataDb, id: string, input: BashToolInput): Promise<AgentBashTool | null> {
+  private async updateIn(db: MetadataDb, id: string, input: Partial<BashToolInput>): Promise<AgentBashTool | null> {
+    const { limits, ...rest } = defined(input);
     const r = await db
       .updateTable('agent_bash_tools')
-      .set({ node_id: input.node_id, name: input.name, mode: input.mode, limits: JSON.stringify(input.limits), updated_at: nowIso() })
+      .set({ ...rest, ...(limits === undefined ? {} : { limits: JSON.stringify(limits) }), updated_at: nowIso() })
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirst();

@@ -72,7 +72,13 @@ export class AgentBashTools {
       mode: changes.mode ?? current.mode,
       limits: changes.limits ?? current.limits,
     });
-    const updated = await this.d.store.update(current, input);
+    // Only the fields changed are written: two changes of different fields at once both stay.
+    const updated = await this.d.store.update(current, {
+      ...(changes.nodeId === undefined ? {} : { node_id: input.node_id }),
+      ...(changes.name === undefined ? {} : { name: input.name }),
+      ...(changes.mode === undefined ? {} : { mode: input.mode }),
+      ...(changes.limits === undefined ? {} : { limits: input.limits }),
+    });
     if (!updated) throw bashNotFound();
     return this.locate(agent, updated);
   }

@@ -24,8 +24,11 @@ export interface ConnectionChanges {
   scopePath?: string;
   mode?: ConnectionMode;
   status?: ConnectionStatus;
-  /** Replaces the kind-specific settings. */
-  config?: Record<string, unknown>;
+  /**
+   * Replaces the kind-specific settings; a function computes them from the config as stored, and
+   * is called again should another write change it meanwhile (no change to it is lost).
+   */
+  config?: Record<string, unknown> | ((current: Record<string, unknown>) => Record<string, unknown>);
 }
 
 /** A connection and its access key: the key is in plain text only here, to be shown once. */
@@ -112,20 +115,23 @@ export class AccessConnectionStore {
     if (current.status === 'revoked' && changes.status && changes.status !== 'revoked') {
       throw new DomainError('CONFLICT', 'A revoked connection cannot be reactivated; create a new one.', { reason: 'revoked' });
     }
+    const config = typeof changes.config === 'function' ? changes.config(JSON.parse(current.config) as Record<string, unknown>) : changes.config;
     // Only the columns this change names are written, so two updates at once of different
     // columns both stay (writing the whole row read above would lose the other's).
     const set = {
       ...defined({ name: changes.name, mode: changes.mode, status: changes.status }),
       ...(changes.scopePath === undefined ? {} : { scope_path: parseScopePath(changes.scopePath) }),
-      ...(changes.config === undefined ? {} : { config: JSON.stringify(changes.config), node_id: nodeIdOf(changes.config) }),
+      ...(config === undefined ? {} : { config: JSON.stringify(config), node_id: nodeIdOf(config) }),
       updated_at: nowIso(),
     };
     // A revocation made meanwhile stays: the update applies only to a connection not revoked since it was read.
+    // A config computed from the one read applies only if that is still the one stored (else it is computed again).
     const updated = await this.metadata.db
       .updateTable('connections')
       .set(set)
       .where('id', '=', id)
       .$if(current.status !== 'revoked', (qb) => qb.where('status', '!=', 'revoked'))
+      .$if(typeof changes.config === 'function', (qb) => qb.where('config', '=', current.config))
       .returningAll()
       .executeTakeFirst();
     return updated ?? this.update(id, changes);

@@ -74,8 +74,9 @@ export class NodeBoundConnections {
   /** Applies changes; a new folder (one the caller reaches) moves the key's scope with it. `config`, when given, computes the new config from the current one. */
   async update(principal: Principal, current: ConnectionRecord, changes: NodeBoundChanges, config?: (current: Record<string, unknown>) => Record<string, unknown>): Promise<ConnectionRecord> {
     const node = changes.nodeId === undefined ? null : await this.folder(principal, changes.nodeId, current.project_id);
-    const old = JSON.parse(current.config) as Record<string, unknown>;
-    const next = node || config ? { ...(config ? config(old) : old), node_id: node?.id ?? boundNodeId(current) } : undefined;
+    // From the config as stored when written, not as read here: another field's change made meanwhile stays.
+    const next =
+      node || config ? (stored: Record<string, unknown>) => ({ ...(config ? config(stored) : stored), node_id: node?.id ?? (typeof stored.node_id === 'string' ? stored.node_id : '') }) : undefined;
     return this.d.connections.update(current.id, { name: changes.name, mode: changes.mode, status: changes.status, scopePath: node?.path, config: next });
   }
 
