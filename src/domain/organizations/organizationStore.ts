@@ -81,7 +81,7 @@ export class OrganizationStore {
     const current = await this.find(id);
     if (!current) throw new DomainError('NOT_FOUND', 'Organization not found.');
     // Only the named columns: a rename and a new description at once both stay.
-    const updated = await this.metadata.db.updateTable('organizations').set({ ...defined(changes), updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirst();
+    const updated = await this.metadata.db.updateTable('organizations').set({ ...defined({ name: changes.name, description: changes.description }), updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirst();
     if (!updated) throw new DomainError('NOT_FOUND', 'Organization not found.');
     return updated;
   }

@@ -99,7 +99,7 @@ export class ProjectStore {
     const current = await this.find(id);
     if (!current) throw new DomainError('NOT_FOUND', 'Project not found.');
     // Only the named columns: a rename and a new description at once both stay.
-    const updated = await this.metadata.db.updateTable('projects').set({ ...defined(changes), updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirst();
+    const updated = await this.metadata.db.updateTable('projects').set({ ...defined({ name: changes.name, description: changes.description }), updated_at: nowIso() }).where('id', '=', id).returningAll().executeTakeFirst();
     if (!updated) throw new DomainError('NOT_FOUND', 'Project not found.');
     return updated;
   }
