@@ -36,6 +36,24 @@ for (const engine of ENGINES) {
     t.deepEqual((await store.listByProject('prj_1')).map((p) => p.id), [b.id]);
   });
 
+  test(`${engine}: OAuth: a refresh stores its tokens only over the ones it refreshed; one that ends after a reconnect leaves the reconnect's`, async (t) => {
+    const { metadata, close } = await metadataOn(engine);
+    t.teardown(close);
+    const connections = new OAuthConnections(metadata, box());
+    const c = { projectId: 'prj_1', provider: 'github', kind: 'oauth' as const, account: 'me', scopes: ['repo'], accessToken: 'at1', refreshToken: 'rt1', expiresAt: null, connectedBy: 'usr_1' };
+    const { connection } = await connections.save(c);
+    const refreshed = { accessToken: 'at1-refreshed', refreshToken: 'rt2', expiresAt: '2030-01-01T00:00:00.000Z', scopes: ['repo'] };
+    t.true(await connections.updateTokens(connection.id, refreshed, 'at1'));
+    t.like(await connections.find('prj_1', 'github'), { accessToken: 'at1-refreshed', refreshToken: 'rt2' });
+    // The same refresh again (another process's, of the same old token): the first one stays.
+    t.false(await connections.updateTokens(connection.id, { ...refreshed, accessToken: 'at1-again' }, 'at1'));
+    // A reconnect while a refresh of the old grant is under way: the refresh ends after it and stores nothing.
+    await connections.save({ ...c, accessToken: 'new-grant', refreshToken: 'new-rt' });
+    t.false(await connections.updateTokens(connection.id, { ...refreshed, accessToken: 'stale' }, 'at1-refreshed'));
+    t.like(await connections.find('prj_1', 'github'), { accessToken: 'new-grant', refreshToken: 'new-rt' });
+    t.false(await connections.updateTokens('oac_none', refreshed, 'x'), 'a deleted connection');
+  });
+
   test(`${engine}: OAuth: a reconnect keeps the row and clears needs_reauth; a state is taken once`, async (t) => {
     const { metadata, close } = await metadataOn(engine);
     t.teardown(close);

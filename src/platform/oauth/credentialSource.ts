@@ -88,7 +88,11 @@ export class ProjectCredentials implements CredentialSource {
       expiresAt: grant.expiresAt,
       scopes: grant.scopes ?? c.scopes,
     };
-    await this.d.store.updateTokens(c.id, next);
+    if (!(await this.d.store.updateTokens(c.id, next, c.accessToken))) {
+      // Reconnected (from another process) while this refresh was under way: the new grant stays and is used.
+      this.d.logger.info({ project_id: c.projectId, provider: c.provider }, 'oauth token refreshed, but the connection was reconnected meanwhile: keeping the new one');
+      return credentialOf(await this.usable(c.projectId, c.provider));
+    }
     this.d.logger.info({ project_id: c.projectId, provider: c.provider, expires_at: next.expiresAt }, 'oauth token refreshed');
     return credentialOf({ ...c, ...next });
   }

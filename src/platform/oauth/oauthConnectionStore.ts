@@ -67,13 +67,22 @@ export class OAuthConnections {
     return { connection: this.fromRow(row), created };
   }
 
-  /** After a refresh: the new tokens (a provider that rotates refresh tokens sends a new one). */
-  async updateTokens(id: string, t: Pick<OAuthConnection, 'accessToken' | 'refreshToken' | 'expiresAt' | 'scopes'>): Promise<void> {
-    await this.metadata.db
+  /**
+   * After a refresh: the new tokens (a provider that rotates refresh tokens sends a new one), only
+   * if the stored access token is still `replacing`, the one refreshed. False when it is not: a
+   * reconnect (or another refresh) came first, and its grant stays. The sealed value is the
+   * compare-and-set's witness: every write seals afresh, so it differs after any other write.
+   */
+  async updateTokens(id: string, t: Pick<OAuthConnection, 'accessToken' | 'refreshToken' | 'expiresAt' | 'scopes'>, replacing: string): Promise<boolean> {
+    const row = await this.metadata.db.selectFrom('oauth_connections').select('tokens_sealed').where('id', '=', id).executeTakeFirst();
+    if (!row || this.opened(id, row.tokens_sealed).access !== replacing) return false;
+    const r = await this.metadata.db
       .updateTable('oauth_connections')
       .set({ tokens_sealed: this.seal(id, t.accessToken, t.refreshToken), expires_at: t.expiresAt, scopes: JSON.stringify(t.scopes), updated_at: nowIso() })
       .where('id', '=', id)
-      .execute();
+      .where('tokens_sealed', '=', row.tokens_sealed)
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
   }
 
   /** True when this call set the mark (so a hook fires once per lost connection). */
@@ -91,8 +100,12 @@ export class OAuthConnections {
     return this.box.seal(JSON.stringify({ access: accessToken, refresh: refreshToken }), id);
   }
 
+  private opened(id: string, sealed: string): { access: string; refresh: string | null } {
+    return JSON.parse(this.box.open(sealed, id).toString('utf8')) as { access: string; refresh: string | null };
+  }
+
   private fromRow(r: Row): OAuthConnection {
-    const tokens = JSON.parse(this.box.open(r.tokens_sealed, r.id).toString('utf8')) as { access: string; refresh: string | null };
+    const tokens = this.opened(r.id, r.tokens_sealed);
     return {
       id: r.id,
       projectId: r.project_id,

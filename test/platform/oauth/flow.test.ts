@@ -1,5 +1,7 @@
 import test from 'ava';
 import nock from 'nock';
+import { SecretBox } from '../../../src/auth/secretBox.ts';
+import { OAuthConnections } from '../../../src/platform/oauth/oauthConnectionStore.ts';
 import { NeedsReauth } from '../../../src/platform/runtime/credentials.ts';
 import { ProviderError } from '../../../src/platform/runtime/providerError.ts';
 import { assertDocumented } from '../../helpers/openapi.ts';
@@ -137,6 +139,30 @@ test.serial('GitHub: authorize → callback (PKCE, client_secret_post) → statu
   t.like((await server.api('GET', `/oauth/github/status?project_id=${projectId}`, { token })).body.data, { connected: false, kind: null, account: null });
   await t.throwsAsync(credentials().get(projectId, 'github'), { instanceOf: NeedsReauth });
   t.is((await server.api('DELETE', `/oauth/github/disconnect?project_id=${projectId}`, { token })).status, 404);
+});
+
+test.serial('a refresh that ends after a reconnect (from another process) keeps the new grant and hands it out', async (t) => {
+  const { metadata, signingSecret } = server.running.services;
+  // Another process's view of the same table: its writes do not take this process's lock.
+  const elsewhere = new OAuthConnections(metadata, new SecretBox(signingSecret, 'oauth-tokens'));
+  const soon = new Date(Date.now() + 5_000).toISOString();
+  const grant = { projectId, provider: 'github', kind: 'oauth' as const, account: 'octocat', scopes: ['repo'], connectedBy: null };
+  await elsewhere.save({ ...grant, accessToken: 'gho_oldGrant888', refreshToken: 'ghr_oldGrant888', expiresAt: soon });
+  const refreshes: Seen[] = [];
+  const record = recorder(refreshes, () => [200, { access_token: 'gho_refreshedOld888', token_type: 'bearer', scope: 'repo', refresh_token: 'ghr_refreshedOld888', expires_in: 28800 }]);
+  nock('https://github.com')
+    .post('/login/oauth/access_token')
+    .reply(async (request: Request) => {
+      // The provider answers only after the reconnect is stored.
+      await elsewhere.save({ ...grant, accessToken: 'gho_newGrant999', refreshToken: 'ghr_newGrant999', expiresAt: null });
+      return record(request);
+    });
+  secrets.push('gho_oldGrant888', 'ghr_oldGrant888', 'gho_newGrant999', 'ghr_newGrant999', 'gho_refreshedOld888', 'ghr_refreshedOld888');
+  const got = await credentials().get(projectId, 'github');
+  t.is(refreshes.length, 1);
+  t.is(got.accessToken, 'gho_newGrant999');
+  t.like(await elsewhere.find(projectId, 'github'), { accessToken: 'gho_newGrant999', refreshToken: 'ghr_newGrant999' });
+  await elsewhere.delete((await elsewhere.find(projectId, 'github'))!.id);
 });
 
 test.serial('Notion: no PKCE, owner=user; JSON token requests with Basic auth; a refused refresh marks needs_reauth', async (t) => {
