@@ -38,7 +38,7 @@ export interface IssuedConnection {
 }
 
 /** The folder of a node-bound connection, kept in a column of its own beside the config's copy. */
-function nodeIdOf(config: Record<string, unknown> | undefined): string | null {
+export function nodeIdOf(config: Record<string, unknown> | undefined): string | null {
   return typeof config?.node_id === 'string' && config.node_id !== '' ? config.node_id : null;
 }
 

@@ -3,7 +3,7 @@ import type { ContentStore, NodeInfo } from '../../content/contentStore.ts';
 import { DomainError, invalidField } from '../../errors/domainError.ts';
 import type { Page, Paged } from '../pagination.ts';
 import type { ConnectionKind, ConnectionMode, ConnectionRecord, ConnectionStatus } from './connectionRecord.ts';
-import type { AccessConnectionStore, IssuedConnection } from './accessConnectionStore.ts';
+import { nodeIdOf, type AccessConnectionStore, type IssuedConnection } from './accessConnectionStore.ts';
 
 export interface NodeBoundDeps {
   connections: AccessConnectionStore;
@@ -76,7 +76,7 @@ export class NodeBoundConnections {
     const node = changes.nodeId === undefined ? null : await this.folder(principal, changes.nodeId, current.project_id);
     // From the config as stored when written, not as read here: another field's change made meanwhile stays.
     const next =
-      node || config ? (stored: Record<string, unknown>) => ({ ...(config ? config(stored) : stored), node_id: node?.id ?? (typeof stored.node_id === 'string' ? stored.node_id : '') }) : undefined;
+      node || config ? (stored: Record<string, unknown>) => ({ ...(config ? config(stored) : stored), node_id: node?.id ?? nodeIdOf(stored) ?? '' }) : undefined;
     return this.d.connections.update(current.id, { name: changes.name, mode: changes.mode, status: changes.status, scopePath: node?.path, config: next });
   }
 
