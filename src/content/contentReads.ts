@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { WriterDeps } from './writer/projectWriter.ts';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
 import { clampLimit } from '../util/limits.ts';
@@ -44,6 +45,8 @@ export interface ContentStoreOptions {
    * process owns everything.
    */
   fence?: (projectId: string) => void;
+  /** A cluster node (src/cluster/replication/): a write is acknowledged once a quorum of the project's copies holds it (WriterDeps.replicate). */
+  replicate?: WriterDeps['replicate'];
   logger?: Logger;
   /** Also fsync objects, the ref and its folders before acknowledging (power-loss durability). Default false. */
   fsync?: boolean;

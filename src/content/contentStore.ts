@@ -13,6 +13,8 @@ import { LARGE_COMMIT } from './largeCommit.ts';
 import { TimeSlice } from './timeSlice.ts';
 import { PushExpectations, STALE_PUSH_MS } from './pushExpectations.ts';
 import { hashObject } from './git/objects.ts';
+import type { Repo } from './git/repo.ts';
+import { KeyedLock } from '../util/keyedLock.ts';
 import { writeBlobStream } from './git/blobStream.ts';
 import { purgeHistory } from './purge.ts';
 import { projectIds, sweepDeleted } from './projectFolders.ts';
@@ -96,6 +98,9 @@ export interface ProjectChange {
 export class ContentStore extends ContentReads {
   private readonly writers: ProjectWriters;
   private readonly pushes: PushExpectations;
+  /** Replication into this copy (follow): one step at a time per project, and the reconcile each started. */
+  private readonly following = new KeyedLock();
+  private readonly followedIndexing = new Map<string, { again: boolean }>();
   private readonly commitListeners = new Set<(tip: CommittedTip) => void>();
   private readonly projectListeners = new Set<(change: ProjectChange) => void>();
   /** The largest content a node may hold (surfaces that read files from elsewhere check it first). */
@@ -122,6 +127,7 @@ export class ContentStore extends ContentReads {
       gitBinary: options.gitBinary === undefined ? 'git' : options.gitBinary,
       pushes: this.pushes,
       fence: options.fence,
+      replicate: options.replicate,
       onCommitted: (tip) => {
         for (const listener of this.commitListeners) listener(tip);
       },
@@ -605,6 +611,46 @@ export class ContentStore extends ContentReads {
   async repack(projectId: string): Promise<boolean> {
     assertProjectId(projectId);
     return this.writers.get(projectId).repack();
+  }
+
+  /**
+   * A cluster replica's copy of the project moved by its primary (src/cluster/replication/):
+   * `work` gets the repository, one at a time per project (shipments, catch-ups and seals never
+   * interleave), and answers as soon as git has the step; the index then follows git as after a
+   * push, in one reconcile for however many steps arrived meanwhile, so the primary's write waits
+   * for no replica's index. The only way replication touches a repository.
+   */
+  follow<T>(projectId: string, work: (repo: Repo, gitBinary: string | null) => Promise<T>): Promise<T> {
+    assertProjectId(projectId);
+    // A project deleted while this process runs stays deleted: a late shipment does not bring it back.
+    this.writers.assertWritable(projectId);
+    return this.following.run(projectId, async () => {
+      const result = await work(this.repos.get(projectId), this.writers.usableGit());
+      this.indexFollowed(projectId);
+      return result;
+    });
+  }
+
+  private indexFollowed(projectId: string): void {
+    const running = this.followedIndexing.get(projectId);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const state = { again: false };
+    this.followedIndexing.set(projectId, state);
+    void (async () => {
+      try {
+        do {
+          state.again = false;
+          await this.writers.get(projectId).reconcile();
+        } while (state.again);
+      } catch (err) {
+        this.logger?.warn({ err, projectId }, 'a replica could not index what it received');
+      } finally {
+        this.followedIndexing.delete(projectId);
+      }
+    })();
   }
 
   /** Creates the project's empty bare repository (branch main) so it can be cloned before its first write. */

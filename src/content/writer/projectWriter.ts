@@ -7,7 +7,8 @@ import type { Db } from '../../db/database.ts';
 import { writeTurn } from '../../db/writeTurn.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/contentErrors.ts';
 import type { PackFiles } from '../git/packWriter.ts';
-import { rollForwardMain, type RefUpdate } from '../git/refs.ts';
+import { NOTES_REF } from '../git/notes.ts';
+import { MAIN_REF, readRef, rollForwardMain, type RefUpdate } from '../git/refs.ts';
 import type { Repo, RepoRegistry } from '../git/repo.ts';
 import { rebuildIndex, reconcile, type ReconcileDeps } from '../history/reconcile.ts';
 import type { IndexStore } from '../indexStore.ts';
@@ -37,7 +38,16 @@ export interface WriterDeps {
   onCommitted?: (tip: CommittedTip) => void;
   /** Throws unless this process owns the project now (several workers: its lease, src/cluster/); inside each write transaction. */
   fence?: (projectId: string) => void;
+  /**
+   * A cluster node: resolves once a quorum of the project's copies holds `main` and the notes as
+   * they are now (`previous`: the refs before the step), or throws; no-op where this node is not
+   * the project's primary. Writes are acknowledged and announced only after it resolved.
+   */
+  replicate?: (projectId: string, repo: Repo, previous: RefTips) => Promise<void>;
 }
+
+/** The tips of the refs a step moves (main and the notes), by ref name. */
+export type RefTips = Record<string, string | null>;
 
 interface Job extends CommitCall {
   resolve: (r: CommitResult) => void;
@@ -330,8 +340,10 @@ export class ProjectWriter {
       let outcome: BatchOutcome<Job>;
       let prepared: RefUpdate | null = null;
       let files: PackFiles | null = null;
+      let previous: RefTips = {};
       try {
         await this.ready();
+        previous = this.tips();
         // Created before the database's write lock is taken, so that the lock is held for less.
         files = this.repo.openPackFiles();
         const target = { ...this.target(), packFiles: files };
@@ -360,9 +372,11 @@ export class ProjectWriter {
       }
       const moved = outcome.head !== this.head;
       this.head = outcome.head;
-      for (const [job, result] of outcome.done) job.resolve(result);
+      const replication = moved ? await this.replicated(previous) : null;
+      for (const [job, result] of outcome.done) if (replication) job.reject(replication);
+      else job.resolve(result);
       for (const [job, err] of outcome.failed) job.reject(err);
-      if (moved) this.notify();
+      if (moved && !replication) this.notify();
       pending = outcome.deferred;
       toLoad = outcome.toLoad;
     }
@@ -384,6 +398,7 @@ export class ProjectWriter {
       const slice = new TimeSlice();
       try {
         await this.ready();
+        const previous = this.tips();
         const written = await writeSlicedCommit(this.target(), job, slice);
         if (!written) {
           job.resolve(unchanged());
@@ -391,7 +406,10 @@ export class ProjectWriter {
         }
         this.head = written.commitId;
         // main has the commit: the index catches up in short transactions.
-        job.resolve(await indexSlicedCommit(this.target(), written, slice));
+        const result = await indexSlicedCommit(this.target(), written, slice);
+        const replication = await this.replicated(previous);
+        if (replication) return job.reject(replication);
+        job.resolve(result);
         this.notify();
         return;
       } catch (e) {
@@ -453,12 +471,32 @@ export class ProjectWriter {
 
   private async reconcileLocked(options: ReconcileOptions = {}): Promise<ReconcileReport> {
     await this.recoverInterruptedIndexing();
+    const previous: RefTips = { ...this.tips(), [MAIN_REF]: this.deps.index.indexState(this.projectId)?.headCommit ?? null };
     const report = await reconcile(this.reconcileDeps(), options);
     if (report.indexedCommits > 0) {
       this.work = null;
+      // A push (or a repair) moved main: acknowledged like a write, once a quorum holds it.
+      const replication = await this.replicated(previous);
+      if (replication) throw replication;
       this.notify();
     }
     return report;
+  }
+
+  /** The refs a step moves, as they are now. */
+  private tips(): RefTips {
+    return { [MAIN_REF]: this.repo.readMain(), [NOTES_REF]: this.repo.exists() ? readRef(this.repo.gitdir, NOTES_REF) : null };
+  }
+
+  /** Null once a quorum of copies holds the step (or outside a cluster); the error to answer otherwise. */
+  private async replicated(previous: RefTips): Promise<unknown> {
+    if (!this.deps.replicate) return null;
+    try {
+      await this.deps.replicate(this.projectId, this.repo, previous);
+      return null;
+    } catch (err) {
+      return err;
+    }
   }
 
   private fence(): void {
