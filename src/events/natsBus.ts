@@ -7,7 +7,7 @@ import { BusOpenError, connectBefore, oneLine, seconds } from './nats/connect.ts
 import { decodeEnvelope, encodeEnvelope } from './nats/envelope.ts';
 import { OrderedFeed } from './nats/orderedFeed.ts';
 import { PublishQueue, type QueuedPublish } from './nats/publishQueue.ts';
-import { clusterSizeOf, DEFAULT_STREAM, ensureBusStream } from './nats/stream.ts';
+import { clusterSizeOf, DEFAULT_STREAM, ensureBusStream, StreamConflictError } from './nats/stream.ts';
 import { commitMessageId, subjectOf } from './nats/subjects.ts';
 
 export interface NatsBusOptions {
@@ -79,7 +79,7 @@ async function ensureJetStreamBefore(nc: NatsConnection, stream: string, deadlin
       // nats.js's JetStreamNotEnabled (no responder to the JetStream API) is exported only from its internal module.
       if (err instanceof Error && err.name === 'JetStreamNotEnabled') throw new BusOpenError('the NATS server has no JetStream (start it with -js)', { cause: err });
       // An answer other than "temporarily unavailable" (a cluster electing its leader) will not change by asking again.
-      if (err instanceof JetStreamApiError && err.code !== JS_TEMPORARILY_UNAVAILABLE) throw new BusOpenError(`JetStream refused the stream ${stream}: ${oneLine(err)}`, { cause: err });
+      if (err instanceof StreamConflictError || (err instanceof JetStreamApiError && err.code !== JS_TEMPORARILY_UNAVAILABLE)) throw new BusOpenError(`JetStream refused the stream ${stream}: ${oneLine(err)}`, { cause: err });
       lastError = err;
     }
     await new Promise((resolve) => setTimeout(resolve, Math.min(200, Math.max(0, deadline - Date.now()))));

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, type JetStreamManager, jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { pino } from 'pino';
 import type { BusMessage } from '../../src/events/changeBus.ts';
@@ -59,20 +59,26 @@ async function until(what: string, check: () => boolean | Promise<boolean>, with
   }
 }
 
-/** Waits until the stream has a leader and both other replicas are current (a restarted server has caught up). */
-async function streamHealthy(): Promise<void> {
+/** Runs `use` on a JetStream manager of a connection of its own. */
+async function withManager<T>(use: (jsm: JetStreamManager) => Promise<T>): Promise<T> {
   const nc = await connect({ servers: cluster.urls });
   try {
-    const jsm = await jetstreamManager(nc, { timeout: 2_000 });
+    return await use(await jetstreamManager(nc, { timeout: 2_000 }));
+  } finally {
+    await nc.close();
+  }
+}
+
+/** Waits until the stream has a leader and both other replicas are current (a restarted server has caught up). */
+async function streamHealthy(): Promise<void> {
+  await withManager(async (jsm) => {
     const healthy = async () => {
       const info = await jsm.streams.info(STREAM).catch(() => null);
       const replicas = info?.cluster?.replicas ?? [];
       return Boolean(info?.cluster?.leader) && replicas.length === 2 && replicas.every((r) => r.current && !r.offline);
     };
     await until('the stream to be whole again', healthy, 15_000);
-  } finally {
-    await nc.close();
-  }
+  });
 }
 
 /** The index in `cluster.urls` of the server a transport is connected to now. */
@@ -101,6 +107,12 @@ test.serial('commits and signals reach the other transport once each, in send or
   t.deepEqual(b.received, [...fromA, last]);
   t.deepEqual(a.received, fromB);
   t.deepEqual(a.bus.state(), { connected: true, backlog: 0, dropped: 0, servers: cluster.urls, server: a.bus.state().server });
+  const { config } = await withManager((jsm) => jsm.streams.info(STREAM));
+  t.like(config, { num_replicas: 3, storage: StorageType.File, max_age: 7 * 24 * 3600 * 1e9, duplicate_window: 120 * 1e9, subjects: ['cns.commit.*', 'cns.signal.*.*'] });
+  // Closing twice is closing once; a send after it is dropped, not thrown.
+  await Promise.all([a.bus.close(), a.bus.close()]);
+  t.notThrows(() => a.bus.send(commit(p, 5)));
+  t.like(a.bus.state(), { connected: false, backlog: 0, server: null });
 });
 
 test.serial('the same commit sent by two transports arrives once (JetStream drops the repeated message id)', async (t) => {
@@ -143,7 +155,7 @@ test.serial('kill -9 of the NATS server a transport is connected to: what it sen
   await cluster.kill(victim);
   const started = Date.now();
   for (let seq = 2; seq <= 6; seq++) a.bus.send(commit(p, seq));
-  await until('the commits sent after the kill', () => b.received.length === 6, 15_000);
+  await until('the commits sent after the kill', () => b.received.length === 6, 20_000);
   t.log(`delivered ${Date.now() - started} ms after the kill of server ${victim}`);
   t.deepEqual(labels(b.received), [1, 2, 3, 4, 5, 6].map((seq) => `commit ${p} ${seq}`));
   t.not(serverOf(a.bus), victim);

@@ -12,6 +12,9 @@ const MAX_REPLICAS = 3;
 const MAX_AGE_MS = 7 * 24 * 3600_000;
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
 
+/** The stream exists in a form the bus cannot bring to its settings: asking again will not help. */
+export class StreamConflictError extends Error {}
+
 /** Errors of a placement the cluster cannot satisfy (fewer JetStream servers than replicas asked). */
 const PLACEMENT_ERRORS = new Set([
   10005, // no suitable peers for placement
@@ -66,7 +69,7 @@ export async function ensureBusStream(jsm: JetStreamManager, name: string, clust
     c.subjects.length === BUS_SUBJECTS.length &&
     BUS_SUBJECTS.every((s) => c.subjects.includes(s));
   if (same) return existing;
-  if (c.storage !== target.storage) throw new Error(`the stream ${name} is kept in ${c.storage} storage; the bus needs file storage (delete the stream to let cns create it)`);
+  if (c.storage !== target.storage) throw new StreamConflictError(`the stream ${name} is kept in ${c.storage} storage; the bus needs file storage (delete the stream to let cns create it)`);
   const { name: _name, storage: _storage, ...update } = target;
   return withFewerReplicasIfPlacementFails(target.num_replicas!, have, (r) => jsm.streams.update(name, { ...update, num_replicas: r }));
 }
