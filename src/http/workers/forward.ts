@@ -2,37 +2,47 @@ import { Agent, request } from 'node:http';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Context } from 'koa';
-import type { Member } from '../../cluster/messages.ts';
 
 /** Headers a forward adds: the box's secret (so the owner trusts the next one) and the client's address. */
 export const FORWARD_SECRET_HEADER = 'x-cns-forward';
 export const CLIENT_IP_HEADER = 'x-cns-client-ip';
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
 
-const agents = new Map<number, Agent>();
-const agentFor = (port: number) => {
-  let a = agents.get(port);
-  if (!a) agents.set(port, (a = new Agent({ keepAlive: true, maxSockets: 64 })));
+/** Where a request is sent on: another worker's loopback listener, or another node (src/cluster/nodes/), with the headers that make the target trust it. */
+export interface ForwardTarget {
+  host: string;
+  port: number;
+  headers: Record<string, string>;
+}
+
+/** A worker of this box: its private loopback listener, vouched for by the box's secret. */
+export const workerTarget = (port: number, secret: string): ForwardTarget => ({ host: '127.0.0.1', port, headers: { [FORWARD_SECRET_HEADER]: secret } });
+
+const agents = new Map<string, Agent>();
+const agentFor = (t: ForwardTarget) => {
+  const key = `${t.host}:${t.port}`;
+  let a = agents.get(key);
+  if (!a) agents.set(key, (a = new Agent({ keepAlive: true, maxSockets: 64 })));
   return a;
 };
 
 /**
- * Runs the request on another worker (the project's owner) over its private loopback listener
- * and streams the answer back: the body is either the bytes already read (a JSON body kept for
- * this) or the request itself, unread. The caller's credentials travel as they came; the
- * secret header tells the owner the client address is ours to vouch for.
+ * Runs the request on another worker or node (the project's owner) and streams the answer back:
+ * the body is either the bytes already read (a JSON body kept for this) or the request itself,
+ * unread. The caller's credentials travel as they came; the target's headers tell it the client
+ * address is ours to vouch for.
  */
-export async function forwardTo(ctx: Context, member: Member, secret: string, body: Buffer | Readable): Promise<void> {
+export async function forwardTo(ctx: Context, target: ForwardTarget, body: Buffer | Readable): Promise<void> {
   ctx.respond = false;
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(ctx.req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
-  headers[FORWARD_SECRET_HEADER] = secret;
+  Object.assign(headers, target.headers);
   headers[CLIENT_IP_HEADER] = ctx.ip;
   if (Buffer.isBuffer(body)) headers['content-length'] = String(body.length);
   else if (ctx.req.headers['transfer-encoding']) delete headers['content-length'];
   const out = ctx.res;
   await new Promise<void>((resolve) => {
-    const up = request({ host: '127.0.0.1', port: member.port, method: ctx.method, path: ctx.originalUrl, headers, agent: agentFor(member.port) });
+    const up = request({ host: target.host, port: target.port, method: ctx.method, path: ctx.originalUrl, headers, agent: agentFor(target) });
     const fail = (status: number, code: string, message: string) => {
       if (!out.headersSent) {
         out.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });

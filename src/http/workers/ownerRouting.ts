@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import { AppError } from '../errors.ts';
 import { parsesBodyOf } from '../middleware/bodyParser.ts';
-import { CLIENT_IP_HEADER, FORWARD_SECRET_HEADER, forwardTo } from './forward.ts';
+import { CLIENT_IP_HEADER, FORWARD_SECRET_HEADER, forwardTo, workerTarget } from './forward.ts';
 import { ForwardToOwner, NotOwnerError } from '../../cluster/notOwner.ts';
 import { routeTarget } from '../../cluster/routeTarget.ts';
 import type { WorkerOwnership } from '../../cluster/workerOwnership.ts';
@@ -45,7 +45,7 @@ export function ownerRouting(d: { ownership: WorkerOwnership; secret: string; bo
     const target = routeTarget(ctx.method, ctx.path, ctx.querystring);
     if (target.change && target.project) {
       const owner = d.ownership.route(target.project);
-      if (!owner.here) return forwardTo(ctx, owner.member, d.secret, ctx.req);
+      if (!owner.here) return forwardTo(ctx, workerTarget(owner.member.port, d.secret), ctx.req);
       return next();
     }
     const declared = Number(ctx.req.headers['content-length'] ?? NaN);
@@ -58,7 +58,7 @@ export function ownerRouting(d: { ownership: WorkerOwnership; secret: string; bo
     } catch (err) {
       if (!(err instanceof ForwardToOwner)) throw err;
       const body: Buffer | Readable = (ctx.state.replayBody as Buffer | undefined) ?? ctx.req;
-      await forwardTo(ctx, err.member, d.secret, body);
+      await forwardTo(ctx, workerTarget(err.member.port, d.secret), body);
     }
   };
 
