@@ -68,6 +68,12 @@ export function createAgents(d: {
    * running turns (several workers: the box's first). Default true.
    */
   recover?: boolean;
+  /**
+   * The cluster node this process is (issue 31): recorded on the turns it starts, and start-up
+   * fails only those left running (and turns from before the cluster). Null: a single box, whose
+   * start-up fails every running turn.
+   */
+  nodeId: string | null;
 }): AgentsService {
   const ref = parseModelRef(d.llm.defaultModel);
   if (typeof ref === 'string') throw new Error(`CNS_DEFAULT_MODEL: ${ref}`);
@@ -77,7 +83,7 @@ export function createAgents(d: {
   const reach = { content: d.content, access: d.access, agents };
   const sessionStore = new SessionStore(d.metadata);
   const messages = new MessageStore(d.metadata);
-  const executions = new ExecutionStore(d.metadata);
+  const executions = new ExecutionStore(d.metadata, d.nodeId);
   const accesses = new AgentAccesses({ ...reach, store: accessStore });
   const bashTools = new AgentBashTools({ ...reach, store: new BashToolStore(d.metadata) });
   const sessions = new ChatSessions({ agents, store: sessionStore, messages, authorizer: d.authorizer });

@@ -160,6 +160,8 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   // The records git cannot rebuild, through the async data-access layer (moving store by store: docs/design/postgres.md).
   const metadata = given ?? openSqliteMetadata(dbFile, { fsync: settings.fsync });
   const ownership = typeof owner === 'function' ? owner(db) : owner;
+  // The cluster node this process is (issue 31): the cluster settings will supply it; null is a single box.
+  const nodeId: string | null = null;
   // One checkpointer per box (several workers: on the worker with the box's duties).
   const checkpointer = new Checkpointer(db, dbFile, { fsync: settings.fsync, logger, thread: ownership.boxDuties });
   const signingSecret = loadOrCreateSigningSecret(settings.dataDir);
@@ -208,11 +210,11 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   // A command's write-back asks the policy again; an agent's, through its reach as it stands then.
   const sandbox = createSandbox({ settings, logger, content, bus, connections, access, authorizer, writeTimeGrants, narrowAtWrite: narrowAtWrite(reachesNow({ metadata, content })), worker: ownership });
   const tools = createTools({ settings, logger, metadata, content, bus, changelog, access, authorizer, sandbox: sandbox.executor, ownership });
-  const agents = createAgents({ db, metadata, logger, connections, content, access, authorizer, tools: tools.tools, indexer: tools.indexer, sandbox: sandbox.executor, llm: settings.llm, recover: ownership.boxStart });
+  const agents = createAgents({ db, metadata, logger, connections, content, access, authorizer, tools: tools.tools, indexer: tools.indexer, sandbox: sandbox.executor, llm: settings.llm, recover: ownership.boxStart, nodeId });
   const mcp = createMcp({ logger, version: serviceVersion, content, connections, access, authorizer, authenticator, tools: tools.tools, changelog, agents: agents.agents, agentTools: agents.bindings });
   const publishing = createPublishing({ metadata, content, access, bus });
   const oauth = createOAuth({ metadata, signingSecret, settings: () => settings, authorizer, users, logger });
-  const ingest = createIngest({ settings, logger, metadata, content, access, writeTimeGrants, providers: agents.providers, syncConnector: connectorFor, ownership });
+  const ingest = createIngest({ settings, logger, metadata, content, access, writeTimeGrants, providers: agents.providers, syncConnector: connectorFor, ownership, nodeId });
   const syncRuntime = new SyncRuntime({
     convert: ingest.convert,
     metadata,
@@ -225,6 +227,7 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
     logger,
     connectors: platformConnectors,
     settings: () => settings,
+    nodeId,
     // Several workers: scheduled runs on the project's owner only; leftovers marked at the box's start only.
     ...(!ownership.alone && { adopt: (projectId: string) => ownership.adopt(projectId), recover: ownership.boxStart }),
   });
@@ -266,7 +269,7 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
       store: syncStore,
       connections,
       folders: folderSync,
-      urls: new UrlSyncs({ store: syncStore, connections, content, changelog, maxContentBytes: settings.maxContentBytes, allowPrivate: settings.urlFetchAllowPrivate }),
+      urls: new UrlSyncs({ store: syncStore, connections, content, changelog, maxContentBytes: settings.maxContentBytes, allowPrivate: settings.urlFetchAllowPrivate, nodeId }),
       runtime: syncRuntime,
       webhookBox: new SecretBox(signingSecret, 'sync-webhooks'),
       deliveries: new WebhookDeliveries(metadata, () => settings.sync.webhookRemember),

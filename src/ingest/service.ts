@@ -59,10 +59,16 @@ export function createIngest(d: {
   syncConnector: SyncConnectorLookup;
   /** Several workers (issue 29): which projects' tasks run here, and whether start-up recovers. Absent: the one process. */
   ownership?: IngestOwnership;
+  /**
+   * The cluster node this process is (issue 31): recorded on the tasks it claims, and start-up
+   * recovers only those left running (and tasks from before the cluster). Null: a single box,
+   * whose start-up recovers every running task.
+   */
+  nodeId: string | null;
 }): IngestService {
   const s = d.settings;
   const o = d.ownership;
-  const store = new TaskStore(d.metadata);
+  const store = new TaskStore(d.metadata, d.nodeId);
   const temp = new IngestTemp(s.dataDir, o && !o.alone ? o.workerName : '');
   const pool = new ConversionPool({ size: s.ingest.workers, timeoutMs: s.ingest.conversionTimeoutMs });
   const guards = { maxDecompressedBytes: s.ingest.maxDecompressedBytes, maxPdfPages: s.ingest.maxPdfPages };

@@ -101,16 +101,19 @@ export class SyncStore {
 
   // ------------------------------------------------------------ runs
 
-  /** Opens a run; a run of the same sync still open is marked interrupted (its client went away). */
-  async startRun(sync: SyncStateRecord, trigger: string, cursorFrom: number | null): Promise<SyncRunRecord> {
+  /**
+   * Opens a run; a run of the same sync still open is marked interrupted (its client went away).
+   * `nodeId`: the cluster node running it (a url sync's fetch); null for a client's run and on a single box.
+   */
+  async startRun(sync: SyncStateRecord, trigger: string, cursorFrom: number | null, nodeId: string | null = null): Promise<SyncRunRecord> {
     return this.metadata.transaction(async (trx) => {
       await trx.updateTable('sync_runs').set({ status: 'interrupted', finished_at: nowIso() }).where('sync_id', '=', sync.sync_id).where('status', '=', 'running').execute();
-      return insertRunIn(trx, sync, { trigger, status: 'running', cursorFrom, cursorBefore: null });
+      return insertRunIn(trx, sync, { trigger, status: 'running', cursorFrom, cursorBefore: null, nodeId });
     });
   }
 
   /** A run record of the sync (the newest KEEP_RUNS of a sync are kept); platform runs are queued through it too. */
-  async insertRun(sync: SyncStateRecord, r: { trigger: string; status: RunStatus; cursorFrom: number | null; cursorBefore: string | null }): Promise<SyncRunRecord> {
+  async insertRun(sync: SyncStateRecord, r: NewRun): Promise<SyncRunRecord> {
     return this.metadata.transaction((trx) => insertRunIn(trx, sync, r));
   }
 
@@ -178,12 +181,11 @@ export class SyncStore {
   }
 }
 
+/** A run to record; `nodeId`: the cluster node that runs it (absent: none, as on a single box). */
+type NewRun = { trigger: string; status: RunStatus; cursorFrom: number | null; cursorBefore: string | null; nodeId?: string | null };
+
 /** Inserts a run, notes it on the sync and drops the sync's runs beyond the newest KEEP_RUNS. */
-async function insertRunIn(
-  trx: MetadataDb,
-  sync: SyncStateRecord,
-  r: { trigger: string; status: RunStatus; cursorFrom: number | null; cursorBefore: string | null },
-): Promise<SyncRunRecord> {
+async function insertRunIn(trx: MetadataDb, sync: SyncStateRecord, r: NewRun): Promise<SyncRunRecord> {
   const now = nowIso();
   const run: SyncRunRecord = {
     id: newId('run'),
@@ -206,6 +208,7 @@ async function insertRunIn(
     cursor_after: null,
     http_calls: 0,
     rate_limited_ms: 0,
+    node_id: r.nodeId ?? null,
   };
   await trx.insertInto('sync_runs').values(run).execute();
   await trx.updateTable('sync_states').set({ last_run_at: now }).where('sync_id', '=', sync.sync_id).execute();

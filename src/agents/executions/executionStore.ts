@@ -54,7 +54,7 @@ export interface ExecutionOutcome {
 
 type Row = Omit<ExecutionRecord, 'tool_calls' | 'versions_written' | 'error'> & { tool_calls: string; versions_written: string; error: string | null };
 
-const fromRow = ({ seq: _seq, ...r }: Row & { seq?: number }): ExecutionRecord => ({
+const fromRow = ({ seq: _seq, node_id: _node, ...r }: Row & { seq?: number; node_id?: string | null }): ExecutionRecord => ({
   ...r,
   tool_calls: JSON.parse(r.tool_calls) as ExecutionToolCall[],
   versions_written: JSON.parse(r.versions_written) as VersionWritten[],
@@ -69,7 +69,11 @@ export const INTERRUPTED: ExecutionError = { code: 'interrupted', message: 'The 
  * its executions).
  */
 export class ExecutionStore {
-  constructor(private readonly metadata: MetadataStore) {}
+  /** `nodeId`: the cluster node this process is, recorded on the turns it starts; null on a single box. */
+  constructor(
+    private readonly metadata: MetadataStore,
+    private readonly nodeId: string | null = null,
+  ) {}
 
   /** Each execution with the creator of its chat session (the session decides who sees the execution's details). */
   private selectAll() {
@@ -84,7 +88,7 @@ export class ExecutionStore {
     const id = newId('exe');
     await this.metadata.db
       .insertInto('agent_executions')
-      .values({ id, agent_id: input.agentId, session_id: input.sessionId, status: 'running', started_at: nowIso(), model: input.model })
+      .values({ id, agent_id: input.agentId, session_id: input.sessionId, status: 'running', started_at: nowIso(), model: input.model, node_id: this.nodeId })
       .execute();
     return id;
   }
@@ -131,13 +135,22 @@ export class ExecutionStore {
     return { items, next: rows.length > page.limit ? items[items.length - 1]!.id : null };
   }
 
-  /** At start-up: turns left running by a crash or a stop cannot finish any more; they become failed (`interrupted`). */
+  /**
+   * At start-up: turns left running by a crash or a stop cannot finish any more; they become
+   * failed (`interrupted`). On a single box (no node id) every running turn, whichever node_id it
+   * has. A cluster node only its own and those with no node, left from before the cluster (the
+   * first node to start takes them: no process runs them any more); other nodes' turns may be
+   * going on. A dead node's turns stay running until its projects' new owner recovers them (a
+   * later step).
+   */
   async failInterrupted(): Promise<number> {
-    const r = await this.metadata.db
+    const nodeId = this.nodeId;
+    let q = this.metadata.db
       .updateTable('agent_executions')
       .set({ status: 'failed', finished_at: nowIso(), error: JSON.stringify(INTERRUPTED) })
-      .where('status', '=', 'running')
-      .executeTakeFirst();
+      .where('status', '=', 'running');
+    if (nodeId !== null) q = q.where((eb) => eb.or([eb('node_id', '=', nodeId), eb('node_id', 'is', null)]));
+    const r = await q.executeTakeFirst();
     return Number(r.numUpdatedRows);
   }
 }

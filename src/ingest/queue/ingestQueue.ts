@@ -127,7 +127,10 @@ export class IngestQueue {
     await this.starting?.catch(() => {});
   }
 
-  /** Tasks left running by a stop: finished from their commit when they made one, else queued again. */
+  /**
+   * Tasks left running by a stop: finished from their commit when they made one, else queued
+   * again. In a cluster, this node's only (TaskStore.running): other nodes' may be going on.
+   */
   private async recover(): Promise<void> {
     let requeued = 0;
     for (const task of await this.d.store.running()) {

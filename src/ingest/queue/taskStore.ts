@@ -10,7 +10,7 @@ type Row = Selectable<IngestTasksTable>;
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
-const fromRow = ({ seq: _seq, ...r }: Row): TaskRecord => ({
+const fromRow = ({ seq: _seq, node_id: _node, ...r }: Row): TaskRecord => ({
   ...r,
   mode: r.mode as TaskRecord['mode'],
   keep_original: r.keep_original === 1,
@@ -33,7 +33,11 @@ const CLAIM_ATTEMPTS = 5;
  * is the caller's business.
  */
 export class TaskStore {
-  constructor(private readonly metadata: MetadataStore) {}
+  /** `nodeId`: the cluster node this process is, recorded on the tasks it claims; null on a single box. */
+  constructor(
+    private readonly metadata: MetadataStore,
+    private readonly nodeId: string | null = null,
+  ) {}
 
   /** All of them or none; their `seq` follows the order given. */
   async insert(tasks: NewTask[]): Promise<void> {
@@ -93,7 +97,7 @@ export class TaskStore {
    * wait for all of them, nor take the workers another project's task could have. `only`: the
    * projects this process runs tasks of (several workers: those it owns); all when absent.
    * The claim is a compare-and-set on the status: of two processes claiming the same task one
-   * wins, and the other looks again.
+   * wins, and the other looks again. The task records this node as the one running it.
    */
   async claimNext(after: string | null, running: ReadonlyMap<string, number> = new Map(), only?: ReadonlySet<string>): Promise<TaskRecord | null> {
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
@@ -115,7 +119,7 @@ export class TaskStore {
       if (!head) continue;
       const claimed = await this.metadata.db
         .updateTable('ingest_tasks')
-        .set({ status: 'running', started_at: nowIso(), progress: null, result: null, error: null })
+        .set({ status: 'running', started_at: nowIso(), progress: null, result: null, error: null, node_id: this.nodeId })
         .where('id', '=', head.id)
         .where('status', '=', 'queued')
         .returningAll()
@@ -162,9 +166,18 @@ export class TaskStore {
     return r.numUpdatedRows === 1n;
   }
 
-  /** The tasks left running (after a stop: each is finished from its commit, or queued again). */
+  /**
+   * The tasks left running (after a stop: each is finished from its commit, or queued again). On
+   * a single box (no node id) every running task, whichever node_id it has. A cluster node's own
+   * and those with no node, left from before the cluster (the first node to start takes them: no
+   * process runs them any more); other nodes' tasks may be going on. A dead node's tasks stay
+   * running until its projects' new owner recovers them (a later step).
+   */
   async running(): Promise<TaskRecord[]> {
-    const rows = await this.metadata.db.selectFrom('ingest_tasks').selectAll().where('status', '=', 'running').orderBy('seq').execute();
+    const nodeId = this.nodeId;
+    let q = this.metadata.db.selectFrom('ingest_tasks').selectAll().where('status', '=', 'running');
+    if (nodeId !== null) q = q.where((eb) => eb.or([eb('node_id', '=', nodeId), eb('node_id', 'is', null)]));
+    const rows = await q.orderBy('seq').execute();
     return rows.map(fromRow);
   }
 

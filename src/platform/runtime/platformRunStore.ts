@@ -53,14 +53,19 @@ export class CursorMoved extends Error {
  * the source's cursor and the local one.
  */
 export class PlatformRunStore {
+  /** `nodeId`: the cluster node this process is, recorded on the runs it queues; null on a single box. */
   constructor(
     private readonly metadata: MetadataStore,
     private readonly syncs: Pick<SyncStore, 'insertRun' | 'findRun' | 'require' | 'runFinished'>,
+    private readonly nodeId: string | null = null,
   ) {}
 
-  /** A platform run asked for: `queued` until a slot under the concurrency cap frees. */
+  /**
+   * A platform run asked for: `queued` until a slot under the concurrency cap frees. Its queue is
+   * in this process's memory, so the run is this node's from here on.
+   */
   async queueRun(sync: SyncStateRecord, trigger: string): Promise<SyncRunRecord> {
-    return this.syncs.insertRun(sync, { trigger, status: 'queued', cursorFrom: null, cursorBefore: sync.source_cursor });
+    return this.syncs.insertRun(sync, { trigger, status: 'queued', cursorFrom: null, cursorBefore: sync.source_cursor, nodeId: this.nodeId });
   }
 
   /** The queued run got its slot: `running`, timed from now, from the sync's current cursor. */
@@ -99,14 +104,22 @@ export class PlatformRunStore {
     return this.syncs.runFinished((await this.syncs.findRun(runId))!);
   }
 
-  /** Runs left queued or running by a process that stopped (a crash, a kill): interrupted. */
+  /**
+   * Runs left queued or running by a process that stopped (a crash, a kill): interrupted. On a
+   * single box (no node id) every such run, whichever node_id it has: the box owns them all. A
+   * cluster node only its own and those with no node, left from before the cluster (the first
+   * node to start takes them, which is fine: nothing runs them any more); other nodes' runs may be
+   * going on. A dead node's runs stay until its projects' new owner recovers them (a later step).
+   */
   async interruptLeftovers(message: string): Promise<number> {
-    const r = await this.metadata.db
+    const nodeId = this.nodeId;
+    let q = this.metadata.db
       .updateTable('sync_runs')
       .set({ status: 'interrupted', finished_at: nowIso(), errors: JSON.stringify([message]) })
       .where('status', 'in', ['queued', 'running'])
-      .where('trigger', '<>', 'client')
-      .executeTakeFirst();
+      .where('trigger', '<>', 'client');
+    if (nodeId !== null) q = q.where((eb) => eb.or([eb('node_id', '=', nodeId), eb('node_id', 'is', null)]));
+    const r = await q.executeTakeFirst();
     return Number(r.numUpdatedRows);
   }
 

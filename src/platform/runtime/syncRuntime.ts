@@ -41,6 +41,12 @@ export interface SyncRuntimeDeps {
   adopt?: (projectId: string) => boolean;
   /** Whether start-up marks runs left queued or running as interrupted: only when no other process can be running them. Default true. */
   recover?: boolean;
+  /**
+   * The cluster node this process is (issue 31): recorded on the runs it queues and starts, and
+   * start-up's recovery touches only those (and runs from before the cluster). Null: a single
+   * box, whose recovery takes every run.
+   */
+  nodeId: string | null;
 }
 
 /** A run asked for: its record now, and the record once it has finished. */
@@ -89,7 +95,7 @@ export class SyncRuntime {
 
   constructor(private readonly d: SyncRuntimeDeps) {
     this.items = new ItemStore(d.metadata);
-    this.runs = new PlatformRunStore(d.metadata, d.store);
+    this.runs = new PlatformRunStore(d.metadata, d.store, d.nodeId);
     this.now = d.now ?? Date.now;
     for (const c of d.connectors) this.register(c);
   }
@@ -117,7 +123,8 @@ export class SyncRuntime {
 
   /**
    * Starts scheduling; runs a stopped process left behind are recorded as interrupted (among
-   * several workers, only by the first of the box: the others' runs may be going on).
+   * several workers, only by the first of the box: the others' runs may be going on; in a
+   * cluster, only this node's runs).
    */
   async start(): Promise<void> {
     if (this.d.recover !== false) {

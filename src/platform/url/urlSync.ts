@@ -53,6 +53,8 @@ export class UrlSyncs {
       maxContentBytes: number;
       /** Let url syncs fetch loopback and private addresses (off by default). */
       allowPrivate?: boolean;
+      /** The cluster node this process is, recorded on the runs it fetches (the platform runtime's start-up interrupts only its own); null on a single box. */
+      nodeId: string | null;
     },
   ) {}
 
@@ -101,7 +103,7 @@ export class UrlSyncs {
   private async fetchAndWrite(sync: Sync, trigger: string): Promise<SyncRunRecord> {
     const { store, content } = this.deps;
     const config = JSON.parse(sync.connection.config) as { url: string; path: string };
-    const run = await store.startRun(sync.state, trigger, null);
+    const run = await store.startRun(sync.state, trigger, null, this.deps.nodeId);
     try {
       const { bytes } = await fetchUrl(config.url, { maxBytes: this.deps.maxContentBytes, allowPrivate: this.deps.allowPrivate });
       const { type, content: value } = storedContent(config.path, bytes);

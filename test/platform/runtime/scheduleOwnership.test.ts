@@ -57,6 +57,7 @@ function runtime(t: ExecutionContext, db: Db, extra: Partial<SyncRuntimeDeps>, s
     credentials: null as never,
     grants: null as never,
     convert: null as never,
+    nodeId: null,
     ...extra,
   });
   r.scheduleElsewhere('elsewhere', async (syncId) => void started.push(syncId));

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-/** Agents' records (migrations 012-014, 027): src/agents/. The agents themselves are rows of `connections`. */
+/** Agents' records (migrations 012-014, 027, 032): src/agents/. The agents themselves are rows of `connections`. */
 export interface AgentsTables {
   agent_accesses: AgentAccessesTable;
   agent_bash_tools: AgentBashToolsTable;
@@ -77,6 +77,8 @@ export interface AgentExecutionsTable {
   versions_written: Generated<string>;
   /** JSON object, or null. */
   error: string | null;
+  /** The cluster node running it (migration 032): its start-up recovery touches only its own; null on a single box. */
+  node_id: string | null;
 }
 
 export interface AgentWorkspacesTable {

@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 
 /**
- * Ingestion (migrations 015, 029: src/ingest/), tables (016: src/data/tables/) and upload
+ * Ingestion (migrations 015, 029, 032: src/ingest/), tables (016: src/data/tables/) and upload
  * addresses (008, 029: src/domain/uploads/). JSON columns are text; 0/1 flags integers.
  */
 export interface IngestTables {
@@ -34,6 +34,8 @@ export interface IngestTasksTable {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** The cluster node that claimed it last (migration 032): its start-up recovery touches only its own; null on a single box. */
+  node_id: string | null;
 }
 
 /** ETL rules, matched in (created_at, seq) order. */

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-/** Syncs (migrations 006, 019, 021, 028): src/sync/ and src/platform/runtime/. */
+/** Syncs (migrations 006, 019, 021, 028, 032): src/sync/ and src/platform/runtime/. */
 export interface SyncsTables {
   sync_states: SyncStatesTable;
   sync_runs: SyncRunsTable;
@@ -51,6 +51,8 @@ export interface SyncRunsTable {
   cursor_after: string | null;
   http_calls: Generated<number>;
   rate_limited_ms: Generated<number>;
+  /** The cluster node that queued or started it (migration 032): its start-up recovery touches only its own; null on a single box. */
+  node_id: string | null;
 }
 
 /** Source item → node of a platform sync. */
