@@ -58,7 +58,7 @@ export interface SyncRunRecord {
   http_calls: number;
   rate_limited_ms: number;
   /** The cluster node that queued or started the run (its recovery's to interrupt); null on a single box and for client runs. */
-  node_id: string | null;
+  cluster_node: string | null;
 }
 
 /** A sync of any kind: its state and its `sync` connection (whose key it acts with). */

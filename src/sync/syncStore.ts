@@ -208,7 +208,7 @@ async function insertRunIn(trx: MetadataDb, sync: SyncStateRecord, r: NewRun): P
     cursor_after: null,
     http_calls: 0,
     rate_limited_ms: 0,
-    node_id: r.nodeId ?? null,
+    cluster_node: r.nodeId ?? null,
   };
   await trx.insertInto('sync_runs').values(run).execute();
   await trx.updateTable('sync_states').set({ last_run_at: now }).where('sync_id', '=', sync.sync_id).execute();

@@ -25,10 +25,10 @@ import { ENGINES, metadataOn } from '../helpers/metadataEngines.ts';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 
-/** The node_id column of each row, by id. */
+/** The cluster_node column of each row, by id. */
 async function nodesOf(metadata: MetadataStore, table: 'sync_runs' | 'agent_executions' | 'ingest_tasks', ids: string[]): Promise<(string | null)[]> {
-  const rows = await metadata.db.selectFrom(table).select(['id', 'node_id']).execute();
-  const byId = new Map(rows.map((r) => [r.id, r.node_id]));
+  const rows = await metadata.db.selectFrom(table).select(['id', 'cluster_node']).execute();
+  const byId = new Map(rows.map((r) => [r.id, r.cluster_node]));
   return ids.map((id) => {
     const node = byId.get(id);
     return node === undefined ? 'missing' : node;
@@ -85,9 +85,9 @@ for (const engine of ENGINES) {
     const [on1, on2, alone] = [new PlatformRunStore(metadata, store, 'n1'), new PlatformRunStore(metadata, store, 'n2'), new PlatformRunStore(metadata, store)];
 
     const queued1 = await on1.queueRun(a, 'manual');
-    t.is(queued1.node_id, 'n1', 'a queued run is the node that queued it');
+    t.is(queued1.cluster_node, 'n1', 'a queued run is the node that queued it');
     const running1 = await on1.queueRun(a, 'interval');
-    t.like(await on1.beginRun(running1.id, null, 0), { status: 'running', node_id: 'n1' });
+    t.like(await on1.beginRun(running1.id, null, 0), { status: 'running', cluster_node: 'n1' });
     const queued2 = await on2.queueRun(a, 'webhook');
     const running2 = await on2.queueRun(a, 'manual');
     await on2.beginRun(running2.id, null, 0);
@@ -125,7 +125,7 @@ for (const engine of ENGINES) {
     const turn = (s: ExecutionStore) => s.start({ agentId: 'agt_1', sessionId: null, model: 'openai:gpt' });
     const ids = [await turn(on1), await turn(on2), await turn(alone), await turn(on2)];
     t.deepEqual(await nodesOf(metadata, 'agent_executions', ids), ['n1', 'n2', null, 'n2'], 'each turn names the node that started it');
-    t.false('node_id' in (await on1.find(ids[0]!))!, 'node_id stays inside the store');
+    t.false('cluster_node' in (await on1.find(ids[0]!))!, 'cluster_node stays inside the store');
     const statuses = async () => Promise.all(ids.map(async (id) => (await on1.find(id))!.status));
 
     t.is(await on1.failInterrupted(), 2);
@@ -152,7 +152,7 @@ for (const engine of ENGINES) {
     t.is((await on2.claimNext(null))!.id, ids[1]);
     t.is((await alone.claimNext(null))!.id, ids[2]);
     t.deepEqual(await nodesOf(metadata, 'ingest_tasks', ids), ['n1', 'n2', null, null], 'each claim names the node that made it');
-    t.false('node_id' in (await on1.find(ids[0]!))!, 'node_id stays inside the store');
+    t.false('cluster_node' in (await on1.find(ids[0]!))!, 'cluster_node stays inside the store');
     const statuses = async () => Promise.all(ids.map(async (id) => (await on1.find(id))!.status));
 
     // Start-up of node n1 (no workers: only its recovery runs).

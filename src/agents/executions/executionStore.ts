@@ -54,7 +54,7 @@ export interface ExecutionOutcome {
 
 type Row = Omit<ExecutionRecord, 'tool_calls' | 'versions_written' | 'error'> & { tool_calls: string; versions_written: string; error: string | null };
 
-const fromRow = ({ seq: _seq, node_id: _node, ...r }: Row & { seq?: number; node_id?: string | null }): ExecutionRecord => ({
+const fromRow = ({ seq: _seq, cluster_node: _node, ...r }: Row & { seq?: number; cluster_node?: string | null }): ExecutionRecord => ({
   ...r,
   tool_calls: JSON.parse(r.tool_calls) as ExecutionToolCall[],
   versions_written: JSON.parse(r.versions_written) as VersionWritten[],
@@ -88,7 +88,7 @@ export class ExecutionStore {
     const id = newId('exe');
     await this.metadata.db
       .insertInto('agent_executions')
-      .values({ id, agent_id: input.agentId, session_id: input.sessionId, status: 'running', started_at: nowIso(), model: input.model, node_id: this.nodeId })
+      .values({ id, agent_id: input.agentId, session_id: input.sessionId, status: 'running', started_at: nowIso(), model: input.model, cluster_node: this.nodeId })
       .execute();
     return id;
   }
@@ -137,7 +137,7 @@ export class ExecutionStore {
 
   /**
    * At start-up: turns left running by a crash or a stop cannot finish any more; they become
-   * failed (`interrupted`). On a single box (no node id) every running turn, whichever node_id it
+   * failed (`interrupted`). On a single box (no node id) every running turn, whichever cluster_node it
    * has. A cluster node only its own and those with no node, left from before the cluster (the
    * first node to start takes them: no process runs them any more); other nodes' turns may be
    * going on. A dead node's turns stay running until its projects' new owner recovers them (a
@@ -149,7 +149,7 @@ export class ExecutionStore {
       .updateTable('agent_executions')
       .set({ status: 'failed', finished_at: nowIso(), error: JSON.stringify(INTERRUPTED) })
       .where('status', '=', 'running');
-    if (nodeId !== null) q = q.where((eb) => eb.or([eb('node_id', '=', nodeId), eb('node_id', 'is', null)]));
+    if (nodeId !== null) q = q.where((eb) => eb.or([eb('cluster_node', '=', nodeId), eb('cluster_node', 'is', null)]));
     const r = await q.executeTakeFirst();
     return Number(r.numUpdatedRows);
   }

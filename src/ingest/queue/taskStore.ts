@@ -10,7 +10,7 @@ type Row = Selectable<IngestTasksTable>;
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
-const fromRow = ({ seq: _seq, node_id: _node, ...r }: Row): TaskRecord => ({
+const fromRow = ({ seq: _seq, cluster_node: _node, ...r }: Row): TaskRecord => ({
   ...r,
   mode: r.mode as TaskRecord['mode'],
   keep_original: r.keep_original === 1,
@@ -119,7 +119,7 @@ export class TaskStore {
       if (!head) continue;
       const claimed = await this.metadata.db
         .updateTable('ingest_tasks')
-        .set({ status: 'running', started_at: nowIso(), progress: null, result: null, error: null, node_id: this.nodeId })
+        .set({ status: 'running', started_at: nowIso(), progress: null, result: null, error: null, cluster_node: this.nodeId })
         .where('id', '=', head.id)
         .where('status', '=', 'queued')
         .returningAll()
@@ -168,7 +168,7 @@ export class TaskStore {
 
   /**
    * The tasks left running (after a stop: each is finished from its commit, or queued again). On
-   * a single box (no node id) every running task, whichever node_id it has. A cluster node's own
+   * a single box (no node id) every running task, whichever cluster_node it has. A cluster node's own
    * and those with no node, left from before the cluster (the first node to start takes them: no
    * process runs them any more); other nodes' tasks may be going on. A dead node's tasks stay
    * running until its projects' new owner recovers them (a later step).
@@ -176,7 +176,7 @@ export class TaskStore {
   async running(): Promise<TaskRecord[]> {
     const nodeId = this.nodeId;
     let q = this.metadata.db.selectFrom('ingest_tasks').selectAll().where('status', '=', 'running');
-    if (nodeId !== null) q = q.where((eb) => eb.or([eb('node_id', '=', nodeId), eb('node_id', 'is', null)]));
+    if (nodeId !== null) q = q.where((eb) => eb.or([eb('cluster_node', '=', nodeId), eb('cluster_node', 'is', null)]));
     const rows = await q.orderBy('seq').execute();
     return rows.map(fromRow);
   }

@@ -106,7 +106,7 @@ export class PlatformRunStore {
 
   /**
    * Runs left queued or running by a process that stopped (a crash, a kill): interrupted. On a
-   * single box (no node id) every such run, whichever node_id it has: the box owns them all. A
+   * single box (no node id) every such run, whichever cluster_node it has: the box owns them all. A
    * cluster node only its own and those with no node, left from before the cluster (the first
    * node to start takes them, which is fine: nothing runs them any more); other nodes' runs may be
    * going on. A dead node's runs stay until its projects' new owner recovers them (a later step).
@@ -118,7 +118,7 @@ export class PlatformRunStore {
       .set({ status: 'interrupted', finished_at: nowIso(), errors: JSON.stringify([message]) })
       .where('status', 'in', ['queued', 'running'])
       .where('trigger', '<>', 'client');
-    if (nodeId !== null) q = q.where((eb) => eb.or([eb('node_id', '=', nodeId), eb('node_id', 'is', null)]));
+    if (nodeId !== null) q = q.where((eb) => eb.or([eb('cluster_node', '=', nodeId), eb('cluster_node', 'is', null)]));
     const r = await q.executeTakeFirst();
     return Number(r.numUpdatedRows);
   }

@@ -78,7 +78,7 @@ export interface AgentExecutionsTable {
   /** JSON object, or null. */
   error: string | null;
   /** The cluster node running it (migration 032): its start-up recovery touches only its own; null on a single box. */
-  node_id: string | null;
+  cluster_node: string | null;
 }
 
 export interface AgentWorkspacesTable {

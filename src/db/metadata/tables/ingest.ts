@@ -35,7 +35,7 @@ export interface IngestTasksTable {
   started_at: string | null;
   finished_at: string | null;
   /** The cluster node that claimed it last (migration 032): its start-up recovery touches only its own; null on a single box. */
-  node_id: string | null;
+  cluster_node: string | null;
 }
 
 /** ETL rules, matched in (created_at, seq) order. */

@@ -52,7 +52,7 @@ export interface SyncRunsTable {
   http_calls: Generated<number>;
   rate_limited_ms: Generated<number>;
   /** The cluster node that queued or started it (migration 032): its start-up recovery touches only its own; null on a single box. */
-  node_id: string | null;
+  cluster_node: string | null;
 }
 
 /** Source item → node of a platform sync. */

@@ -5,11 +5,11 @@ export const postgresNodeOwnerMigration: Migration = {
   version: 32,
   name: 'node_owner',
   sql: `
-ALTER TABLE sync_runs ADD COLUMN node_id TEXT;
-ALTER TABLE agent_executions ADD COLUMN node_id TEXT;
-ALTER TABLE ingest_tasks ADD COLUMN node_id TEXT;
-CREATE INDEX sync_runs_active_node ON sync_runs(node_id) WHERE status IN ('queued','running');
-CREATE INDEX agent_executions_running_node ON agent_executions(node_id) WHERE status = 'running';
-CREATE INDEX ingest_tasks_running_node ON ingest_tasks(node_id) WHERE status = 'running';
+ALTER TABLE sync_runs ADD COLUMN cluster_node TEXT;
+ALTER TABLE agent_executions ADD COLUMN cluster_node TEXT;
+ALTER TABLE ingest_tasks ADD COLUMN cluster_node TEXT;
+CREATE INDEX sync_runs_active_cluster_node ON sync_runs(cluster_node) WHERE status IN ('queued','running');
+CREATE INDEX agent_executions_running_cluster_node ON agent_executions(cluster_node) WHERE status = 'running';
+CREATE INDEX ingest_tasks_running_cluster_node ON ingest_tasks(cluster_node) WHERE status = 'running';
 `,
 };
