@@ -1,5 +1,6 @@
 import type { Migration } from '../../migrate.ts';
 import { postgresInitialMigration } from './030_initial.ts';
+import { postgresClusterMigration } from './031_cluster.ts';
 
 /** The PostgreSQL store's migrations, in order; numbered after the SQLite ones they start from. */
-export const postgresMigrations: Migration[] = [postgresInitialMigration];
+export const postgresMigrations: Migration[] = [postgresInitialMigration, postgresClusterMigration];
