@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import type { MetadataDb } from '../db/metadata/metadataStore.ts';
 
@@ -8,6 +9,12 @@ import type { MetadataDb } from '../db/metadata/metadataStore.ts';
  */
 export class ClusterLease {
   private heldEpoch: number | null = null;
+  /**
+   * performance.now() until which this holder may act on the lease: the time the renewal was
+   * sent plus the ttl, so it ends no later than PostgreSQL's expiry (set at the statement's
+   * now(), later still). Only this process's monotonic clock is read.
+   */
+  private validUntil = 0;
 
   constructor(
     private readonly db: MetadataDb,
@@ -17,9 +24,9 @@ export class ClusterLease {
     private readonly ttlMs: number,
   ) {}
 
-  /** The epoch this holder holds the lease at, or null when it does not (as of the last renewal). */
+  /** The epoch this holder holds the lease at, or null when it does not (or its last renewal is too old to count on). */
   get epoch(): number | null {
-    return this.heldEpoch;
+    return performance.now() < this.validUntil ? this.heldEpoch : null;
   }
 
   /**
@@ -27,6 +34,7 @@ export class ClusterLease {
    * created on first use. Answers whether this holder has it now. Throws when PostgreSQL does.
    */
   async renew(): Promise<boolean> {
+    const sent = performance.now();
     const { rows } = await sql<{ epoch: number }>`
       INSERT INTO cluster_leases (name, holder, epoch, expires_at)
       VALUES (${this.name}, ${this.holder}, 1, now() + ${this.ttlMs}::int * interval '1 millisecond')
@@ -37,7 +45,8 @@ export class ClusterLease {
         WHERE cluster_leases.holder = EXCLUDED.holder OR cluster_leases.expires_at < now()
       RETURNING epoch`.execute(this.db);
     this.heldEpoch = rows[0]?.epoch ?? null;
-    return this.heldEpoch !== null;
+    this.validUntil = sent + this.ttlMs;
+    return this.epoch !== null;
   }
 
   /** Lets the lease go at once (a clean stop), so the next holder need not wait for it to expire. */

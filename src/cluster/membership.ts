@@ -34,8 +34,6 @@ export interface MembershipDeps {
   signingSecret: Uint8Array;
   version: string;
   logger: Logger;
-  /** Another run took this node's id (its incarnation no longer matches): the service must stop. */
-  onLost?: (reason: string) => void;
 }
 
 const COORDINATOR = 'coordinator';
@@ -60,6 +58,7 @@ export class ClusterMembership {
   private lastBeat: number | null = null;
   /** A beat is failing (PostgreSQL away): logged once when it starts and once when it ends. */
   private failing = false;
+  private onLost: (reason: string) => void = () => {};
 
   constructor(private readonly deps: MembershipDeps) {
     this.nodeId = deps.settings.nodeId;
@@ -83,9 +82,10 @@ export class ClusterMembership {
   /**
    * Checks the node may join and records it `up` under a new incarnation, then starts beating.
    * Throws ClusterJoinRefused (one line) for a signing key or a replica count other than the
-   * cluster's, or an id that is live at another address.
+   * cluster's, or an id that is live at another address. `onLost`: another run took this node's
+   * id (its incarnation no longer matches), so this one must stop serving.
    */
-  async join(): Promise<void> {
+  async join(onLost: (reason: string) => void = () => {}): Promise<void> {
     const { db, settings } = this.deps;
     const stored = await settleClusterConfig(db, { key_fingerprint: keyFingerprint(this.deps.signingSecret), replicas: String(settings.replicas) });
     if (stored.key_fingerprint !== keyFingerprint(this.deps.signingSecret)) {
@@ -108,6 +108,7 @@ export class ClusterMembership {
       throw new ClusterJoinRefused(`node id ${this.nodeId} is up at ${other?.url ?? 'another address'} with a fresh heartbeat: give this node another CNS_NODE_ID (or stop that node)`);
     }
     this.incarnationId = incarnation;
+    this.onLost = onLost;
     this.lease = new ClusterLease(db, COORDINATOR, `${this.nodeId}:${incarnation}`, settings.downAfterMs);
     this.lastBeat = performance.now();
     this.running = true;
@@ -122,10 +123,17 @@ export class ClusterMembership {
    */
   async beat(): Promise<boolean> {
     if (this.incarnationId === null) return false;
-    let updated: bigint | undefined;
+    let state: ClusterNodeState | undefined;
     try {
-      const result = await this.deps.db.updateTable('cluster_nodes').set({ heartbeat_at: sql`now()` }).where('node_id', '=', this.nodeId).where('incarnation', '=', this.incarnationId).executeTakeFirst();
-      updated = result.numUpdatedRows;
+      const row = await this.deps.db
+        .updateTable('cluster_nodes')
+        .set({ heartbeat_at: sql`now()` })
+        .where('node_id', '=', this.nodeId)
+        .where('incarnation', '=', this.incarnationId)
+        .returning('state')
+        .executeTakeFirst();
+      state = row?.state;
+      if (state === 'down') await this.comeBack();
     } catch (err) {
       if (!this.failing) this.deps.logger.warn({ err: { message: (err as Error).message } }, 'cluster: the heartbeat failed; retrying at each beat');
       this.failing = true;
@@ -133,12 +141,32 @@ export class ClusterMembership {
     }
     if (this.failing) this.deps.logger.info('cluster: the heartbeat is recorded again');
     this.failing = false;
-    if (updated === 0n) {
+    if (state === undefined) {
       this.lost(`node id ${this.nodeId} was taken by another run of it (incarnation ${this.incarnationId} no longer matches)`);
       return false;
     }
     this.lastBeat = performance.now();
     return true;
+  }
+
+  /**
+   * The coordinator marked this node down while it ran (its beats came late: PostgreSQL away, a
+   * stalled event loop). It comes back `up` under a new incarnation, as a restarted node would,
+   * so what the cluster decided about the old one stays with the old one; only while this run
+   * still holds the id.
+   */
+  private async comeBack(): Promise<void> {
+    const next = randomBytes(8).toString('hex');
+    const back = await this.deps.db
+      .updateTable('cluster_nodes')
+      .set({ state: 'up', incarnation: next, heartbeat_at: sql`now()` })
+      .where('node_id', '=', this.nodeId)
+      .where('incarnation', '=', this.incarnationId!)
+      .where('state', '=', 'down')
+      .executeTakeFirst();
+    if (back.numUpdatedRows === 0n) return;
+    this.deps.logger.warn({ node: this.nodeId, incarnation: next }, 'cluster: this node was marked down (its heartbeats came late); it is up again under a new incarnation');
+    this.incarnationId = next;
   }
 
   /** The nodes of the cluster, by id. */
@@ -152,8 +180,9 @@ export class ClusterMembership {
 
   /** A clean stop: no more beats, this run's row marked down, the coordinator lease let go. Never throws. */
   async leave(): Promise<void> {
-    const incarnation = this.incarnationId;
+    // After the last beat: a beat in flight may have moved this run to a new incarnation.
     await this.close();
+    const incarnation = this.incarnationId;
     if (incarnation === null) return;
     try {
       await this.deps.db.updateTable('cluster_nodes').set({ state: 'down' }).where('node_id', '=', this.nodeId).where('incarnation', '=', incarnation).execute();
@@ -210,7 +239,7 @@ export class ClusterMembership {
     this.lease?.forget();
     this.incarnationId = null;
     this.deps.logger.error({ node: this.nodeId }, `cluster: ${reason}: this node stops`);
-    this.deps.onLost?.(reason);
+    this.onLost(reason);
   }
 }
 
