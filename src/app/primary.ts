@@ -52,6 +52,8 @@ export interface RunningPrimary {
   firstStart: FirstStart | null;
   members(): Member[];
   close(): Promise<void>;
+  /** Resolves with the reason when a worker says the whole service must stop (a cluster node whose id another run took); every worker is stopping then. */
+  stoppedItself: Promise<string>;
 }
 
 /** How a worker process is started: the compiled module when there is one, else the TypeScript through tsx. */
@@ -145,6 +147,10 @@ export async function startPrimary(o: PrimaryOptions): Promise<RunningPrimary> {
             return;
           case 'took':
             slot.handedOver.shift()?.destroy();
+            return;
+          case 'fatal':
+            o.log(`cns: ${m.message}: stopping`);
+            stopItself(m.message);
             return;
           case 'held':
             placement.set(m.project, slot.name);
@@ -248,6 +254,16 @@ export async function startPrimary(o: PrimaryOptions): Promise<RunningPrimary> {
     socket.resume();
   });
 
+  let stopping: Promise<void> | null = null;
+  const close = () => (stopping ??= stopAll());
+  let stopItself: (reason: string) => void = () => {};
+  const stoppedItself = new Promise<string>((resolve) => {
+    stopItself = (reason) => {
+      resolve(reason);
+      void close();
+    };
+  });
+
   let baseUrl = '';
   // The others start beside the first and load meanwhile; they open the data folder once it is
   // ready. The service answers as soon as the first is ready; the others join as they come up.
@@ -296,6 +312,5 @@ export async function startPrimary(o: PrimaryOptions): Promise<RunningPrimary> {
     }
   }, PING_EVERY_MS).unref();
 
-  let stopping: Promise<void> | null = null;
-  return { port, baseUrl, firstStart, members, close: () => (stopping ??= stopAll()) };
+  return { port, baseUrl, firstStart, members, close, stoppedItself };
 }

@@ -10,6 +10,7 @@ import { agentChatRoutes } from '../api/agents/chatRoutes.ts';
 import { agentConfigRoutes } from '../api/agents/routes.ts';
 import { authRoutes } from '../api/auth/routes.ts';
 import { chatSessionRoutes } from '../api/chat/routes.ts';
+import { clusterRoutes } from '../api/cluster/routes.ts';
 import { connectionRoutes } from '../api/connections/routes.ts';
 import { dbConnectorRoutes } from '../api/dbConnectors/routes.ts';
 import { collabRoutes } from '../api/collab/routes.ts';
@@ -96,6 +97,7 @@ export function apiRoutes(s: Services): OpenApiSource & { routers: Router[]; isP
     publicPublishRoutes(s),
     analyticsRoutes(s),
     oauthRoutes(s),
+    clusterRoutes(s),
   ];
   // /healthz is mounted by the app outside the base path; it is only documented here.
   const guards = routeGuards(s);

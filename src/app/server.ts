@@ -4,7 +4,7 @@ import type { Settings } from '../config/settings.ts';
 import { createLogger, type Logger } from '../logging/logger.ts';
 import { bootstrap, type BootstrapResult } from './bootstrap.ts';
 import { createApp } from './createApp.ts';
-import { closeServices, openServices, startWebhooks, type Services } from './services.ts';
+import { closeServices, joinCluster, openServices, startWebhooks, type Services } from './services.ts';
 import { ListenError } from './listenError.ts';
 import { keepAlive } from './keepAlive.ts';
 
@@ -22,6 +22,8 @@ export interface RunningServer {
   bootstrap: BootstrapResult;
   /** Stops accepting, lets requests in flight finish, then closes the database. */
   close(): Promise<void>;
+  /** Resolves with the reason when the service stops by itself: a cluster node whose id another run took (it is closing then). */
+  stoppedItself: Promise<string>;
 }
 
 /** Builds the services, runs first-start bootstrap and listens. Used by `cns serve` and by the tests. */
@@ -60,7 +62,11 @@ export async function startServer(settings: Settings, logger: Logger = createLog
     services.settings.baseUrl = services.settings.baseUrl.slice(0, -1) + String(port);
   }
   let boot: BootstrapResult;
+  let lost: (reason: string) => void = () => {};
+  const stoppedItself = new Promise<string>((resolve) => (lost = resolve));
   try {
+    // A cluster node is checked and recorded before anything else runs (a refusal stops the start).
+    await joinCluster(services, (reason) => lost(reason));
     boot = await bootstrap(services);
     // Turns a previous run left running are marked interrupted before any new one starts.
     await services.agents.start();
@@ -98,5 +104,7 @@ export async function startServer(settings: Settings, logger: Logger = createLog
       await closeServices(services);
     })());
 
-  return { url: `http://${bracket(host)}:${port}`, listenUrl: `http://${bracket(settings.host)}:${port}`, port, services, bootstrap: boot, close };
+  // Another run of this node took its id: this one serves nothing more.
+  void stoppedItself.then(() => close().catch((err: unknown) => logger.error({ err }, 'the stop failed')));
+  return { url: `http://${bracket(host)}:${port}`, listenUrl: `http://${bracket(settings.host)}:${port}`, port, services, bootstrap: boot, close, stoppedItself };
 }

@@ -55,6 +55,7 @@ import { serviceVersion } from '../config/version.ts';
 import { createWebhooks, type WebhooksService } from '../webhooks/service.ts';
 import { aloneOwnership, type Ownership } from '../cluster/ownership.ts';
 import type { ClusterHooks } from '../http/workers/ownerRouting.ts';
+import { ClusterMembership } from '../cluster/membership.ts';
 
 /** Everything a request handler may need, built once per process and passed down explicitly. */
 export interface Services {
@@ -64,6 +65,11 @@ export interface Services {
   ownership: Ownership;
   /** Several workers: the routing middleware and the owner gate a worker adds to the app (src/cluster/). */
   cluster?: ClusterHooks;
+  /**
+   * A node of a cluster (CNS_BUS_URL): its membership in PostgreSQL. Every process reads the
+   * nodes through it; the one with the box's duties joins and beats (joinCluster). Null otherwise.
+   */
+  membership: ClusterMembership | null;
   /** The service database's connection: the content index, and the stores not yet on `metadata`. */
   db: Db;
   /** The metadata store: records git cannot rebuild, async, on SQLite in the data folder or PostgreSQL (CNS_DATABASE_URL). */
@@ -235,11 +241,14 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   oauth.service.onDisconnect((projectId, provider) => void syncRuntime.pauseProvider(projectId, provider, 'disconnected'));
   oauth.service.onNeedsReauth((projectId, provider) => void syncRuntime.pauseProvider(projectId, provider, 'needs_reauth'));
   const webhooks = createWebhooks({ metadata, settings, logger, signingSecret, changelog, bus, authenticator, access, connections, syncStore, ingestQueue: ingest.queue, ownership });
+  if (settings.cluster && metadata.engine !== 'postgres') throw new Error('a cluster keeps its metadata and placement in PostgreSQL: set CNS_DATABASE_URL');
+  const membership = settings.cluster ? new ClusterMembership({ db: metadata.db, settings: settings.cluster, signingSecret, version: serviceVersion, logger }) : null;
   const analytics = createAnalytics({ metadata, logger, enabled: settings.analytics, flushMs: settings.analyticsFlushMs, content, access, authorizer, connections, publishes: publishing.publishes });
   return {
     settings,
     logger,
     ownership,
+    membership,
     db,
     metadata,
     checkpointer,
@@ -302,6 +311,17 @@ export function startWebhooks(services: Services): void {
   services.webhooks.start();
 }
 
+/**
+ * A node of a cluster joins it before serving: once per node, on the process with the box's
+ * duties (the only process when alone, w1 under several workers), which then beats until
+ * closeServices. Throws ClusterJoinRefused (one line) when the cluster refuses this node.
+ * `onLost`: another run took this node's id later on, and the whole node must stop.
+ */
+export async function joinCluster(services: Services, onLost: (reason: string) => void): Promise<void> {
+  if (!services.membership || !services.ownership.boxDuties) return;
+  await services.membership.join(onLost);
+}
+
 export async function closeServices(services: Services): Promise<void> {
   // Pending usage counts are written while the database is still open.
   await services.analytics.close();
@@ -317,6 +337,8 @@ export async function closeServices(services: Services): Promise<void> {
   await services.bus.close();
   await services.checkpointer.stop();
   await services.content.close();
+  // Last of what uses PostgreSQL: the node stops beating and says it is down (when it joined).
+  await services.membership?.leave();
   await services.metadata.close();
   services.db.close();
 }

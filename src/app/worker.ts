@@ -4,7 +4,7 @@ import { loadSettings, poolPerProcess } from '../config/settings.ts';
 import { createLogger } from '../logging/logger.ts';
 import { bootstrap } from './bootstrap.ts';
 import { createApp } from './createApp.ts';
-import { closeServices, openServices, startWebhooks } from './services.ts';
+import { closeServices, joinCluster, openServices, startWebhooks } from './services.ts';
 import { useHookAddress } from '../remote/hookUrl.ts';
 import { IpcBusTransport } from '../cluster/ipcBus.ts';
 import { RateShare } from '../cluster/rateShare.ts';
@@ -65,6 +65,8 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   const transport = new IpcBusTransport(send);
   await services.bus.connect(transport);
 
+  // A cluster node joins once, here when this worker has the box's duties; losing its id stops every worker.
+  await joinCluster(services, (reason) => send({ t: 'fatal', message: reason }));
   let firstStart: FirstStart | null = null;
   if (ownership.boxStart) {
     firstStart = (await bootstrap(services)).createdAdmin;

@@ -40,6 +40,8 @@ export interface FirstStart {
 export type ToPrimary =
   | { t: 'ready'; port: number; firstStart: FirstStart | null; baseUrl: string }
   | { t: 'failed'; message: string }
+  /** The whole service must stop (a cluster node whose id another run took): the reason, for the operator. */
+  | { t: 'fatal'; message: string }
   | { t: 'held'; project: string }
   /** The worker has the connection handed to it last (the primary closes its copy then). */
   | { t: 'took' }

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { clusterEnvShape, clusterSettingsOf, type ClusterSettings } from './clusterSettings.ts';
 import { parseDatabaseUrl, type DatabaseUrl } from './databaseUrl.ts';
+import { bool, int, oneOf, url } from './settingKinds.ts';
 
 /**
  * Every setting of the service, read from environment variables (flags of `cns serve`
@@ -50,6 +52,8 @@ export interface Settings {
   databasePool: number;
   /** PostgreSQL stops any metadata statement running longer (CNS_DATABASE_STATEMENT_TIMEOUT_MS). */
   databaseStatementTimeoutMs: number;
+  /** A node of a cluster (CNS_BUS_URL and the settings that go with it, docs/design/cluster.md); null: a service of its own, as before. */
+  cluster: ClusterSettings | null;
   /** Worker threads answering search queries (unset: one per core, at most 4). */
   searchThreads: number | undefined;
   /** An OpenAI-compatible /v1/embeddings provider for hybrid search (unset: search is lexical). */
@@ -150,18 +154,6 @@ export type OAuthClientName = (typeof oauthClientNames)[number];
 /** log2 of scrypt's N for new password hashes (16 MiB of memory with r = 8): CNS_PASSWORD_HASH_COST. */
 export const DEFAULT_PASSWORD_HASH_COST = 14;
 
-// Each kind of setting says what it expects, as the error names it: "PORT must be …".
-const bool = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'], 'must be true or false (or 1/0, yes/no, on/off)')
-  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
-const int = (min: number, max?: number) => {
-  const expected = max === undefined ? `must be a whole number ≥ ${min}` : `must be a whole number from ${min} to ${max}`;
-  const n = z.coerce.number(expected).int(expected).min(min, expected);
-  return max === undefined ? n : n.max(max, expected);
-};
-const url = () => z.string().url('must be a URL such as https://cns.example.com');
-const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, `must be one of ${values.join(', ')}`);
-
 const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   PORT: int(0, 65535).default(8080),
@@ -197,6 +189,7 @@ const envSchema = z.object({
   CNS_DATABASE_URL: z.string().optional(),
   CNS_DATABASE_POOL: int(2, 1000).default(20),
   CNS_DATABASE_STATEMENT_TIMEOUT_MS: int(100, 3_600_000).default(30_000),
+  ...clusterEnvShape,
   CNS_EMBEDDINGS_BASE_URL: url().optional(),
   CNS_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   CNS_EMBEDDINGS_API_KEY: z.string().optional(),
@@ -269,7 +262,7 @@ export interface SettingsSource {
 }
 
 /** Values never repeated in an error message. */
-const SECRET = /PASSWORD|SECRET|API_KEY|DATABASE_URL/;
+const SECRET = /PASSWORD|SECRET|API_KEY|DATABASE_URL|BUS_URL/;
 
 /** `--port must be a whole number from 0 to 65535 (got "x")`: the setting as the user gave it, what it expects, what it got. */
 function describeIssue(issue: z.core.$ZodIssue, env: EnvInput, source: SettingsSource): string {
@@ -292,8 +285,10 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
   }
   const e = parsed.data;
   let databaseUrl: DatabaseUrl | null = null;
+  let cluster: ClusterSettings | null = null;
   try {
     databaseUrl = e.CNS_DATABASE_URL === undefined ? null : parseDatabaseUrl(e.CNS_DATABASE_URL);
+    cluster = clusterSettingsOf(e, databaseUrl !== null);
   } catch (err) {
     throw new Error(`Invalid settings: ${(err as Error).message}`);
   }
@@ -331,6 +326,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     databaseUrl,
     databasePool: e.CNS_DATABASE_POOL,
     databaseStatementTimeoutMs: e.CNS_DATABASE_STATEMENT_TIMEOUT_MS,
+    cluster,
     searchThreads: e.CNS_SEARCH_THREADS,
     embeddings: e.CNS_EMBEDDINGS_BASE_URL
       ? { baseUrl: e.CNS_EMBEDDINGS_BASE_URL.replace(/\/+$/, ''), model: e.CNS_EMBEDDINGS_MODEL, apiKey: e.CNS_EMBEDDINGS_API_KEY, dimensions: e.CNS_EMBEDDINGS_DIMENSIONS }

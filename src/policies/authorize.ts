@@ -108,4 +108,10 @@ export class Authorizer {
     if (principal.kind !== 'user') throw forbidden('This operation needs a user sign-in, not an access key.');
     return principal;
   }
+
+  /** Requires a signed-in administrator of the service (`users.is_admin`): not another user, not an access key. */
+  requireAdmin(principal: Principal): Extract<Principal, { kind: 'user' }> {
+    if (principal.kind !== 'user' || principal.user.is_admin !== 1) throw forbidden('This operation needs an administrator of the service.');
+    return principal;
+  }
 }

@@ -13,7 +13,7 @@ test.after.always(() => server.stop());
 test('GET /healthz answers without credentials with the version and the database state', async (t) => {
   const res = await server.api('GET', '/healthz');
   t.is(res.status, 200);
-  t.deepEqual(res.body.data, { status: 'ok', version: '0.1.0', database: true, metadata_engine: TEST_ENGINE });
+  t.deepEqual(res.body.data, { status: 'ok', version: '0.1.0', database: true, metadata_engine: TEST_ENGINE, node: null });
 });
 
 test('every response carries an X-Request-Id, and a sane incoming one is echoed', async (t) => {

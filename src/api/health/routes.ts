@@ -26,6 +26,8 @@ export const healthSchema = z.object({
   database: z.boolean(),
   /** Where the metadata records are (CNS_DATABASE_URL): `sqlite` (cns.db) or `postgres`. */
   metadata_engine: z.enum(['sqlite', 'postgres']),
+  /** A node of a cluster: its id (CNS_NODE_ID), which a node checks through its own CNS_NODE_URL; null outside a cluster. */
+  node: z.string().nullable(),
   /** Several workers (`cns serve --workers N`): the worker that answered, and every live worker. */
   worker: z.string().optional(),
   workers: z.array(workerSchema).optional(),
@@ -51,7 +53,7 @@ async function metadataAnswers(metadata: MetadataStore): Promise<boolean> {
   }
 }
 
-export function healthRoutes(s: { db: Db; metadata: MetadataStore; ownership: Pick<Ownership, 'alone' | 'workerName' | 'members'> }): RouteGroup {
+export function healthRoutes(s: { db: Db; metadata: MetadataStore; ownership: Pick<Ownership, 'alone' | 'workerName' | 'members'>; settings: { cluster: { nodeId: string } | null } }): RouteGroup {
   return {
     prefix: '',
     server: '/',
@@ -76,7 +78,7 @@ export function healthRoutes(s: { db: Db; metadata: MetadataStore; ownership: Pi
           ctx.body = {
             success: database,
             code: database ? 0 : 'DATABASE_UNAVAILABLE',
-            data: { status: database ? 'ok' : 'degraded', version: serviceVersion, database, metadata_engine: s.metadata.engine, ...workersOf(s.ownership) },
+            data: { status: database ? 'ok' : 'degraded', version: serviceVersion, database, metadata_engine: s.metadata.engine, node: s.settings.cluster?.nodeId ?? null, ...workersOf(s.ownership) },
             message: database ? 'OK' : 'Database unreachable',
           };
         },

@@ -71,7 +71,8 @@ async function serve(io: CliIo, flags: ServeFlags): Promise<void> {
   const reach = running.listenUrl === running.url ? '' : `every interface, e.g. ${running.url}; `;
   out(`cns: listening on ${running.listenUrl} (${reach}API ${running.services.settings.baseUrl}/api/v1, data ${settings.dataDir})`);
 
-  out(`cns: ${await stopped} received, finishing requests in flight`);
+  const why = await Promise.race([stopped.then((signal) => ({ signal })), running.stoppedItself.then((reason) => ({ reason }))]);
+  if ('signal' in why) out(`cns: ${why.signal} received, finishing requests in flight`);
   try {
     await running.close();
   } catch (err) {
@@ -79,6 +80,7 @@ async function serve(io: CliIo, flags: ServeFlags): Promise<void> {
   } finally {
     dropPid();
   }
+  if ('reason' in why) throw new CliError(`stopped: ${why.reason}`);
 }
 
 /** Several workers: a thin primary (src/cluster/primary.ts) that loads none of the service itself. */
@@ -101,12 +103,14 @@ async function servePrimary(io: CliIo, settings: Settings, env: Record<string, s
   const listenUrl = `http://${bracket(settings.host)}:${running.port}`;
   const reach = everywhere ? `every interface, e.g. http://127.0.0.1:${running.port}; ` : '';
   out(`cns: listening on ${listenUrl} (${reach}API ${running.baseUrl}/api/v1, data ${settings.dataDir}, ${settings.workers} workers)`);
-  out(`cns: ${await stopped} received, finishing requests in flight`);
+  const why = await Promise.race([stopped.then((signal) => ({ signal })), running.stoppedItself.then((reason) => ({ reason }))]);
+  if ('signal' in why) out(`cns: ${why.signal} received, finishing requests in flight`);
   try {
     await running.close();
   } finally {
     dropPid();
   }
+  if ('reason' in why) throw new CliError(`stopped: ${why.reason}`);
 }
 
 function printFirstStart(out: (line: string) => void, settings: Settings, admin: { email: string; generatedPassword: string | null } | null): void {

@@ -1,6 +1,7 @@
 import type { AgentsTables } from './tables/agents.ts';
 import type { AuthTables } from './tables/auth.ts';
 import type { AnalyticsTables } from './tables/analytics.ts';
+import type { ClusterTables } from './tables/cluster.ts';
 import type { DbConnectionsTables } from './tables/dbConnections.ts';
 import type { IngestTables } from './tables/ingest.ts';
 import type { McpProxyTables } from './tables/mcpProxy.ts';
@@ -17,4 +18,4 @@ import type { WebhooksTables } from './tables/webhooks.ts';
  * domain adds its file here when its store moves to the metadata store; the migrations
  * (src/db/migrations/) stay the truth of the schema.
  */
-export interface MetadataSchema extends ProjectsTables, AnalyticsTables, McpProxyTables, WebhooksTables, PublishingTables, OAuthTables, DbConnectionsTables, ToolsTables, AgentsTables, SyncsTables, IngestTables, AuthTables {}
+export interface MetadataSchema extends ProjectsTables, AnalyticsTables, McpProxyTables, WebhooksTables, PublishingTables, OAuthTables, DbConnectionsTables, ToolsTables, AgentsTables, SyncsTables, IngestTables, AuthTables, ClusterTables {}

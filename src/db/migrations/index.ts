@@ -25,7 +25,8 @@ import { agentSeqMigration } from './027_agent_seq.ts';
 import { syncSeqMigration } from './028_sync_seq.ts';
 import { ingestOrderMigration } from './029_ingest_order.ts';
 import { connectionNodeMigration } from './030_connection_node.ts';
+import { clusterMigration } from './031_cluster.ts';
 import { nodeOwnerMigration } from './032_node_owner.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
-export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration, webhookDeliveriesMigration, folderSyncNamesMigration, commitAuthorsMigration, webhooksMigration, blameCheckpointsMigration, projectLeasesMigration, agentSeqMigration, syncSeqMigration, ingestOrderMigration, connectionNodeMigration, nodeOwnerMigration];
+export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration, webhookDeliveriesMigration, folderSyncNamesMigration, commitAuthorsMigration, webhooksMigration, blameCheckpointsMigration, projectLeasesMigration, agentSeqMigration, syncSeqMigration, ingestOrderMigration, connectionNodeMigration, clusterMigration, nodeOwnerMigration];

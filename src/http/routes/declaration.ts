@@ -29,6 +29,9 @@ export type ProjectOwned = { project_id: string } | { projectId: string };
  * - `signedIn`: any authenticated caller, user or key; the handler touches no organization or
  *   project on the caller's behalf beyond its own (the reason).
  * - `user`: a signed-in user, not an access key (the reason); access = the user principal.
+ * - `admin`: a signed-in user who is an administrator of the service (`users.is_admin`); any
+ *   other caller (another user, an access key, an agent) is 403 (the reason); access = the user
+ *   principal.
  * - `checkedBy`: a signed-in caller, and the domain method named decides, because no single
  *   organization, project or node is known before it runs (a batch of ids from several projects,
  *   a list by organization or by project, a record found through one of two ids). Kept rare.
@@ -50,6 +53,7 @@ export type RouteAuthorization<I = RouteInput<unknown, unknown, unknown>> =
   | { public: string }
   | { signedIn: string }
   | { user: string }
+  | { admin: string }
   | { checkedBy: string; placedIn?: (input: I) => string | null | undefined | Promise<string | null | undefined> }
   | { org: (input: I) => string }
   | { project: (input: I) => string }
@@ -58,7 +62,7 @@ export type RouteAuthorization<I = RouteInput<unknown, unknown, unknown>> =
   | { node: (input: I) => string; project?: (input: I) => string | null | undefined };
 
 /** The kinds of check, as the route table and the OpenAPI document name them. */
-export type AuthorizationKind = 'public' | 'signedIn' | 'user' | 'checkedBy' | 'org' | 'project' | 'resource' | 'content' | 'node';
+export type AuthorizationKind = 'public' | 'signedIn' | 'user' | 'admin' | 'checkedBy' | 'org' | 'project' | 'resource' | 'content' | 'node';
 
 /** A node looked up by id through the content door, with the grant that reached it. */
 export interface NodeAccess {
@@ -77,7 +81,7 @@ export type AccessOf<A> = A extends { org: unknown }
         ? ProjectAccess & { record: NonNullable<Awaited<R>> }
         : A extends { project: unknown }
           ? ProjectAccess
-          : A extends { user: unknown }
+          : A extends { user: unknown } | { admin: unknown }
             ? Extract<Principal, { kind: 'user' }>
             : undefined;
 
@@ -160,7 +164,7 @@ export interface RouteGroup {
 export function authorizationKind(a: RouteAuthorization<never>): AuthorizationKind {
   return Object.keys(a).find((k): k is AuthorizationKind => kinds.has(k as AuthorizationKind))!;
 }
-const kinds = new Set<AuthorizationKind>(['public', 'signedIn', 'user', 'checkedBy', 'org', 'project', 'resource', 'content', 'node']);
+const kinds = new Set<AuthorizationKind>(['public', 'signedIn', 'user', 'admin', 'checkedBy', 'org', 'project', 'resource', 'content', 'node']);
 
 /**
  * Declares a route. An identity function whose only job is type inference: the handler's input

@@ -12,7 +12,7 @@ import { authorizationKind, type ProjectOwned, type RouteAuthorization, type Rou
 
 /** What the mount asks to enforce declared checks: the two doors of the policy, and nodes by id. */
 export interface RouteGuards {
-  authorizer: Pick<Authorizer, 'requireOrg' | 'requireProject' | 'requireUser'>;
+  authorizer: Pick<Authorizer, 'requireOrg' | 'requireProject' | 'requireUser' | 'requireAdmin'>;
   access: Pick<ContentAccess, 'grantPaths' | 'node'>;
   findNode(id: string): NodeInfo | null;
   /**
@@ -81,6 +81,7 @@ function checkOf(r: RouteDeclaration, guards: RouteGuards): (ctx: Context, input
   if ('public' in a) return () => undefined;
   if ('signedIn' in a || 'checkedBy' in a) return (ctx) => void principalOf(ctx);
   if ('user' in a) return (ctx) => authorizer.requireUser(principalOf(ctx));
+  if ('admin' in a) return (ctx) => authorizer.requireAdmin(principalOf(ctx));
   if ('org' in a) return (ctx, input) => authorizer.requireOrg(principalOf(ctx), a.org(input), r.permission as OrgAction);
   if ('node' in a) {
     return async (ctx, input) => {
