@@ -48,7 +48,7 @@ export { API_PREFIX };
 
 /** What the mount asks to enforce every declared check. */
 export function routeGuards(s: Services): RouteGuards {
-  return { authorizer: s.authorizer, access: s.access, findNode: (id) => s.content.findById(id), owner: s.cluster?.gate };
+  return { authorizer: s.authorizer, access: s.access, findNode: (id) => s.content.findById(id), owner: s.cluster?.gate, ownerReads: s.cluster?.gateReads };
 }
 
 /**

@@ -56,6 +56,10 @@ import { createWebhooks, type WebhooksService } from '../webhooks/service.ts';
 import { aloneOwnership, type Ownership } from '../cluster/ownership.ts';
 import type { ClusterHooks } from '../http/workers/ownerRouting.ts';
 import { ClusterMembership } from '../cluster/membership.ts';
+import { ClusterNode } from '../cluster/nodes/clusterNode.ts';
+import { nodeOwnership } from '../cluster/nodes/nodeOwnership.ts';
+import { nodeRouting } from '../cluster/nodes/nodeRouting.ts';
+import { openNatsBus } from '../events/natsBus.ts';
 
 /** Everything a request handler may need, built once per process and passed down explicitly. */
 export interface Services {
@@ -70,6 +74,8 @@ export interface Services {
    * nodes through it; the one with the box's duties joins and beats (joinCluster). Null otherwise.
    */
   membership: ClusterMembership | null;
+  /** A node of a cluster: placement, replication and failover (src/cluster/nodes/). Null otherwise. */
+  node: ClusterNode | null;
   /** The service database's connection: the content index, and the stores not yet on `metadata`. */
   db: Db;
   /** The metadata store: records git cannot rebuild, async, on SQLite in the data folder or PostgreSQL (CNS_DATABASE_URL). */
@@ -165,12 +171,16 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   const db = openDatabase(dbFile, { fsync: settings.fsync });
   // The records git cannot rebuild, through the async data-access layer (moving store by store: docs/design/postgres.md).
   const metadata = given ?? openSqliteMetadata(dbFile, { fsync: settings.fsync });
-  const ownership = typeof owner === 'function' ? owner(db) : owner;
-  // The cluster node this process is (issue 31): the cluster settings will supply it; null is a single box.
-  const nodeId: string | null = null;
+  const signingSecret = loadOrCreateSigningSecret(settings.dataDir);
+  // A node of a cluster (issue 31): its membership, placement and replication, over PostgreSQL.
+  if (settings.cluster && metadata.engine !== 'postgres') throw new Error('a cluster keeps its metadata and placement in PostgreSQL: set CNS_DATABASE_URL');
+  const membership = settings.cluster ? new ClusterMembership({ db: metadata.db, settings: settings.cluster, signingSecret, version: serviceVersion, logger }) : null;
+  const node = settings.cluster && membership ? new ClusterNode({ settings: settings.cluster, db: metadata.db, membership, signingSecret, logger, replicationTimeoutMs: settings.cluster.replicationTimeoutMs }) : null;
+  const ownership = node ? nodeOwnership(node) : typeof owner === 'function' ? owner(db) : owner;
+  // The cluster node this process is: its start-up recovery touches only its own runs and tasks; null is a single box.
+  const nodeId: string | null = settings.cluster?.nodeId ?? null;
   // One checkpointer per box (several workers: on the worker with the box's duties).
   const checkpointer = new Checkpointer(db, dbFile, { fsync: settings.fsync, logger, thread: ownership.boxDuties });
-  const signingSecret = loadOrCreateSigningSecret(settings.dataDir);
   const users = new UserStore(metadata, { passwordHashCost: settings.passwordHashCost });
   const accessTokens = new AccessTokens(signingSecret, settings.accessTokenTtlSeconds);
   const organizations = new OrganizationStore(metadata);
@@ -179,13 +189,14 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
     db,
     logger,
     fence: ownership.fence ? (projectId) => ownership.fence!(projectId) : undefined,
+    ...(node && { replicate: node.replicate, mayWrite: node.mayWrite }),
     fsync: settings.fsync,
     maxContentBytes: settings.maxContentBytes,
     repackEvery: settings.repackEvery,
     blameCheckpointEvery: settings.blameCheckpointEvery,
   });
   // A project's repository and index live in the content store: creating and deleting go through it.
-  const projects = new ProjectStore(metadata, content);
+  const projects = new ProjectStore(metadata, node ? node.repositoriesOver(content) : content);
   const orgMembers = new OrgMembers(metadata);
   const projectMembers = new ProjectMembers(metadata);
   const authorizer = new Authorizer({ organizations, orgMembers, projects, projectMembers });
@@ -241,14 +252,15 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   oauth.service.onDisconnect((projectId, provider) => void syncRuntime.pauseProvider(projectId, provider, 'disconnected'));
   oauth.service.onNeedsReauth((projectId, provider) => void syncRuntime.pauseProvider(projectId, provider, 'needs_reauth'));
   const webhooks = createWebhooks({ metadata, settings, logger, signingSecret, changelog, bus, authenticator, access, connections, syncStore, ingestQueue: ingest.queue, ownership });
-  if (settings.cluster && metadata.engine !== 'postgres') throw new Error('a cluster keeps its metadata and placement in PostgreSQL: set CNS_DATABASE_URL');
-  const membership = settings.cluster ? new ClusterMembership({ db: metadata.db, settings: settings.cluster, signingSecret, version: serviceVersion, logger }) : null;
+  node?.attach(content);
   const analytics = createAnalytics({ metadata, logger, enabled: settings.analytics, flushMs: settings.analyticsFlushMs, content, access, authorizer, connections, publishes: publishing.publishes });
   return {
     settings,
     logger,
     ownership,
     membership,
+    node,
+    ...(node && { cluster: nodeRouting(node, { dataDir: settings.dataDir, bodyLimitBytes: settings.bodyLimitBytes }) }),
     db,
     metadata,
     checkpointer,
@@ -320,6 +332,10 @@ export function startWebhooks(services: Services): void {
 export async function joinCluster(services: Services, onLost: (reason: string) => void): Promise<void> {
   if (!services.membership || !services.ownership.boxDuties) return;
   await services.membership.join(onLost);
+  if (!services.node || !services.settings.cluster) return;
+  await services.node.start();
+  // The change bus between nodes: commits and signals of every node reach this one, and the other way.
+  await services.bus.connect(await openNatsBus({ servers: services.settings.cluster.busUrls, origin: services.settings.cluster.nodeId, logger: services.logger }));
 }
 
 export async function closeServices(services: Services): Promise<void> {
@@ -337,6 +353,7 @@ export async function closeServices(services: Services): Promise<void> {
   await services.bus.close();
   await services.checkpointer.stop();
   await services.content.close();
+  await services.node?.close();
   // Last of what uses PostgreSQL: the node stops beating and says it is down (when it joined).
   await services.membership?.leave();
   await services.metadata.close();

@@ -17,3 +17,13 @@ export function rendezvous(key: string, candidates: readonly string[]): string |
   }
   return best;
 }
+
+/** The first `n` candidates by the same score as rendezvous(): the nodes that hold a key's copies, best first. */
+export function rendezvousRank(key: string, candidates: readonly string[], n: number): string[] {
+  const score = (c: string) => createHash('sha1').update(key).update('\0').update(c).digest().readBigUInt64BE(0);
+  return candidates
+    .map((c) => ({ c, s: score(c) }))
+    .sort((a, b) => (a.s === b.s ? 0 : a.s > b.s ? -1 : 1))
+    .slice(0, Math.max(0, n))
+    .map((x) => x.c);
+}

@@ -289,6 +289,8 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
   try {
     databaseUrl = e.CNS_DATABASE_URL === undefined ? null : parseDatabaseUrl(e.CNS_DATABASE_URL);
     cluster = clusterSettingsOf(e, databaseUrl !== null);
+    // A node of a cluster runs one process in this version: its routing between nodes and its replication live in that process.
+    if (cluster && e.CNS_WORKERS !== 'auto' && e.CNS_WORKERS > 1) throw new Error('CNS_WORKERS must be 1 (or auto) on a node of a cluster: a node runs one process in this version');
   } catch (err) {
     throw new Error(`Invalid settings: ${(err as Error).message}`);
   }
@@ -322,7 +324,7 @@ export function loadSettings(env: EnvInput = process.env, overrides: Partial<Set
     urlFetchAllowPrivate: e.CNS_URL_FETCH_ALLOW_PRIVATE,
     puppyOneCompat: e.CNS_PUPPYONE_COMPAT,
     blameCheckpointEvery: e.CNS_BLAME_CHECKPOINT_EVERY,
-    workers: e.CNS_WORKERS === 'auto' ? Math.min(availableParallelism(), 8) : e.CNS_WORKERS,
+    workers: cluster ? 1 : e.CNS_WORKERS === 'auto' ? Math.min(availableParallelism(), 8) : e.CNS_WORKERS,
     databaseUrl,
     databasePool: e.CNS_DATABASE_POOL,
     databaseStatementTimeoutMs: e.CNS_DATABASE_STATEMENT_TIMEOUT_MS,

@@ -47,6 +47,8 @@ export interface ContentStoreOptions {
   fence?: (projectId: string) => void;
   /** A cluster node (src/cluster/replication/): a write is acknowledged once a quorum of the project's copies holds it (WriterDeps.replicate). */
   replicate?: WriterDeps['replicate'];
+  /** A cluster node: refuses writes of a project another node writes (WriterDeps.mayWrite). */
+  mayWrite?: WriterDeps['mayWrite'];
   logger?: Logger;
   /** Also fsync objects, the ref and its folders before acknowledging (power-loss durability). Default false. */
   fsync?: boolean;

@@ -128,6 +128,7 @@ export class ContentStore extends ContentReads {
       pushes: this.pushes,
       fence: options.fence,
       replicate: options.replicate,
+      mayWrite: options.mayWrite,
       onCommitted: (tip) => {
         for (const listener of this.commitListeners) listener(tip);
       },

@@ -2,8 +2,9 @@ import { parseTree, type Repo, type TreeEntryRaw } from '../../content/git/repo.
 import { parseCommit } from '../../content/git/commitObject.ts';
 import type { ShippedObject } from './shipment.ts';
 
-/** Past this many objects a step is not shipped: the replica fetches it with git instead. */
+/** Past this many objects, or bytes of them, a step is not shipped: the replica fetches it with git instead. */
 export const SHIP_MAX_OBJECTS = 5_000;
+export const SHIP_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * The objects a copy whose ref is at `old` lacks to reach `next`, when `next` is `old` followed
@@ -27,10 +28,12 @@ export async function objectsBetween(repo: Repo, old: string | null, next: strin
   }
   const out: ShippedObject[] = [];
   const seen = new Set<string>();
+  let bytes = 0;
   const add = (o: ShippedObject, oid: string) => {
     if (seen.has(oid)) return;
     seen.add(oid);
     out.push(o);
+    bytes += o.content.length;
   };
   let parentTree: string | null = null;
   if (chain.length > 0 && chain[chain.length - 1]!.parent !== null) {
@@ -40,7 +43,7 @@ export async function objectsBetween(repo: Repo, old: string | null, next: strin
     if (!(await newTrees(repo, parentTree, step.tree, add, max))) return null;
     add({ type: 'commit', content: step.content }, step.oid);
     parentTree = step.tree;
-    if (out.length > max) return null;
+    if (out.length > max || bytes > SHIP_MAX_BYTES) return null;
   }
   return out;
 }

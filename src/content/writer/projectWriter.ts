@@ -44,6 +44,8 @@ export interface WriterDeps {
    * the project's primary. Writes are acknowledged and announced only after it resolved.
    */
   replicate?: (projectId: string, repo: Repo, previous: RefTips) => Promise<void>;
+  /** A cluster node: throws unless this node writes the project now (checked before each batch, out of the write transaction). */
+  mayWrite?: (projectId: string) => Promise<void>;
 }
 
 /** The tips of the refs a step moves (main and the notes), by ref name. */
@@ -333,6 +335,7 @@ export class ProjectWriter {
   }
 
   private async runBatch(jobs: Job[]): Promise<void> {
+    if (!(await this.writable(jobs))) return;
     let pending = jobs;
     const lock = new MainLockWait(this.repo, this.projectId, this.deps.logger);
     let toLoad: Tree[] = [];
@@ -393,6 +396,7 @@ export class ProjectWriter {
    * acknowledged.
    */
   private async runLarge(job: Job): Promise<void> {
+    if (!(await this.writable([job]))) return;
     const lock = new MainLockWait(this.repo, this.projectId, this.deps.logger);
     for (;;) {
       const slice = new TimeSlice();
@@ -481,6 +485,18 @@ export class ProjectWriter {
       this.notify();
     }
     return report;
+  }
+
+  /** False (the jobs refused) when this node may not write the project now. */
+  private async writable(jobs: Job[]): Promise<boolean> {
+    if (!this.deps.mayWrite) return true;
+    try {
+      await this.deps.mayWrite(this.projectId);
+      return true;
+    } catch (err) {
+      for (const j of jobs) j.reject(err);
+      return false;
+    }
   }
 
   /** The refs a step moves, as they are now. */

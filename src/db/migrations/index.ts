@@ -27,6 +27,7 @@ import { ingestOrderMigration } from './029_ingest_order.ts';
 import { connectionNodeMigration } from './030_connection_node.ts';
 import { clusterMigration } from './031_cluster.ts';
 import { nodeOwnerMigration } from './032_node_owner.ts';
+import { placementMigration } from './033_placement.ts';
 
 /** Every schema migration, in order. Each area of the service adds its own file here. */
-export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration, webhookDeliveriesMigration, folderSyncNamesMigration, commitAuthorsMigration, webhooksMigration, blameCheckpointsMigration, projectLeasesMigration, agentSeqMigration, syncSeqMigration, ingestOrderMigration, connectionNodeMigration, clusterMigration, nodeOwnerMigration];
+export const migrations: Migration[] = [accountsMigration, contentMigration, syncMigration, pendingPushesMigration, nodeUploadsMigration, toolsMigration, mcpProxyMigration, agentsMigration, agentWorkspacesMigration, agentToolBindingsMigration, ingestMigration, tablesMigration, dbConnectionsMigration, publishingMigration, syncRuntimeMigration, oauthMigration, webhookDeliveriesMigration, folderSyncNamesMigration, commitAuthorsMigration, webhooksMigration, blameCheckpointsMigration, projectLeasesMigration, agentSeqMigration, syncSeqMigration, ingestOrderMigration, connectionNodeMigration, clusterMigration, nodeOwnerMigration, placementMigration];

@@ -20,7 +20,9 @@ export interface RouteGuards {
    * project (or of an `onOwner` route), before the handler: throws to have it run on the
    * project's owner instead. Absent when one process owns everything.
    */
-  owner?: (ctx: Context, projectId: string) => void;
+  owner?: (ctx: Context, projectId: string) => void | Promise<void>;
+  /** The owner check runs for reads too (the nodes of a cluster). */
+  ownerReads?: boolean;
 }
 
 type Input = RouteInput<unknown, unknown, unknown>;
@@ -42,9 +44,9 @@ export function mountGroup(group: RouteGroup, guards: RouteGuards): Router {
       const rawBody = r.bodyFromQuery ? withQueryFields(r.bodyFromQuery(query), ctx.request.body) : ctx.request.body;
       const input: Input = { params, query, body: r.body ? parseInput(r.body, rawBody, 'body') : rawBody };
       const access = await check(ctx, input);
-      if (guards.owner && (r.method !== 'get' || r.onOwner)) {
+      if (guards.owner && (r.method !== 'get' || r.onOwner || guards.ownerReads)) {
         const projectId = await checkedProject(r, input, access);
-        if (projectId) guards.owner(ctx, projectId);
+        if (projectId) await guards.owner(ctx, projectId);
       }
       await r.handle(ctx, { ...input, access } as Parameters<RouteDeclaration['handle']>[1]);
     });

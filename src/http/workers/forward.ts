@@ -62,7 +62,7 @@ export async function forwardTo(ctx: Context, target: ForwardTarget, body: Buffe
         resolve();
       });
     });
-    up.on('error', () => fail(503, 'SERVICE_UNAVAILABLE', 'The worker that writes this project did not answer; retry the request.'));
+    up.on('error', () => fail(503, 'SERVICE_UNAVAILABLE', 'The worker or node that writes this project did not answer; retry the request.'));
     // A client that goes away cancels the request on the owner too.
     out.on('close', () => {
       if (!out.writableFinished) up.destroy();

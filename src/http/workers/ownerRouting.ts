@@ -12,7 +12,9 @@ import type { WorkerOwnership } from '../../cluster/workerOwnership.ts';
 /** What a worker adds to the app: the routing middleware and the mount's owner gate. */
 export interface ClusterHooks {
   middleware: Middleware;
-  gate: (ctx: Context, projectId: string) => void;
+  gate: (ctx: Context, projectId: string) => void | Promise<void>;
+  /** The gate also decides reads (cluster nodes: every request about a project runs on its primary). */
+  gateReads?: boolean;
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
@@ -76,7 +78,7 @@ export function ownerRouting(d: { ownership: WorkerOwnership; secret: string; bo
 }
 
 /** The body's bytes, or a 413 beyond the limit (the same answer the JSON parser gives). */
-async function readBounded(req: IncomingMessage, limit: number): Promise<Buffer> {
+export async function readBounded(req: IncomingMessage, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

@@ -9,6 +9,8 @@ export interface ClusterTables {
   cluster_config: ClusterConfigTable;
   cluster_nodes: ClusterNodesTable;
   cluster_leases: ClusterLeasesTable;
+  project_placement: ProjectPlacementTable;
+  project_copies: ProjectCopiesTable;
 }
 
 /** PostgreSQL's timestamptz (a Date when selected as it is). */
@@ -39,4 +41,18 @@ export interface ClusterLeasesTable {
   /** Grows each time the lease passes to another holder. */
   epoch: number;
   expires_at: Timestamp;
+}
+
+/** A project's primary node and the epoch it writes under (migration 033); `electing` while a failover chooses the next. */
+export interface ProjectPlacementTable {
+  project_id: string;
+  epoch: number;
+  primary_node: string | null;
+  state: 'ok' | 'electing';
+}
+
+/** A node holding a copy of a project (the primary's included). */
+export interface ProjectCopiesTable {
+  project_id: string;
+  node_id: string;
 }

@@ -1,0 +1,296 @@
+import type { Logger } from '../../logging/logger.ts';
+import type { ClusterSettings } from '../../config/clusterSettings.ts';
+import type { ContentStore } from '../../content/contentStore.ts';
+import type { Repo } from '../../content/git/repo.ts';
+import type { RefTips } from '../../content/writer/projectWriter.ts';
+import type { MetadataDb } from '../../db/metadata/metadataStore.ts';
+import type { ProjectRepositories } from '../../domain/projects/projectRepository.ts';
+import { DomainError } from '../../errors/domainError.ts';
+import type { ClusterMembership, ClusterNodeView } from '../membership.ts';
+import { rendezvousRank } from '../rendezvous.ts';
+import { readCopyState, writeCopyState } from '../replication/copyState.ts';
+import { ReplicaService } from '../replication/replicaService.ts';
+import { Replicator } from '../replication/replicator.ts';
+import { clusterKey, signedHeaders } from './nodeSignature.ts';
+import { PlacementStore, type Placement } from './placementStore.ts';
+import { PROMOTE_PATH, ReplicaHttpClient, SEAL_PATH, callNode } from './replicaHttpClient.ts';
+
+/** A placement read this recently is used as it is: a failover is seen at most this late (and a write meeting it answers 503, retried). */
+const PLACEMENT_TTL_MS = 1_000;
+/** Projects a coordinator fails over at once. */
+const FAILOVER_BATCH = 8;
+
+/** The project is written by another node: nothing was changed here. */
+export class NotPrimaryError extends DomainError {
+  constructor(project: string) {
+    super('SERVICE_UNAVAILABLE', 'Another node of the cluster writes this project now; nothing was changed. Retry the request.', { reason: 'NOT_PRIMARY', project }, { 'retry-after': '1' });
+  }
+}
+
+/** What a sealed copy reports to the coordinator choosing the next primary. */
+export interface SealReport {
+  version: number;
+  commit: string | null;
+}
+
+/**
+ * This process as a node of a cluster (issue 31, docs/design/cluster.md): where each project lives
+ * (its placement in PostgreSQL, claimed by the node that first serves it, copies on the best-ranked
+ * live nodes), the primary's replication before acknowledgement, the replica's side, and, on the
+ * node holding the coordinator lease, failover of the projects whose primary is down.
+ */
+export class ClusterNode {
+  readonly me: string;
+  readonly key: Buffer;
+  readonly placements: PlacementStore;
+  readonly replicator: Replicator;
+  private replicas: ReplicaService | null = null;
+  private content: ContentStore | null = null;
+  private nodes = new Map<string, ClusterNodeView>();
+  private readonly cache = new Map<string, { p: Placement; at: number }>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | null = null;
+  private running = false;
+
+  constructor(
+    private readonly d: {
+      settings: ClusterSettings;
+      db: MetadataDb;
+      membership: ClusterMembership;
+      signingSecret: Uint8Array;
+      logger: Logger;
+      /** How long a write waits for a quorum before answering 503. */
+      replicationTimeoutMs: number;
+    },
+  ) {
+    this.me = d.settings.nodeId;
+    this.key = clusterKey(d.signingSecret);
+    this.placements = new PlacementStore(d.db);
+    this.replicator = new Replicator(new ReplicaHttpClient({ key: this.key, me: this.me, urlOf: (n) => this.urlOf(n) }), { timeoutMs: d.replicationTimeoutMs, logger: d.logger });
+  }
+
+  /** A write is acknowledged once this many copies hold it, the primary's included. */
+  get quorum(): number {
+    return Math.floor(this.d.settings.replicas / 2) + 1;
+  }
+
+  /** The content store this node's copies live in (set once, when the services are built). */
+  attach(content: ContentStore): void {
+    this.content = content;
+    this.replicas = new ReplicaService(content, (project) => this.sourceOf(project));
+  }
+
+  get replicaService(): ReplicaService {
+    if (!this.replicas) throw new Error('the cluster node has no content store yet');
+    return this.replicas;
+  }
+
+  /** Reads the members, then keeps them (and, as coordinator, the failovers) current every heartbeat. */
+  async start(): Promise<void> {
+    this.running = true;
+    await this.refreshNodes();
+    this.schedule();
+  }
+
+  async close(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.ticking;
+  }
+
+  urlOf(node: string): string | null {
+    return this.nodes.get(node)?.url ?? null;
+  }
+
+  /** Members not known to be down. */
+  liveNodes(): string[] {
+    return [...this.nodes.values()].filter((n) => n.state === 'up').map((n) => n.id);
+  }
+
+  /**
+   * The project's placement (cached for a second), placed here when nobody placed it yet: the
+   * node that first serves a project (its creation) is its primary, and its copies go to the best
+   * ranked live nodes. Null when the project does not exist.
+   */
+  async placementOf(project: string, fresh = false): Promise<Placement | null> {
+    const hit = this.cache.get(project);
+    if (hit && !fresh && performance.now() - hit.at < PLACEMENT_TTL_MS) return hit.p;
+    let p = await this.placements.get(project);
+    if (!p) {
+      const others = rendezvousRank(project, this.liveNodes().filter((n) => n !== this.me), this.d.settings.replicas - 1);
+      p = await this.placements.claim(project, this.me, [this.me, ...others]);
+    }
+    if (p) this.cache.set(project, { p, at: performance.now() });
+    else this.cache.delete(project);
+    return p;
+  }
+
+  /**
+   * Project lifecycle on a node: a new project is placed on the node creating it (its primary)
+   * before its repository exists. Deleting removes this node's copy; the other copies stay on disk
+   * until a later step deletes them as a command (their placement rows go with the project).
+   */
+  repositoriesOver(content: ProjectRepositories): ProjectRepositories {
+    return {
+      createProject: async (projectId) => {
+        await this.placementOf(projectId, true);
+        await content.createProject(projectId);
+      },
+      deleteProject: async (projectId) => {
+        this.forget(projectId);
+        await content.deleteProject(projectId);
+      },
+    };
+  }
+
+  /** From the cache only (background work asks many times a second): whether this node writes the project; a miss loads it for next time. */
+  isPrimarySync(project: string): boolean {
+    const hit = this.cache.get(project);
+    if (!hit || performance.now() - hit.at >= PLACEMENT_TTL_MS) void this.placementOf(project).catch(() => undefined);
+    return hit?.p.primary === this.me;
+  }
+
+  forget(project: string): void {
+    this.cache.delete(project);
+    this.replicator.forget(project);
+  }
+
+  /** Before a write of the content core: refuses a project another node writes (a request routed here by a stale placement). */
+  readonly mayWrite = async (project: string): Promise<void> => {
+    const p = await this.placementOf(project);
+    if (p && p.primary !== this.me) throw new NotPrimaryError(project);
+  };
+
+  /** The content core's replication hook: on the primary, resolves once a quorum holds the step; elsewhere (a replica indexing what it received) nothing. */
+  readonly replicate = async (project: string, repo: Repo, previous: RefTips): Promise<void> => {
+    const p = await this.placementOf(project);
+    if (!p || p.primary !== this.me) return;
+    const copies = await this.filled(p);
+    await this.replicator.replicate(project, repo, { epoch: p.epoch, replicas: copies.filter((n) => n !== this.me), quorum: this.quorum }, previous);
+  };
+
+  /** A placement short of copies (placed while few nodes were up) takes more from the live nodes; they are seeded by the next step's shipment or a fetch. */
+  private async filled(p: Placement): Promise<string[]> {
+    if (p.copies.length >= this.d.settings.replicas) return p.copies;
+    const more = rendezvousRank(p.project, this.liveNodes().filter((n) => !p.copies.includes(n)), this.d.settings.replicas - p.copies.length);
+    if (more.length === 0) return p.copies;
+    await this.placements.addCopies(p.project, more);
+    const copies = [...p.copies, ...more].sort();
+    this.cache.set(p.project, { p: { ...p, copies }, at: performance.now() });
+    return copies;
+  }
+
+  /** Where a replica fetches a project from: its primary's internal git endpoint, signed for this node. */
+  private async sourceOf(project: string): Promise<{ url: string; headers: Record<string, string> }> {
+    const p = await this.placementOf(project, true);
+    const url = p?.primary ? this.urlOf(p.primary) : null;
+    if (!p?.primary || !url) throw new DomainError('SERVICE_UNAVAILABLE', 'The project has no reachable primary to catch up from.', { reason: 'NO_PRIMARY', project }, { 'retry-after': '1' });
+    const path = gitPathOf(project);
+    return { url: new URL(path, url).toString(), headers: signedHeaders(this.key, this.me, 'GIT', path) };
+  }
+
+  /**
+   * The coordinator sealed this copy at `epoch`: it refuses any step of an older epoch from now
+   * on, then indexes all it holds and reports how far it got.
+   */
+  async seal(project: string, epoch: number): Promise<SealReport | { staleEpoch: number }> {
+    const content = this.content!;
+    const stale = await content.follow(project, async (repo) => {
+      repo.ensure();
+      const state = readCopyState(repo.gitdir);
+      if (epoch < state.epoch) return state.epoch;
+      writeCopyState(repo.gitdir, { epoch, role: 'replica' }, repo.durable);
+      return null;
+    });
+    if (stale !== null) return { staleEpoch: stale };
+    this.forget(project);
+    await content.reconcile(project);
+    const head = content.head(project);
+    return { version: head?.projectVersion ?? 0, commit: head?.commitId ?? null };
+  }
+
+  /** The coordinator committed this node as the project's primary at `epoch`. */
+  async promote(project: string, epoch: number): Promise<void> {
+    await this.content!.follow(project, async (repo) => {
+      repo.ensure();
+      if (readCopyState(repo.gitdir).epoch > epoch) throw new DomainError('CONFLICT', 'A newer epoch sealed this copy.', { reason: 'STALE_EPOCH', project });
+      writeCopyState(repo.gitdir, { epoch, role: 'primary' }, repo.durable);
+    });
+    this.forget(project);
+    this.d.logger.info({ project, epoch }, 'cluster: this node is now the project’s primary');
+  }
+
+  private schedule(): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      this.ticking = this.tick().finally(() => {
+        this.ticking = null;
+        this.schedule();
+      });
+    }, this.d.settings.heartbeatMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.refreshNodes();
+      if (this.d.membership.coordinator) await this.failOver();
+    } catch (err) {
+      this.d.logger.warn({ err: { message: (err as Error).message } }, 'cluster: a coordinator step failed; retrying at the next heartbeat');
+    }
+  }
+
+  private async refreshNodes(): Promise<void> {
+    this.nodes = new Map((await this.d.membership.nodes()).map((n) => [n.id, n]));
+  }
+
+  /** Failover (docs/design/cluster.md §6) of every project whose primary is down: reserve the next epoch, seal a quorum of live copies, choose the most advanced, commit it, promote it. */
+  private async failOver(): Promise<void> {
+    const down = [...this.nodes.values()].filter((n) => n.state !== 'up').map((n) => n.id);
+    const todo = (await this.placements.needingPrimary(down)).slice(0, FAILOVER_BATCH);
+    await Promise.all(todo.map((row) => this.electPrimary(row.project, row.epoch, row.state)));
+  }
+
+  private async electPrimary(project: string, epoch: number, state: 'ok' | 'electing'): Promise<void> {
+    let e = epoch;
+    if (state === 'ok') {
+      if (!(await this.placements.reserve(project, e))) return;
+      e += 1;
+      this.d.logger.warn({ project, epoch: e }, 'cluster: the project’s primary is down; electing another');
+    }
+    const p = await this.placements.get(project);
+    if (!p || p.epoch !== e) return;
+    const live = new Set(this.liveNodes());
+    const reports = await Promise.all(
+      p.copies.filter((n) => live.has(n)).map(async (node) => {
+        try {
+          const r = node === this.me ? await this.seal(project, e) : await this.call(node, SEAL_PATH, { project, epoch: e });
+          return 'version' in (r as object) ? { node, ...(r as SealReport) } : null;
+        } catch (err) {
+          this.d.logger.warn({ err: { message: (err as Error).message }, project, node }, 'cluster: a copy could not be sealed');
+          return null;
+        }
+      }),
+    );
+    const sealed = reports.filter((r): r is SealReport & { node: string } => r !== null);
+    if (sealed.length < this.quorum) return; // stays electing: retried at the next heartbeat
+    // Every acknowledged write is on a quorum, so on at least one sealed copy: the most advanced has them all.
+    const best = sealed.sort((a, b) => b.version - a.version || a.node.localeCompare(b.node))[0]!;
+    if (!(await this.placements.commit(project, e, best.node))) return;
+    if (best.node === this.me) await this.promote(project, e);
+    else await this.call(best.node, PROMOTE_PATH, { project, epoch: e });
+    this.forget(project);
+    this.d.logger.warn({ project, epoch: e, primary: best.node, version: best.version }, 'cluster: a new primary writes the project');
+  }
+
+  private async call(node: string, path: string, body: object): Promise<unknown> {
+    const url = this.urlOf(node);
+    if (!url) throw new Error(`node ${node} is not known`);
+    const res = await callNode({ key: this.key, me: this.me, url, path, body: Buffer.from(JSON.stringify(body)), type: 'application/json' });
+    if (res.status !== 200) throw new Error(`${node} answered ${res.status} to ${path}`);
+    return (res.json as { data: unknown }).data;
+  }
+}
+
+/** The internal address of a project's repository for git fetch between nodes. */
+export const gitPathOf = (project: string) => `/internal/git/${project}.git`;

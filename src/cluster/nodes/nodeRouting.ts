@@ -1,0 +1,92 @@
+import type { Context, Middleware } from 'koa';
+import type { Readable } from 'node:stream';
+import { DomainError } from '../../errors/domainError.ts';
+import { AppError } from '../../http/errors.ts';
+import { parsesBodyOf } from '../../http/middleware/bodyParser.ts';
+import { CLIENT_IP_HEADER, forwardTo, type ForwardTarget } from '../../http/workers/forward.ts';
+import { readBounded, type ClusterHooks } from '../../http/workers/ownerRouting.ts';
+import { routeTarget } from '../routeTarget.ts';
+import type { ClusterNode } from './clusterNode.ts';
+import { internalApi } from './internalApi.ts';
+import { NODE_HEADER, signedHeaders, verifiedNode } from './nodeSignature.ts';
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+
+/** Thrown by the gate before any work: the request runs on the project's primary instead. */
+export class ForwardToNode extends Error {
+  /** The request is counted (usage analytics) where it runs, not here. */
+  readonly countedElsewhere = true;
+  constructor(
+    readonly projectId: string,
+    readonly node: string,
+  ) {
+    super(`project ${projectId} is written by node ${node}`);
+  }
+}
+
+const electing = (project: string) => new DomainError('SERVICE_UNAVAILABLE', 'The project’s primary is being replaced after a failure; retry in a moment.', { reason: 'ELECTING', project }, { 'retry-after': '1' });
+
+/**
+ * Routing between the nodes of a cluster (docs/design/cluster.md §4): every request about a
+ * project runs on its primary, reads included, so a client reads its own writes through any node.
+ * A request whose address names the project is forwarded before anything is read; any other
+ * keeps its JSON body until the route's declared check has found the project (the gate), then is
+ * forwarded whole. Forwarded requests carry this node's signature: the target trusts the client
+ * address it names, authenticates the caller again, and never forwards them a second time.
+ * The node-to-node endpoints (/internal/) come first.
+ */
+export function nodeRouting(node: ClusterNode, o: { dataDir: string; bodyLimitBytes: number }): ClusterHooks {
+  const internal = internalApi(node, o.dataDir);
+
+  const targetOf = (primary: string): ForwardTarget => {
+    const url = node.urlOf(primary);
+    if (!url) throw new DomainError('SERVICE_UNAVAILABLE', 'The node that writes this project is not known here yet; retry in a moment.', { reason: 'UNKNOWN_NODE', node: primary }, { 'retry-after': '1' });
+    const u = new URL(url);
+    return { host: u.hostname, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)), headers: {} };
+  };
+  const forward = (ctx: Context, primary: string, body: Buffer | Readable) => {
+    const target = targetOf(primary);
+    target.headers = signedHeaders(node.key, node.me, ctx.method, ctx.path);
+    return forwardTo(ctx, target, body);
+  };
+
+  const middleware: Middleware = async (ctx, next) => {
+    if (ctx.path.startsWith('/internal/')) return internal(ctx, next);
+    if (ctx.req.headers[NODE_HEADER] !== undefined) {
+      if (!verifiedNode(node.key, ctx.req.headers, ctx.method, ctx.path)) throw new AppError('FORBIDDEN', 'A forwarded request needs a node’s signature.');
+      const ip = ctx.req.headers[CLIENT_IP_HEADER];
+      if (typeof ip === 'string' && ip !== '') ctx.request.ip = ip;
+      ctx.state.forwarded = true;
+      return next();
+    }
+    const target = routeTarget(ctx.method, ctx.path, ctx.querystring);
+    if (target.project) {
+      const p = await node.placementOf(target.project);
+      if (!p || p.primary === node.me) return next();
+      if (p.primary === null) throw electing(target.project);
+      return forward(ctx, p.primary, ctx.req);
+    }
+    const declared = Number(ctx.req.headers['content-length'] ?? NaN);
+    if (target.change && parsesBodyOf(ctx.method, ctx.path) && JSON_TYPE.test(String(ctx.req.headers['content-type'] ?? '')) && !(declared > o.bodyLimitBytes)) {
+      ctx.state.replayBody = await readBounded(ctx.req, o.bodyLimitBytes);
+    }
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof ForwardToNode)) throw err;
+      const body: Buffer | Readable = (ctx.state.replayBody as Buffer | undefined) ?? ctx.req;
+      await forward(ctx, err.node, body);
+    }
+  };
+
+  const gate = async (ctx: Context, projectId: string) => {
+    const p = await node.placementOf(projectId);
+    if (!p || p.primary === node.me || ctx.state.forwarded) return;
+    if (p.primary === null) throw electing(projectId);
+    // A body already streamed here (a multipart upload) cannot be sent on: it runs here, and the
+    // content core refuses a write of a project this node does not write (NotPrimaryError).
+    if (ctx.state.replayBody || !ctx.req.readableDidRead) throw new ForwardToNode(projectId, p.primary);
+  };
+
+  return { middleware, gate, gateReads: true };
+}
