@@ -6,6 +6,7 @@ import { API_PREFIX, apiRouter, routeGuards } from './routes.ts';
 import { referencePage } from '../http/routes/referencePage.ts';
 import { mountGroup } from '../http/routes/mount.ts';
 import { gitRemote } from '../remote/gitRemote.ts';
+import { nodeFetch } from '../remote/nodeFetch.ts';
 import { healthRoutes } from '../api/health/routes.ts';
 import { authenticate } from '../http/middleware/authenticate.ts';
 import { jsonBodyParser } from '../http/middleware/bodyParser.ts';
@@ -51,6 +52,8 @@ export function createApp(s: Services): Koa {
     .use(publicPublishing(s, guards))
     // Git remotes authenticate themselves (Basic challenge) and stream raw bodies: before both.
     .use(gitRemote(s))
+    // A cluster node's replicas fetch from it with git, signed by their node (src/cluster/nodes/).
+    .use(s.node ? nodeFetch(s.node.key, s.settings.dataDir) : (_ctx, next) => next())
     // MCP servers know their endpoint: a paused endpoint's key is 403, a deleted endpoint 404 (before the 401 of unknown keys).
     .use(mcpGate(s))
     .use(authenticate(s.authenticator, isPublicRoute, s.csrfTokens))

@@ -58,7 +58,7 @@ import type { ClusterHooks } from '../http/workers/ownerRouting.ts';
 import { ClusterMembership } from '../cluster/membership.ts';
 import { ClusterNode } from '../cluster/nodes/clusterNode.ts';
 import { nodeOwnership } from '../cluster/nodes/nodeOwnership.ts';
-import { nodeRouting } from '../cluster/nodes/nodeRouting.ts';
+import { nodeRouting } from '../http/nodes/nodeRouting.ts';
 import { openNatsBus } from '../events/natsBus.ts';
 
 /** Everything a request handler may need, built once per process and passed down explicitly. */
@@ -260,7 +260,7 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
     ownership,
     membership,
     node,
-    ...(node && { cluster: nodeRouting(node, { dataDir: settings.dataDir, bodyLimitBytes: settings.bodyLimitBytes }) }),
+    ...(node && { cluster: nodeRouting(node, { bodyLimitBytes: settings.bodyLimitBytes }) }),
     db,
     metadata,
     checkpointer,

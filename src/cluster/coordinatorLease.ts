@@ -51,7 +51,7 @@ export class ClusterLease {
 
   /** Lets the lease go at once (a clean stop), so the next holder need not wait for it to expire. */
   async release(): Promise<void> {
-    if (this.heldEpoch === null) return;
+    // Whatever this run believes: a renewal that ended during the stop may have recorded it as holder.
     this.heldEpoch = null;
     await sql`UPDATE cluster_leases SET expires_at = '-infinity' WHERE name = ${this.name} AND holder = ${this.holder}`.execute(this.db);
   }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { migratedDatabases } from '../helpers/migratedPostgres.ts';
+import { startNatsCluster, type NatsCluster } from '../helpers/natsCluster.ts';
 
 // Servers that are nodes of one cluster (CNS_BUS_URL) on one PostgreSQL database: each joins at
 // start, the cluster lists them, a node with another signing key does not start, and a clean
@@ -11,6 +12,12 @@ import { migratedDatabases } from '../helpers/migratedPostgres.ts';
 // in one test process keep to.
 
 const migrated = migratedDatabases(test.after.always);
+// A NATS server of this file's own (the machine's shared one is left alone): the nodes' change bus.
+let nats: NatsCluster | null = null;
+test.before(async () => {
+  nats = await startNatsCluster(1);
+});
+test.after.always(() => nats?.stop());
 const folders: string[] = [];
 test.after.always(() => folders.forEach((f) => rmSync(f, { recursive: true, force: true })));
 
@@ -18,7 +25,7 @@ function nodeEnv(databaseUrl: string, id: string): Record<string, string> {
   return {
     CNS_DATABASE_URL: databaseUrl,
     CNS_DATABASE_POOL: '4',
-    CNS_BUS_URL: 'nats://127.0.0.1:4222',
+    CNS_BUS_URL: nats!.urls[0]!,
     CNS_NODE_ID: id,
     CNS_NODE_URL: `http://${id}.test:8080`,
     CNS_CLUSTER_HEARTBEAT_MS: '100',

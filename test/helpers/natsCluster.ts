@@ -43,11 +43,10 @@ export async function startNatsCluster(n = 3): Promise<NatsCluster> {
   const clusterName = `cns-${process.pid}-${++clusters}`;
   const argsOf = (i: number) => {
     const routes = routePorts.filter((_, j) => j !== i).map((p) => `nats://127.0.0.1:${p}`);
-    return [
-      ...['-a', '127.0.0.1', '-p', String(clientPorts[i]), '-n', `n${i + 1}`, '-js', '-sd', join(dir, `n${i + 1}`)],
-      ...['--cluster_name', clusterName, '--cluster', `nats://127.0.0.1:${routePorts[i]}`],
-      ...(routes.length > 0 ? ['--routes', routes.join(',')] : []),
-    ];
+    const server = ['-a', '127.0.0.1', '-p', String(clientPorts[i]), '-n', `n${i + 1}`, '-js', '-sd', join(dir, `n${i + 1}`)];
+    // One server is not a JetStream cluster (2.9 refuses a cluster without routes): it runs alone.
+    if (n === 1) return server;
+    return [...server, ...['--cluster_name', clusterName, '--cluster', `nats://127.0.0.1:${routePorts[i]}`], ...['--routes', routes.join(',')]];
   };
   const servers: (ServerProcess | null)[] = clientPorts.map(() => null);
   const stop = async () => {

@@ -1,34 +1,27 @@
 import type { Context, Next } from 'koa';
 import { z } from 'zod';
-import { asAppError, AppError } from '../../http/errors.ts';
-import { runHttpBackend } from '../../remote/httpBackend.ts';
-import { DeposedError } from '../replication/replicator.ts';
-import { BadShipment, decodeShipment } from '../replication/shipment.ts';
-import type { ClusterNode } from './clusterNode.ts';
-import { gitPathOf } from './clusterNode.ts';
-import { verifiedNode } from './nodeSignature.ts';
-import { CATCH_UP_PATH, PROMOTE_PATH, SEAL_PATH, SHIP_PATH } from './replicaHttpClient.ts';
+import { asAppError, AppError } from '../errors.ts';
+import { DeposedError } from '../../cluster/replication/replicator.ts';
+import { BadShipment, decodeShipment } from '../../cluster/replication/shipment.ts';
+import type { ClusterNode } from '../../cluster/nodes/clusterNode.ts';
+import { verifiedNode } from '../../cluster/nodes/nodeSignature.ts';
+import { CATCH_UP_PATH, PROMOTE_PATH, SEAL_PATH, SHIP_PATH } from '../../cluster/nodes/replicaHttpClient.ts';
 
 /** The largest shipment a replica reads (objectsBetween ships at most 64 MiB of objects, plus framing). */
 const MAX_SHIPMENT_BYTES = 80 * 1024 * 1024;
 const PROJECT = /^[A-Za-z0-9_-]{1,128}$/;
-const GIT = /^\/internal\/git\/([A-Za-z0-9_-]{1,128})\.git(\/info\/refs|\/git-upload-pack)$/;
 const epochCall = z.object({ project: z.string().regex(PROJECT), epoch: z.number().int().min(1) });
 
 /**
- * The node-to-node endpoints under /internal/ (docs/design/cluster.md §5, §6): shipments,
- * catch-ups, seals and promotions of a project's copy, and the primary's repository for a
- * replica's `git fetch`. Only requests another node signed (nodeSignature.ts) get in; to anyone
- * else the whole prefix does not exist.
+ * The node-to-node endpoints under /internal/v1/ (docs/design/cluster.md §5, §6): shipments,
+ * catch-ups, seals and promotions of a project's copy (the primary's repository for a replica's
+ * `git fetch` is remote/nodeFetch.ts). Only requests another node signed (nodeSignature.ts) get
+ * in; to anyone else the whole prefix does not exist.
  */
-export function internalApi(node: ClusterNode, dataDir: string) {
+export function internalApi(node: ClusterNode) {
   return async (ctx: Context, next: Next): Promise<void> => {
-    if (!ctx.path.startsWith('/internal/')) return next();
-    const git = GIT.exec(ctx.path);
-    const signer = git ? verifiedNode(node.key, ctx.req.headers, 'GIT', gitPathOf(git[1]!)) : verifiedNode(node.key, ctx.req.headers, ctx.method, ctx.path);
-    if (!signer) throw new AppError('NOT_FOUND', 'Not found.');
-    if (git) return serveGit(ctx, dataDir, git[1]!, git[2]!);
-    if (ctx.method !== 'POST') throw new AppError('NOT_FOUND', 'Not found.');
+    if (!ctx.path.startsWith('/internal/v1/')) return next();
+    if (!verifiedNode(node.key, ctx.req.headers, ctx.method, ctx.path) || ctx.method !== 'POST') throw new AppError('NOT_FOUND', 'Not found.');
     try {
       ctx.body = { success: true, code: 'OK', message: 'ok', data: await answer(ctx, node) };
     } catch (err) {
@@ -90,17 +83,3 @@ async function readBody(ctx: Context, limit: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** `git upload-pack` over smart HTTP, for a replica's fetch: read only, never a push. */
-async function serveGit(ctx: Context, dataDir: string, project: string, rest: string): Promise<void> {
-  const upload = rest === '/git-upload-pack' ? ctx.method === 'POST' : (ctx.method === 'GET' && ctx.query.service === 'git-upload-pack');
-  if (!upload) throw new AppError('NOT_FOUND', 'Not found.');
-  const run = await runHttpBackend({ projectRoot: dataDir, pathInfo: `/${project}.git${rest}`, req: ctx.req, queryString: ctx.querystring, remoteUser: 'cns-node' });
-  ctx.status = run.status;
-  for (const [k, v] of run.headers) ctx.set(k, v);
-  run.body.on('error', () => undefined);
-  ctx.body = run.body;
-  ctx.res.once('close', () => {
-    if (!ctx.res.writableFinished) run.child.kill('SIGTERM');
-  });
-  void run.exited.then(() => run.body.end());
-}

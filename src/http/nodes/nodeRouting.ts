@@ -1,14 +1,14 @@
 import type { Context, Middleware } from 'koa';
 import type { Readable } from 'node:stream';
 import { DomainError } from '../../errors/domainError.ts';
-import { AppError } from '../../http/errors.ts';
-import { parsesBodyOf } from '../../http/middleware/bodyParser.ts';
-import { CLIENT_IP_HEADER, forwardTo, type ForwardTarget } from '../../http/workers/forward.ts';
-import { readBounded, type ClusterHooks } from '../../http/workers/ownerRouting.ts';
-import { routeTarget } from '../routeTarget.ts';
-import type { ClusterNode } from './clusterNode.ts';
+import { AppError } from '../errors.ts';
+import { parsesBodyOf } from '../middleware/bodyParser.ts';
+import { CLIENT_IP_HEADER, forwardTo, type ForwardTarget } from '../workers/forward.ts';
+import { readBounded, type ClusterHooks } from '../workers/ownerRouting.ts';
+import { routeTarget } from '../../cluster/routeTarget.ts';
+import type { ClusterNode } from '../../cluster/nodes/clusterNode.ts';
 import { internalApi } from './internalApi.ts';
-import { NODE_HEADER, signedHeaders, verifiedNode } from './nodeSignature.ts';
+import { NODE_HEADER, signedHeaders, verifiedNode } from '../../cluster/nodes/nodeSignature.ts';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
@@ -35,8 +35,8 @@ const electing = (project: string) => new DomainError('SERVICE_UNAVAILABLE', 'Th
  * address it names, authenticates the caller again, and never forwards them a second time.
  * The node-to-node endpoints (/internal/) come first.
  */
-export function nodeRouting(node: ClusterNode, o: { dataDir: string; bodyLimitBytes: number }): ClusterHooks {
-  const internal = internalApi(node, o.dataDir);
+export function nodeRouting(node: ClusterNode, o: { bodyLimitBytes: number }): ClusterHooks {
+  const internal = internalApi(node);
 
   const targetOf = (primary: string): ForwardTarget => {
     const url = node.urlOf(primary);
@@ -51,7 +51,9 @@ export function nodeRouting(node: ClusterNode, o: { dataDir: string; bodyLimitBy
   };
 
   const middleware: Middleware = async (ctx, next) => {
-    if (ctx.path.startsWith('/internal/')) return internal(ctx, next);
+    if (ctx.path.startsWith('/internal/v1/')) return internal(ctx, next);
+    // A replica's fetch from this primary (remote/nodeFetch.ts, which checks the signature).
+    if (ctx.path.startsWith('/internal/git/')) return next();
     if (ctx.req.headers[NODE_HEADER] !== undefined) {
       if (!verifiedNode(node.key, ctx.req.headers, ctx.method, ctx.path)) throw new AppError('FORBIDDEN', 'A forwarded request needs a node’s signature.');
       const ip = ctx.req.headers[CLIENT_IP_HEADER];
