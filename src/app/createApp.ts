@@ -51,7 +51,7 @@ export function createApp(s: Services): Koa {
     // Published pages (GET /api/v1/p/…) are public: served before the credential chain, like /healthz.
     .use(publicPublishing(s, guards))
     // Git remotes authenticate themselves (Basic challenge) and stream raw bodies: before both.
-    .use(gitRemote(s))
+    .use(gitRemote(s.node ? { ...s, mayWrite: s.node.mayWrite } : s))
     // A cluster node's replicas fetch from it with git, signed by their node (src/cluster/nodes/).
     .use(s.node ? nodeFetch(s.node.key, s.settings.dataDir) : (_ctx, next) => next())
     // MCP servers know their endpoint: a paused endpoint's key is 403, a deleted endpoint 404 (before the 401 of unknown keys).

@@ -58,6 +58,9 @@ export class ClusterMembership {
   private lastBeat: number | null = null;
   /** A beat is failing (PostgreSQL away): logged once when it starts and once when it ends. */
   private failing = false;
+  /** performance.now() when this run last became the coordinator, and when a beat of it last failed. */
+  private coordinatingSince = 0;
+  private failedAt = -Infinity;
   private onLost: (reason: string) => void = () => {};
 
   constructor(private readonly deps: MembershipDeps) {
@@ -137,6 +140,7 @@ export class ClusterMembership {
     } catch (err) {
       if (!this.failing) this.deps.logger.warn({ err: { message: (err as Error).message } }, 'cluster: the heartbeat failed; retrying at each beat');
       this.failing = true;
+      this.failedAt = performance.now();
       return false;
     }
     if (this.failing) this.deps.logger.info('cluster: the heartbeat is recorded again');
@@ -223,7 +227,16 @@ export class ClusterMembership {
         if (wasCoordinator) this.deps.logger.info('cluster: this node is no longer the coordinator');
         return;
       }
-      if (!wasCoordinator) this.deps.logger.info({ epoch: this.lease!.epoch }, 'cluster: this node is the coordinator');
+      if (!wasCoordinator) {
+        this.coordinatingSince = performance.now();
+        this.deps.logger.info({ epoch: this.lease!.epoch }, 'cluster: this node is the coordinator');
+      }
+      // A coordinator that could not reach PostgreSQL itself a moment ago gives every node one
+      // down-after period to beat again: after PostgreSQL was away for everyone, the first node
+      // back must not find the others' old beats and fail them over. A takeover from a coordinator
+      // that died waits for nothing (failover time).
+      const since = performance.now() - Math.max(this.coordinatingSince, this.failedAt);
+      if (this.failedAt > this.coordinatingSince - 2 * this.deps.settings.downAfterMs && since < this.deps.settings.downAfterMs) return;
       const down = await markDownNodes(this.deps.db, this.deps.settings.downAfterMs);
       if (down.length) this.deps.logger.warn({ nodes: down }, 'cluster: nodes without a heartbeat marked down');
     } catch (err) {

@@ -20,12 +20,15 @@ export interface ClusterSettings {
   downAfterMs: number;
   /** CNS_REPLICATION_TIMEOUT_MS: how long a write waits for a quorum of copies before it answers 503. */
   replicationTimeoutMs: number;
+  /** CNS_CLUSTER_REPLACE_AFTER_S: a copy on a node down this long is replaced by one on a live node (at the project's next write). */
+  replaceAfterMs: number;
 }
 
 const DEFAULT_REPLICAS = 3;
 const DEFAULT_HEARTBEAT_MS = 1000;
 const DEFAULT_DOWN_AFTER_MS = 5000;
 const DEFAULT_REPLICATION_TIMEOUT_MS = 5000;
+const DEFAULT_REPLACE_AFTER_S = 300;
 /** Down-after must leave room for a few missed beats, or a slow beat would mark a live node down. */
 const BEATS_BEFORE_DOWN = 3;
 
@@ -77,6 +80,7 @@ export const clusterEnvShape = {
   CNS_CLUSTER_HEARTBEAT_MS: int(100, 10_000).optional(),
   CNS_CLUSTER_DOWN_AFTER_MS: int(300, 3_600_000).optional(),
   CNS_REPLICATION_TIMEOUT_MS: int(100, 600_000).optional(),
+  CNS_CLUSTER_REPLACE_AFTER_S: int(1, 604_800).optional(),
 };
 
 type ClusterEnv = { [K in keyof typeof clusterEnvShape]?: z.output<(typeof clusterEnvShape)[K]> };
@@ -89,7 +93,7 @@ type ClusterEnv = { [K in keyof typeof clusterEnvShape]?: z.output<(typeof clust
 export function clusterSettingsOf(e: ClusterEnv, hasDatabaseUrl: boolean): ClusterSettings | null {
   const problems: string[] = [];
   if (e.CNS_BUS_URL === undefined) {
-    for (const name of ['CNS_NODE_ID', 'CNS_NODE_URL', 'CNS_REPLICAS', 'CNS_CLUSTER_HEARTBEAT_MS', 'CNS_CLUSTER_DOWN_AFTER_MS', 'CNS_REPLICATION_TIMEOUT_MS'] as const) {
+    for (const name of ['CNS_NODE_ID', 'CNS_NODE_URL', 'CNS_REPLICAS', 'CNS_CLUSTER_HEARTBEAT_MS', 'CNS_CLUSTER_DOWN_AFTER_MS', 'CNS_REPLICATION_TIMEOUT_MS', 'CNS_CLUSTER_REPLACE_AFTER_S'] as const) {
       if (e[name] !== undefined) problems.push(`${name} is set without CNS_BUS_URL: it applies to a node of a cluster only`);
     }
     if (problems.length) throw new Error(problems.join('; '));
@@ -113,5 +117,6 @@ export function clusterSettingsOf(e: ClusterEnv, hasDatabaseUrl: boolean): Clust
     // A heartbeat raised alone raises the default with it.
     downAfterMs: e.CNS_CLUSTER_DOWN_AFTER_MS ?? Math.max(DEFAULT_DOWN_AFTER_MS, least),
     replicationTimeoutMs: e.CNS_REPLICATION_TIMEOUT_MS ?? DEFAULT_REPLICATION_TIMEOUT_MS,
+    replaceAfterMs: (e.CNS_CLUSTER_REPLACE_AFTER_S ?? DEFAULT_REPLACE_AFTER_S) * 1000,
   };
 }

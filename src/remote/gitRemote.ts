@@ -34,6 +34,8 @@ export interface GitRemoteDeps {
   access: ContentAccess;
   content: ContentStore;
   rateLimiter: RateLimiter;
+  /** A cluster node: throws unless this node writes the project now (a push routed here by a stale placement is refused). */
+  mayWrite?: (projectId: string) => Promise<void>;
 }
 
 export function gitRemote(s: GitRemoteDeps): Middleware {
@@ -66,6 +68,14 @@ export function gitRemote(s: GitRemoteDeps): Middleware {
     }
     const refused = await gitRefusal(s.access, principal, request.projectId, request.action);
     if (refused) return plain(ctx, refused.status, refused.message);
+    if (request.action === 'content:write' && s.mayWrite) {
+      try {
+        await s.mayWrite(request.projectId);
+      } catch (err) {
+        ctx.set('Retry-After', '1');
+        return plain(ctx, 503, (err as Error).message);
+      }
+    }
     await serve(s, sessions, ctx, request, token, principal);
   };
 }
@@ -112,9 +122,12 @@ async function serve(s: GitRemoteDeps, sessions: PushSessions, ctx: Context, r: 
       if (session) await indexPush(s, session, actor, receivedAt);
     } catch (err) {
       s.logger.error({ err, project_id: r.projectId }, 'indexing a push failed; the reconciler will retry at start-up');
+      // On a cluster, a push no quorum of copies holds is not acknowledged: git reports it as failed
+      // (a failure only to index stays a success: the commits are on disk and indexed later).
+      if (session && (err as { code?: string }).code === 'SERVICE_UNAVAILABLE') run.body.destroy(err as Error);
     } finally {
       if (secret) sessions.end(secret);
-      run.body.end();
+      if (!run.body.destroyed) run.body.end();
     }
   });
 }

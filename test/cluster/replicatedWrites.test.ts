@@ -152,7 +152,7 @@ test('a replica sealed at a newer epoch refuses the old primary: its writes fail
   await c.primary.store.write(P, alice, { path: 'a.md', type: 'markdown', content: 'a' });
   const first = c.mainOf(c.primary);
   await until(() => (Object.values(c.replicas).every((r) => c.mainOf(r) === first) ? true : undefined));
-  for (const r of Object.values(c.replicas)) writeCopyState(join(r.dir, `${P}.git`), { epoch: 2, role: 'replica' }, false);
+  for (const r of Object.values(c.replicas)) writeCopyState(join(r.dir, `${P}.git`), { epoch: 2, role: 'replica', tipEpoch: 1 }, false);
   const err = await c.primary.store.write(P, alice, { path: 'a.md', type: 'markdown', content: 'b' }).catch((e: unknown) => e);
   t.true(err instanceof DeposedError);
   t.is(await errorCode(c.primary.store.write(P, alice, { path: 'a.md', type: 'markdown', content: 'c' })), 'SERVICE_UNAVAILABLE');

@@ -94,7 +94,7 @@ test('a shipment of an older epoch is refused and moves nothing; a newer one is 
   await f.store.write(P, alice, { path: 'a.md', type: 'markdown', content: 'a' });
   const primary = new Repo(join(f.dir, `${P}.git`), false);
   t.deepEqual(await applyShipment(r.repo, await ship(primary, null, 3)), { ok: true });
-  t.deepEqual(readCopyState(r.repo.gitdir), { epoch: 3, role: 'replica' });
+  t.deepEqual(readCopyState(r.repo.gitdir), { epoch: 3, role: 'replica', tipEpoch: 3 });
   const tip = r.repo.readMain();
   await f.store.write(P, alice, { path: 'a.md', type: 'markdown', content: 'b' });
   t.deepEqual(await applyShipment(r.repo, await ship(primary, tip, 2)), { ok: false, reason: 'stale-epoch', epoch: 3 });

@@ -39,15 +39,15 @@ test('without CNS_BUS_URL there is no cluster, and a setting of a cluster given 
   t.is(loadSettings({}).cluster, null);
   t.is(loadSettings({ CNS_DATABASE_URL: 'postgres://cns@db.example/cns' }).cluster, null);
   const error = (env: Record<string, string>) => t.throws(() => loadSettings(env)).message;
-  for (const name of ['CNS_NODE_ID', 'CNS_NODE_URL', 'CNS_REPLICAS', 'CNS_CLUSTER_HEARTBEAT_MS', 'CNS_CLUSTER_DOWN_AFTER_MS', 'CNS_REPLICATION_TIMEOUT_MS']) {
-    const value = { CNS_NODE_ID: 'n1', CNS_NODE_URL: 'http://n1.example', CNS_REPLICAS: '3', CNS_CLUSTER_HEARTBEAT_MS: '1000', CNS_CLUSTER_DOWN_AFTER_MS: '5000', CNS_REPLICATION_TIMEOUT_MS: '2000' }[name]!;
+  for (const name of ['CNS_NODE_ID', 'CNS_NODE_URL', 'CNS_REPLICAS', 'CNS_CLUSTER_HEARTBEAT_MS', 'CNS_CLUSTER_DOWN_AFTER_MS', 'CNS_REPLICATION_TIMEOUT_MS', 'CNS_CLUSTER_REPLACE_AFTER_S']) {
+    const value = { CNS_NODE_ID: 'n1', CNS_NODE_URL: 'http://n1.example', CNS_REPLICAS: '3', CNS_CLUSTER_HEARTBEAT_MS: '1000', CNS_CLUSTER_DOWN_AFTER_MS: '5000', CNS_REPLICATION_TIMEOUT_MS: '2000', CNS_CLUSTER_REPLACE_AFTER_S: '60' }[name]!;
     t.is(error({ [name]: value }), `Invalid settings: ${name} is set without CNS_BUS_URL: it applies to a node of a cluster only`);
   }
 });
 
 test('a node of a cluster: its settings, their defaults, and one line naming each refused variable', (t) => {
   const node = { CNS_BUS_URL: 'nats://10.0.0.5:4222, nats://10.0.0.6:4222', CNS_DATABASE_URL: 'postgres://cns@db.example/cns', CNS_NODE_ID: 'node-1', CNS_NODE_URL: 'http://10.0.0.1:8080/' };
-  t.deepEqual(loadSettings(node).cluster, { busUrls: ['nats://10.0.0.5:4222', 'nats://10.0.0.6:4222'], nodeId: 'node-1', nodeUrl: 'http://10.0.0.1:8080', replicas: 3, heartbeatMs: 1000, downAfterMs: 5000, replicationTimeoutMs: 5000 });
+  t.deepEqual(loadSettings(node).cluster, { busUrls: ['nats://10.0.0.5:4222', 'nats://10.0.0.6:4222'], nodeId: 'node-1', nodeUrl: 'http://10.0.0.1:8080', replicas: 3, heartbeatMs: 1000, downAfterMs: 5000, replicationTimeoutMs: 5000, replaceAfterMs: 300_000 });
   t.like(loadSettings({ ...node, CNS_REPLICAS: '5', CNS_CLUSTER_HEARTBEAT_MS: '100', CNS_CLUSTER_DOWN_AFTER_MS: '300', CNS_REPLICATION_TIMEOUT_MS: '2000' }).cluster, { replicas: 5, heartbeatMs: 100, downAfterMs: 300, replicationTimeoutMs: 2000 });
   t.is(loadSettings({ ...node, CNS_CLUSTER_HEARTBEAT_MS: '2000' }).cluster?.downAfterMs, 6000, 'a slower heartbeat raises the default down-after to 3 beats');
 

@@ -8,7 +8,7 @@ import type { ProjectRepositories } from '../../domain/projects/projectRepositor
 import { DomainError } from '../../errors/domainError.ts';
 import type { ClusterMembership, ClusterNodeView } from '../membership.ts';
 import { rendezvousRank } from '../rendezvous.ts';
-import { readCopyState, writeCopyState } from '../replication/copyState.ts';
+import { readCopyState, tipEpochOf, writeCopyState } from '../replication/copyState.ts';
 import { ReplicaService } from '../replication/replicaService.ts';
 import { Replicator } from '../replication/replicator.ts';
 import { clusterKey, signedHeaders } from './nodeSignature.ts';
@@ -29,6 +29,8 @@ export class NotPrimaryError extends DomainError {
 
 /** What a sealed copy reports to the coordinator choosing the next primary. */
 export interface SealReport {
+  /** The epoch the copy's `main` was written under: compared first. */
+  tipEpoch: number;
   version: number;
   commit: string | null;
 }
@@ -89,7 +91,21 @@ export class ClusterNode {
   async start(): Promise<void> {
     this.running = true;
     await this.refreshNodes();
+    await this.claimLocalProjects();
     this.schedule();
+  }
+
+  /**
+   * A box that joins a cluster with projects of its own (written before it was a node) is their
+   * primary: each one with history here and no placement yet is placed here, at epoch 1.
+   */
+  private async claimLocalProjects(): Promise<void> {
+    for (const project of this.content?.listProjects() ?? []) {
+      if (!this.content!.head(project)) continue;
+      if (await this.placements.get(project)) continue;
+      const p = await this.placementOf(project, true);
+      if (p?.primary === this.me) await this.promote(project, p.epoch);
+    }
   }
 
   async close(): Promise<void> {
@@ -112,11 +128,11 @@ export class ClusterNode {
    * node that first serves a project (its creation) is its primary, and its copies go to the best
    * ranked live nodes. Null when the project does not exist.
    */
-  async placementOf(project: string, fresh = false): Promise<Placement | null> {
+  async placementOf(project: string, fresh = false, claim = true): Promise<Placement | null> {
     const hit = this.cache.get(project);
     if (hit && !fresh && performance.now() - hit.at < PLACEMENT_TTL_MS) return hit.p;
     let p = await this.placements.get(project);
-    if (!p) {
+    if (!p && claim) {
       const others = rendezvousRank(project, this.liveNodes().filter((n) => n !== this.me), this.d.settings.replicas - 1);
       p = await this.placements.claim(project, this.me, [this.me, ...others]);
     }
@@ -133,8 +149,10 @@ export class ClusterNode {
   repositoriesOver(content: ProjectRepositories): ProjectRepositories {
     return {
       createProject: async (projectId) => {
-        await this.placementOf(projectId, true);
+        const p = await this.placementOf(projectId, true);
         await content.createProject(projectId);
+        // The primary's copy knows it writes under its epoch (a failover compares the epochs copies were written under).
+        if (p?.primary === this.me) await this.promote(projectId, p.epoch);
       },
       deleteProject: async (projectId) => {
         this.forget(projectId);
@@ -146,7 +164,8 @@ export class ClusterNode {
   /** From the cache only (background work asks many times a second): whether this node writes the project; a miss loads it for next time. */
   isPrimarySync(project: string): boolean {
     const hit = this.cache.get(project);
-    if (!hit || performance.now() - hit.at >= PLACEMENT_TTL_MS) void this.placementOf(project).catch(() => undefined);
+    // Never claims: background work on any node must not place a project where its data is not.
+    if (!hit || performance.now() - hit.at >= PLACEMENT_TTL_MS) void this.placementOf(project, false, false).catch(() => undefined);
     return hit?.p.primary === this.me;
   }
 
@@ -169,15 +188,31 @@ export class ClusterNode {
     await this.replicator.replicate(project, repo, { epoch: p.epoch, replicas: copies.filter((n) => n !== this.me), quorum: this.quorum }, previous);
   };
 
-  /** A placement short of copies (placed while few nodes were up) takes more from the live nodes; they are seeded by the next step's shipment or a fetch. */
+  /**
+   * The copies a step goes to. A placement short of copies (placed while few nodes were up) takes
+   * more from the live nodes, and a copy on a node down longer than CNS_CLUSTER_REPLACE_AFTER_S is
+   * replaced by one on a live node (only when there is one: a node that may come back is better
+   * than none). New copies are seeded by the next step's shipment or a fetch.
+   */
   private async filled(p: Placement): Promise<string[]> {
-    if (p.copies.length >= this.d.settings.replicas) return p.copies;
-    const more = rendezvousRank(p.project, this.liveNodes().filter((n) => !p.copies.includes(n)), this.d.settings.replicas - p.copies.length);
+    const gone = p.copies.filter((n) => n !== this.me && this.isGone(n));
+    const kept = p.copies.length - gone.length;
+    if (kept >= this.d.settings.replicas) return p.copies;
+    const more = rendezvousRank(p.project, this.liveNodes().filter((n) => !p.copies.includes(n)), this.d.settings.replicas - kept);
     if (more.length === 0) return p.copies;
-    await this.placements.addCopies(p.project, more);
-    const copies = [...p.copies, ...more].sort();
+    const leaving = gone.slice(0, Math.max(0, p.copies.length + more.length - this.d.settings.replicas));
+    await this.placements.replaceCopies(p.project, leaving, more);
+    for (const n of leaving) this.replicator.forget(p.project, n);
+    const copies = [...p.copies.filter((n) => !leaving.includes(n)), ...more].sort();
     this.cache.set(p.project, { p: { ...p, copies }, at: performance.now() });
+    if (leaving.length > 0) this.d.logger.warn({ project: p.project, replaced: leaving, by: more }, 'cluster: copies on nodes gone for good are replaced');
     return copies;
+  }
+
+  /** A member down (or gone from the list) for longer than CNS_CLUSTER_REPLACE_AFTER_S. */
+  private isGone(node: string): boolean {
+    const n = this.nodes.get(node);
+    return !n || (n.state !== 'up' && n.heartbeatAgeMs > this.d.settings.replaceAfterMs);
   }
 
   /** Where a replica fetches a project from: its primary's internal git endpoint, signed for this node. */
@@ -195,29 +230,30 @@ export class ClusterNode {
    */
   async seal(project: string, epoch: number): Promise<SealReport | { staleEpoch: number }> {
     const content = this.content!;
-    const stale = await content.follow(project, async (repo) => {
+    const sealed = await content.follow(project, async (repo): Promise<{ stale: number } | { tipEpoch: number }> => {
       repo.ensure();
       const state = readCopyState(repo.gitdir);
-      if (epoch < state.epoch) return state.epoch;
-      writeCopyState(repo.gitdir, { epoch, role: 'replica' }, repo.durable);
-      return null;
+      if (epoch < state.epoch) return { stale: state.epoch };
+      const tipEpoch = tipEpochOf(state);
+      writeCopyState(repo.gitdir, { epoch, role: 'replica', tipEpoch }, repo.durable);
+      return { tipEpoch };
     });
-    if (stale !== null) return { staleEpoch: stale };
+    if ('stale' in sealed) return { staleEpoch: sealed.stale };
     this.forget(project);
     await content.reconcile(project);
     const head = content.head(project);
-    return { version: head?.projectVersion ?? 0, commit: head?.commitId ?? null };
+    return { tipEpoch: sealed.tipEpoch, version: head?.projectVersion ?? 0, commit: head?.commitId ?? null };
   }
 
   /** The coordinator committed this node as the project's primary at `epoch`. */
   async promote(project: string, epoch: number): Promise<void> {
     await this.content!.follow(project, async (repo) => {
       repo.ensure();
-      if (readCopyState(repo.gitdir).epoch > epoch) throw new DomainError('CONFLICT', 'A newer epoch sealed this copy.', { reason: 'STALE_EPOCH', project });
-      writeCopyState(repo.gitdir, { epoch, role: 'primary' }, repo.durable);
+      const state = readCopyState(repo.gitdir);
+      if (state.epoch > epoch) throw new DomainError('CONFLICT', 'A newer epoch sealed this copy.', { reason: 'STALE_EPOCH', project });
+      writeCopyState(repo.gitdir, { epoch, role: 'primary', tipEpoch: tipEpochOf(state) }, repo.durable);
     });
     this.forget(project);
-    this.d.logger.info({ project, epoch }, 'cluster: this node is now the project’s primary');
   }
 
   private schedule(): void {
@@ -247,8 +283,11 @@ export class ClusterNode {
   /** Failover (docs/design/cluster.md §6) of every project whose primary is down: reserve the next epoch, seal a quorum of live copies, choose the most advanced, commit it, promote it. */
   private async failOver(): Promise<void> {
     const down = [...this.nodes.values()].filter((n) => n.state !== 'up').map((n) => n.id);
-    const todo = (await this.placements.needingPrimary(down)).slice(0, FAILOVER_BATCH);
-    await Promise.all(todo.map((row) => this.electPrimary(row.project, row.epoch, row.state)));
+    const todo = await this.placements.needingPrimary(down);
+    // A few at a time, every one each round: a project that cannot be sealed yet holds up no other.
+    for (let i = 0; i < todo.length && this.running; i += FAILOVER_BATCH) {
+      await Promise.all(todo.slice(i, i + FAILOVER_BATCH).map((row) => this.electPrimary(row.project, row.epoch, row.state)));
+    }
   }
 
   private async electPrimary(project: string, epoch: number, state: 'ok' | 'electing'): Promise<void> {
@@ -274,8 +313,10 @@ export class ClusterNode {
     );
     const sealed = reports.filter((r): r is SealReport & { node: string } => r !== null);
     if (sealed.length < this.quorum) return; // stays electing: retried at the next heartbeat
-    // Every acknowledged write is on a quorum, so on at least one sealed copy: the most advanced has them all.
-    const best = sealed.sort((a, b) => b.version - a.version || a.node.localeCompare(b.node))[0]!;
+    // Every acknowledged write is on a quorum, so on at least one sealed copy. The most advanced is
+    // the one whose history was written under the latest epoch, then the longest: an old primary's
+    // unacknowledged tail (an older epoch) never wins over what a later primary had acknowledged.
+    const best = sealed.sort((a, b) => b.tipEpoch - a.tipEpoch || b.version - a.version || a.node.localeCompare(b.node))[0]!;
     if (!(await this.placements.commit(project, e, best.node))) return;
     if (best.node === this.me) await this.promote(project, e);
     else await this.call(best.node, PROMOTE_PATH, { project, epoch: e });
@@ -286,7 +327,8 @@ export class ClusterNode {
   private async call(node: string, path: string, body: object): Promise<unknown> {
     const url = this.urlOf(node);
     if (!url) throw new Error(`node ${node} is not known`);
-    const res = await callNode({ key: this.key, me: this.me, url, path, body: Buffer.from(JSON.stringify(body)), type: 'application/json' });
+    // A copy that does not answer within the down-after time is as good as down for this round.
+    const res = await callNode({ key: this.key, me: this.me, url, path, body: Buffer.from(JSON.stringify(body)), type: 'application/json', timeoutMs: Math.max(1_000, this.d.settings.downAfterMs) });
     if (res.status !== 200) throw new Error(`${node} answered ${res.status} to ${path}`);
     return (res.json as { data: unknown }).data;
   }

@@ -46,6 +46,14 @@ export class PlacementStore {
     await this.db.insertInto('project_copies').values(nodes.map((node_id) => ({ project_id: project, node_id }))).onConflict((oc) => oc.doNothing()).execute();
   }
 
+  /** Copies on nodes gone for good are replaced: `gone` leave the project's copies, `added` join them, in one transaction. */
+  async replaceCopies(project: string, gone: readonly string[], added: readonly string[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      if (gone.length > 0) await trx.deleteFrom('project_copies').where('project_id', '=', project).where('node_id', 'in', [...gone]).execute();
+      if (added.length > 0) await trx.insertInto('project_copies').values(added.map((node_id) => ({ project_id: project, node_id }))).onConflict((oc) => oc.doNothing()).execute();
+    });
+  }
+
   /** Projects whose primary is one of `nodes`, or that a failover left electing. */
   async needingPrimary(nodes: readonly string[]): Promise<{ project: string; epoch: number; state: 'ok' | 'electing' }[]> {
     let q = this.db.selectFrom('project_placement').select(['project_id', 'epoch', 'state']).where('state', '=', 'electing');

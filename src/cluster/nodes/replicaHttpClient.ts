@@ -3,12 +3,16 @@ import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { ApplyOutcome } from '../replication/applyShipment.ts';
 import { DeposedError, type ReplicaClient, type Tips } from '../replication/replicator.ts';
 import { encodeShipment, type Shipment } from '../replication/shipment.ts';
+import { createHash } from 'node:crypto';
 import { signedHeaders } from './nodeSignature.ts';
 
 export const SHIP_PATH = '/internal/v1/replication/ship';
 export const CATCH_UP_PATH = '/internal/v1/replication/catch-up';
 export const SEAL_PATH = '/internal/v1/replication/seal';
 export const PROMOTE_PATH = '/internal/v1/replication/promote';
+
+/** What an internal call's signature covers: its address and its body (a captured call cannot be replayed with another body). */
+export const signedCall = (path: string, body: Buffer) => `${path}\n${createHash('sha256').update(body).digest('base64url')}`;
 
 /** Calls between nodes time out: a node that does not answer is treated as away. */
 const CALL_TIMEOUT_MS = 10_000;
@@ -22,7 +26,7 @@ export async function callNode(o: { key: Buffer; me: string; url: string; path: 
   return new Promise((resolve, reject) => {
     const req = (secure ? httpsRequest : request)(
       target,
-      { method: 'POST', agent: secure ? agents.https : agents.http, headers: { 'content-type': o.type, 'content-length': String(o.body.length), ...signedHeaders(o.key, o.me, 'POST', o.path) }, timeout: o.timeoutMs ?? CALL_TIMEOUT_MS },
+      { method: 'POST', agent: secure ? agents.https : agents.http, headers: { 'content-type': o.type, 'content-length': String(o.body.length), ...signedHeaders(o.key, o.me, 'POST', signedCall(o.path, o.body)) }, timeout: o.timeoutMs ?? CALL_TIMEOUT_MS },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

@@ -40,7 +40,7 @@ export async function applyShipment(repo: Repo, s: Shipment): Promise<ApplyOutco
       return { ok: false, reason: 'incomplete', missing: r.next };
     }
   }
-  if (s.epoch > state.epoch) writeCopyState(repo.gitdir, { epoch: s.epoch, role: 'replica' }, repo.durable);
+  if (s.epoch !== state.epoch || s.epoch !== state.tipEpoch || state.role !== 'replica') writeCopyState(repo.gitdir, { epoch: s.epoch, role: 'replica', tipEpoch: s.epoch }, repo.durable);
   const ordered = [...s.refs].sort((a, b) => (a.name === 'refs/heads/main' ? 1 : 0) - (b.name === 'refs/heads/main' ? 1 : 0));
   for (const r of ordered) {
     const update = RefUpdate.prepare(repo.gitdir, r.name, r.old, r.next, repo.durable);

@@ -29,7 +29,7 @@ export class ReplicaService {
       const state = readCopyState(repo.gitdir);
       if (epoch < state.epoch) throw new DeposedError(project, state.epoch);
       const tips = await catchUp(repo, gitBinary, source);
-      if (epoch > state.epoch || state.role !== 'replica') writeCopyState(repo.gitdir, { epoch, role: 'replica' }, repo.durable);
+      writeCopyState(repo.gitdir, { epoch, role: 'replica', tipEpoch: epoch }, repo.durable);
       return tips;
     });
   }

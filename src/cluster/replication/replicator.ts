@@ -42,8 +42,9 @@ export class DeposedError extends DomainError {
 export class Replicator {
   /** Per project and replica, the tips the replica last confirmed (absent: unknown). */
   private readonly confirmed = new Map<string, Tips>();
-  /** Per project and replica, the send in flight. */
-  private readonly sending = new Map<string, Promise<boolean>>();
+  /** Per project and replica, the send in flight and the calls waiting for it or the next. */
+  private readonly links = new Map<string, Link>();
+  private calls = 0;
 
   constructor(
     private readonly client: ReplicaClient,
@@ -107,21 +108,47 @@ export class Replicator {
     for (const key of [...this.confirmed.keys()]) if (key.startsWith(`${project}\0`) && (node === undefined || key.endsWith(`\0${node}`))) this.confirmed.delete(key);
   }
 
-  /** True once the replica holds `target` (or newer, after a later send); false when it could not be reached or refused. */
+  /**
+   * True once the replica holds the repository's tips as they were when this was called (or newer);
+   * false when it could not be reached or refused. One send at a time per replica, covering every
+   * call made before it started: a slow or unreachable replica costs one send in flight, not one per write.
+   */
   private sendTo(project: string, repo: Repo, node: string, epoch: number, target: Tips, previous: Tips): Promise<boolean> {
     const key = `${project}\0${node}`;
-    const before = this.sending.get(key) ?? Promise.resolve(true);
-    const mine = before
-      .catch(() => false)
-      .then(async () => {
-        if (sameTips(this.confirmed.get(key), target)) return true;
-        return this.bringUp(project, repo, node, epoch, key, previous);
-      });
-    this.sending.set(key, mine);
-    void mine.finally(() => {
-      if (this.sending.get(key) === mine) this.sending.delete(key);
-    }).catch(() => undefined);
-    return mine;
+    if (sameTips(this.confirmed.get(key), target)) return Promise.resolve(true);
+    let link = this.links.get(key);
+    if (!link) this.links.set(key, (link = { running: false, waiters: [], repo, epoch, previous }));
+    Object.assign(link, { repo, epoch, previous });
+    const seq = ++this.calls;
+    const answer = new Promise<boolean>((resolve, reject) => link.waiters.push({ seq, resolve, reject }));
+    if (!link.running) void this.pump(project, node, key, link);
+    return answer;
+  }
+
+  private async pump(project: string, node: string, key: string, link: Link): Promise<void> {
+    link.running = true;
+    try {
+      while (link.waiters.length > 0) {
+        // Every call so far committed its step before it called: the tips read by this send include them all.
+        const upTo = this.calls;
+        let ok = false;
+        let error: unknown = null;
+        try {
+          ok = await this.bringUp(project, link.repo, node, link.epoch, key, link.previous);
+        } catch (e) {
+          error = e;
+        }
+        const done = link.waiters.filter((w) => w.seq <= upTo);
+        link.waiters = link.waiters.filter((w) => w.seq > upTo);
+        for (const w of done) {
+          if (error) w.reject(error);
+          else w.resolve(ok);
+        }
+      }
+    } finally {
+      link.running = false;
+      if (link.waiters.length === 0) this.links.delete(key);
+    }
   }
 
   /** Ships from what the replica confirmed (or is believed to hold) to the repository's newest tips. */
@@ -180,6 +207,14 @@ export class Replicator {
       return false;
     }
   }
+}
+
+interface Link {
+  running: boolean;
+  waiters: { seq: number; resolve: (ok: boolean) => void; reject: (err: unknown) => void }[];
+  repo: Repo;
+  epoch: number;
+  previous: Tips;
 }
 
 function sameTips(a: Tips | undefined, b: Tips): boolean {

@@ -220,6 +220,8 @@ export class ProjectWriter {
    * main first, `work` rewrites the repository, then the index is rebuilt from the new history.
    */
   rewrite<T>(work: (repo: Repo, gitBinary: string | null) => Promise<T>): Promise<{ result: T; report: ReindexReport }> {
+    // A rewrite would reach the other copies only as a diverged history whose old tail they keep: refused until it replicates as a command.
+    if (this.deps.replicate) return Promise.reject(new ConflictError('Purging history is not available on a node of a cluster in this version: the other copies would keep what it removes.', { project_id: this.projectId }));
     return this.exclusive(async () => {
       await this.reconcileLocked();
       this.work = null;

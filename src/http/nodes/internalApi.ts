@@ -4,8 +4,8 @@ import { asAppError, AppError } from '../errors.ts';
 import { DeposedError } from '../../cluster/replication/replicator.ts';
 import { BadShipment, decodeShipment } from '../../cluster/replication/shipment.ts';
 import type { ClusterNode } from '../../cluster/nodes/clusterNode.ts';
-import { verifiedNode } from '../../cluster/nodes/nodeSignature.ts';
-import { CATCH_UP_PATH, PROMOTE_PATH, SEAL_PATH, SHIP_PATH } from '../../cluster/nodes/replicaHttpClient.ts';
+import { NODE_SIG_HEADER, verifiedNode } from '../../cluster/nodes/nodeSignature.ts';
+import { CATCH_UP_PATH, PROMOTE_PATH, SEAL_PATH, SHIP_PATH, signedCall } from '../../cluster/nodes/replicaHttpClient.ts';
 
 /** The largest shipment a replica reads (objectsBetween ships at most 64 MiB of objects, plus framing). */
 const MAX_SHIPMENT_BYTES = 80 * 1024 * 1024;
@@ -21,9 +21,12 @@ const epochCall = z.object({ project: z.string().regex(PROJECT), epoch: z.number
 export function internalApi(node: ClusterNode) {
   return async (ctx: Context, next: Next): Promise<void> => {
     if (!ctx.path.startsWith('/internal/v1/')) return next();
-    if (!verifiedNode(node.key, ctx.req.headers, ctx.method, ctx.path) || ctx.method !== 'POST') throw new AppError('NOT_FOUND', 'Not found.');
+    // Unsigned callers are turned away before their body is read; the signature covers the body too.
+    if (ctx.method !== 'POST' || typeof ctx.req.headers[NODE_SIG_HEADER] !== 'string') throw new AppError('NOT_FOUND', 'Not found.');
+    const body = await readBody(ctx, ctx.path === SHIP_PATH ? MAX_SHIPMENT_BYTES : 4096);
+    if (!verifiedNode(node.key, ctx.req.headers, ctx.method, signedCall(ctx.path, body))) throw new AppError('NOT_FOUND', 'Not found.');
     try {
-      ctx.body = { success: true, code: 'OK', message: 'ok', data: await answer(ctx, node) };
+      ctx.body = { success: true, code: 'OK', message: 'ok', data: await answer(ctx.path, body, node) };
     } catch (err) {
       if (err instanceof DeposedError) {
         ctx.status = 409;
@@ -36,22 +39,22 @@ export function internalApi(node: ClusterNode) {
   };
 }
 
-async function answer(ctx: Context, node: ClusterNode): Promise<unknown> {
-  switch (ctx.path) {
+async function answer(path: string, body: Buffer, node: ClusterNode): Promise<unknown> {
+  switch (path) {
     case SHIP_PATH:
-      return node.replicaService.receive(decodeShipment(await readBody(ctx, MAX_SHIPMENT_BYTES)));
+      return node.replicaService.receive(decodeShipment(body));
     case CATCH_UP_PATH: {
-      const { project, epoch } = parse(await readBody(ctx, 4096));
+      const { project, epoch } = parse(body);
       return { tips: await node.replicaService.catchUp(project, epoch) };
     }
     case SEAL_PATH: {
-      const { project, epoch } = parse(await readBody(ctx, 4096));
+      const { project, epoch } = parse(body);
       const r = await node.seal(project, epoch);
       if ('staleEpoch' in r) throw new DeposedError(project, r.staleEpoch);
       return r;
     }
     case PROMOTE_PATH: {
-      const { project, epoch } = parse(await readBody(ctx, 4096));
+      const { project, epoch } = parse(body);
       await node.promote(project, epoch);
       return { project, epoch };
     }

@@ -42,11 +42,12 @@ export function nodeRouting(node: ClusterNode, o: { bodyLimitBytes: number }): C
     const url = node.urlOf(primary);
     if (!url) throw new DomainError('SERVICE_UNAVAILABLE', 'The node that writes this project is not known here yet; retry in a moment.', { reason: 'UNKNOWN_NODE', node: primary }, { 'retry-after': '1' });
     const u = new URL(url);
-    return { host: u.hostname, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)), headers: {} };
+    return { host: u.hostname, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)), headers: {}, secure: u.protocol === 'https:' };
   };
   const forward = (ctx: Context, primary: string, body: Buffer | Readable) => {
     const target = targetOf(primary);
-    target.headers = signedHeaders(node.key, node.me, ctx.method, ctx.path);
+    // The signature covers the address and the client address the target is asked to trust.
+    target.headers = signedHeaders(node.key, node.me, ctx.method, `${ctx.originalUrl}\n${ctx.ip}`);
     return forwardTo(ctx, target, body);
   };
 
@@ -55,8 +56,8 @@ export function nodeRouting(node: ClusterNode, o: { bodyLimitBytes: number }): C
     // A replica's fetch from this primary (remote/nodeFetch.ts, which checks the signature).
     if (ctx.path.startsWith('/internal/git/')) return next();
     if (ctx.req.headers[NODE_HEADER] !== undefined) {
-      if (!verifiedNode(node.key, ctx.req.headers, ctx.method, ctx.path)) throw new AppError('FORBIDDEN', 'A forwarded request needs a node’s signature.');
       const ip = ctx.req.headers[CLIENT_IP_HEADER];
+      if (!verifiedNode(node.key, ctx.req.headers, ctx.method, `${ctx.originalUrl}\n${typeof ip === 'string' ? ip : ''}`)) throw new AppError('FORBIDDEN', 'A forwarded request needs a node’s signature.');
       if (typeof ip === 'string' && ip !== '') ctx.request.ip = ip;
       ctx.state.forwarded = true;
       return next();

@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Context } from 'koa';
@@ -13,6 +14,8 @@ export interface ForwardTarget {
   host: string;
   port: number;
   headers: Record<string, string>;
+  /** Over TLS (a node whose CNS_NODE_URL is https). */
+  secure?: boolean;
 }
 
 /** A worker of this box: its private loopback listener, vouched for by the box's secret. */
@@ -20,9 +23,9 @@ export const workerTarget = (port: number, secret: string): ForwardTarget => ({ 
 
 const agents = new Map<string, Agent>();
 const agentFor = (t: ForwardTarget) => {
-  const key = `${t.host}:${t.port}`;
+  const key = `${t.secure ? 'https' : 'http'}://${t.host}:${t.port}`;
   let a = agents.get(key);
-  if (!a) agents.set(key, (a = new Agent({ keepAlive: true, maxSockets: 64 })));
+  if (!a) agents.set(key, (a = t.secure ? new HttpsAgent({ keepAlive: true, maxSockets: 64 }) : new Agent({ keepAlive: true, maxSockets: 64 })));
   return a;
 };
 
@@ -42,7 +45,7 @@ export async function forwardTo(ctx: Context, target: ForwardTarget, body: Buffe
   else if (ctx.req.headers['transfer-encoding']) delete headers['content-length'];
   const out = ctx.res;
   await new Promise<void>((resolve) => {
-    const up = request({ host: target.host, port: target.port, method: ctx.method, path: ctx.originalUrl, headers, agent: agentFor(target) });
+    const up = (target.secure ? httpsRequest : request)({ host: target.host, port: target.port, method: ctx.method, path: ctx.originalUrl, headers, agent: agentFor(target) });
     const fail = (status: number, code: string, message: string) => {
       if (!out.headersSent) {
         out.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });
