@@ -199,3 +199,24 @@ test.serial('kill -9 of the primary during a stream of writes: every acknowledge
   t.true(w.status === 201 || w.status === 200, JSON.stringify(w.body));
   t.deepEqual(await readable('f1', token, projectId, [...stream.acknowledged, 'primary/back.md']), []);
 });
+
+test.serial('a stale primary (paused past down-after, then resumed) cannot move main: the others elected another, and it rejoins as a replica', async (t) => {
+  const { token, projectId } = await session('f2'); // placed on f2
+  const stream = writeStream(() => 'f3', token, projectId, 'stale');
+  await until('some writes', () => stream.count() >= 10);
+  const paused = nodes.get('f2')!.proc!.child;
+  paused.kill('SIGSTOP');
+  const before = stream.count();
+  await until('writes taken by a new primary while f2 is paused', () => stream.count() >= before + 10, 30_000);
+  paused.kill('SIGCONT');
+  // Through the resumed node: its own write path is fenced (not the primary any more), so the write is
+  // forwarded, or refused with 503 while its placement is a second old; either way never written there alone.
+  await until('a write through the resumed node', async () => {
+    const w = await api('f2', 'POST', `/content/${projectId}/write`, { token, body: { path: 'stale/resumed.md', content: 'resumed', node_type: 'markdown' } });
+    return w.status === 201 || w.status === 200;
+  });
+  await stream.stop();
+  for (const via of ['f1', 'f2', 'f3']) t.deepEqual(await readable(via, token, projectId, [...stream.acknowledged, 'stale/resumed.md']), [], `through ${via}`);
+  const placement = await api('f1', 'GET', '/cluster', { token });
+  t.is(placement.status, 200);
+});
