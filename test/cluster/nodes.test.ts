@@ -1,5 +1,11 @@
 import test from 'ava';
-import { execFileSync } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultProject, createProject } from '../helpers/project.ts';
 import { nodesCluster, type NodesCluster } from './nodesHarness.ts';
@@ -7,6 +13,7 @@ import { nodesCluster, type NodesCluster } from './nodesHarness.ts';
 // Three nodes of one cluster in this process, on a NATS JetStream cluster and a PostgreSQL database
 // of their own (docs/design/cluster.md §9). The tests share the cluster, each with its own projects.
 
+const run = promisify(execFile);
 const started = nodesCluster(test.after.always);
 let shared: Promise<NodesCluster> | null = null;
 const cluster = () =>
@@ -99,4 +106,80 @@ test.serial('the primary stops: another copy is elected with a new epoch, every 
   const w = await c.node('n3').api('POST', `/content/${projectId}/write`, { token: admin.token, body: { path: 'log/back.md', content: 'back', node_type: 'markdown' } });
   t.true(w.status === 200 || w.status === 201, JSON.stringify(w.body));
   await until('n3 caught up', () => (mainOf(c, 'n3', projectId) === mainOf(c, placement!.primary!, projectId) ? true : undefined));
+});
+
+test.serial('every surface through a node that is not the primary: MCP, git clone and push, sandbox, search, ingestion', async (t) => {
+  const c = await cluster();
+  const admin = await c.node('n1').login();
+  const { orgId } = await defaultProject(c.node('n1'), admin.token);
+  const projectId = await createProject(c.node('n1'), admin.token, orgId, 'surfaces'); // placed on n1
+  const via = c.node('n3');
+  const seeded = await via.api('POST', `/content/${projectId}/write`, { token: admin.token, body: { path: 'docs/seed.md', content: '# Seed\n', node_type: 'markdown' } });
+  t.is(seeded.status, 201, JSON.stringify(seeded.body));
+  const docsId = (await via.api('GET', `/content/${projectId}/stat?path=docs`, { token: admin.token })).body.data.id as string;
+
+  // MCP: a session opened through n3 runs on the primary, calls included.
+  const endpoint = await via.api('POST', '/mcp-endpoints', { token: admin.token, body: { project_id: projectId, node_id: docsId, name: 'docs over mcp', mode: 'read_write' } });
+  t.is(endpoint.status, 201, JSON.stringify(endpoint.body));
+  const serverPath = new URL(endpoint.body.data.mcp_endpoint.server_url as string).pathname;
+  const client = new Client({ name: 'cns-nodes-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(serverPath, via.url), { requestInit: { headers: { Authorization: `Bearer ${endpoint.body.data.key}` } } });
+  await client.connect(transport);
+  const written = (await client.callTool({ name: 'write', arguments: { path: 'docs/mcp.md', content: '# Over MCP\n' } })) as CallToolResult;
+  t.not(written.isError, true, JSON.stringify(written.content));
+  const read = (await client.callTool({ name: 'cat', arguments: { path: 'docs/mcp.md' } })) as CallToolResult;
+  t.is((read.structuredContent as { content: string }).content, '# Over MCP\n');
+  await transport.terminateSession().catch(() => {});
+  await client.close();
+
+  // git: clone through n2, push through n3; the pushed file is read through n1.
+  const work = mkdtempSync(join(tmpdir(), 'cns-nodes-git-'));
+  t.teardown(() => rmSync(work, { recursive: true, force: true }));
+  const remote = (n: string) => `${c.node(n).url.replace('://', `://cns:${admin.token}@`)}/git/${projectId}.git`;
+  // Asynchronously: the nodes answer from this very process.
+  const git = (cwd: string, ...args: string[]) => run('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd });
+  await git(work, 'clone', '-q', remote('n2'), 'repo');
+  t.is(readFileSync(join(work, 'repo', 'docs', 'mcp.md'), 'utf8'), '# Over MCP\n');
+  writeFileSync(join(work, 'repo', 'docs', 'pushed.md'), '# Pushed\n');
+  await git(join(work, 'repo'), 'add', '.');
+  await git(join(work, 'repo'), 'commit', '-qm', 'pushed file');
+  await git(join(work, 'repo'), 'push', '-q', remote('n3'), 'HEAD:main');
+  const pushed = await c.node('n1').api('GET', `/content/${projectId}/cat?path=docs/pushed.md`, { token: admin.token });
+  t.is(pushed.body.data?.content, '# Pushed\n', JSON.stringify(pushed.body));
+
+  // Sandbox: a command through n2 runs on the primary and writes back.
+  const sandbox = await c.node('n2').api('POST', '/sandbox-endpoints/', { token: admin.token, body: { name: 'sbx', project_id: projectId, node_id: docsId, mode: 'read_write' } });
+  t.is(sandbox.status, 201, JSON.stringify(sandbox.body));
+  const ran = await c.node('n2').api('POST', `/sandbox-endpoints/${sandbox.body.data.sandbox_endpoint.id}/exec`, { token: sandbox.body.data.key, body: { command: 'cat seed.md; printf "made in the sandbox\\n" > made.md' } });
+  t.is(ran.status, 200, JSON.stringify(ran.body));
+  t.is(ran.body.data.stdout, '# Seed\n');
+  t.is((await via.api('GET', `/content/${projectId}/cat?path=docs/made.md`, { token: admin.token })).body.data?.content, 'made in the sandbox\n');
+
+  // Search: a tool created and asked through n3; its index lives with the primary.
+  const tool = await via.api('POST', '/tools/search', { token: admin.token, body: { project_id: projectId, name: 'docs', node_id: docsId } });
+  t.is(tool.status, 202, JSON.stringify(tool.body));
+  await via.api('POST', `/content/${projectId}/write`, { token: admin.token, body: { path: 'docs/fresh.md', content: '# Fresh\n\nThe quokkaquest appears only here.\n', node_type: 'markdown' } });
+  await until('the new file found', async () => {
+    const r = await via.api('POST', `/tools/${tool.body.data.tool.id}/search`, { token: admin.token, body: { query: 'quokkaquest' } });
+    return r.status === 200 && (r.body.data.results as { path: string }[]).some((x) => x.path === 'docs/fresh.md') ? true : undefined;
+  });
+
+  // Ingestion: an upload names its project in the address and reaches the primary; one that does not is refused (422), not lost.
+  const upload = (query: string) => {
+    const form = new FormData();
+    form.append('project_id', projectId);
+    form.append('path', 'imports');
+    form.append('files', new Blob(['Hello ingestion, from another node.\n'], { type: 'text/plain' }), 'hello.txt');
+    return fetch(`${via.url}/api/v1/ingest/submit/file${query}`, { method: 'POST', headers: { authorization: `Bearer ${admin.token}` }, body: form });
+  };
+  const refused = await upload('');
+  t.is(refused.status, 422, await refused.text());
+  const accepted = await upload(`?project_id=${projectId}`);
+  const body = (await accepted.json()) as { data: { tasks: { id: string }[] } };
+  t.is(accepted.status, 202, JSON.stringify(body));
+  const task = await until('the task finished', async () => {
+    const r = await via.api('GET', `/ingest/tasks/${body.data.tasks[0]!.id}`, { token: admin.token });
+    return ['succeeded', 'failed', 'cancelled'].includes(r.body.data?.status) ? r.body.data : undefined;
+  });
+  t.is(task.status, 'succeeded', JSON.stringify(task));
 });

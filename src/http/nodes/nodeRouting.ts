@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import type { Readable } from 'node:stream';
-import { DomainError } from '../../errors/domainError.ts';
+import { DomainError, invalidField } from '../../errors/domainError.ts';
 import { AppError } from '../errors.ts';
 import { parsesBodyOf } from '../middleware/bodyParser.ts';
 import { CLIENT_IP_HEADER, forwardTo, type ForwardTarget } from '../workers/forward.ts';
@@ -86,9 +86,10 @@ export function nodeRouting(node: ClusterNode, o: { bodyLimitBytes: number }): C
     const p = await node.placementOf(projectId);
     if (!p || p.primary === node.me || ctx.state.forwarded) return;
     if (p.primary === null) throw electing(projectId);
-    // A body already streamed here (a multipart upload) cannot be sent on: it runs here, and the
-    // content core refuses a write of a project this node does not write (NotPrimaryError).
     if (ctx.state.replayBody || !ctx.req.readableDidRead) throw new ForwardToNode(projectId, p.primary);
+    // A body already streamed here (a multipart upload naming its project inside) cannot be sent on,
+    // and its files would wait on the wrong node's disk: the client names the project in the address.
+    throw invalidField('project_id', 'On a cluster, an upload must name its project in the address (?project_id=…), so that it reaches the node that writes the project.');
   };
 
   return { middleware, gate, gateReads: true };
