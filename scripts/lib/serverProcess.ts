@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const CNS_BIN = fileURLToPath(new URL('../../bin/cns.js', import.meta.url));
+/** A server that has not said it listens by then is killed, and its start fails. */
+const START_WITHIN_MS = 120_000;
 
 export interface BenchServer {
   url: string;
@@ -12,10 +14,11 @@ export interface BenchServer {
 /**
  * Runs `cns serve` in its own process so the load generator does not share its event loop.
  * `nodeArgs` go to that node process only (e.g. `--inspect`), not to processes it starts;
- * `bin` runs another checkout's `cns` (a before/after comparison in one run).
+ * `bin` runs another checkout's `cns` (a before/after comparison in one run). `port`: 0 takes a
+ * free one; a node of a cluster needs its address (CNS_NODE_URL) before it starts, so it is given.
  */
-export async function startBenchServer(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = [], bin = CNS_BIN): Promise<BenchServer> {
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+export async function startBenchServer(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = [], bin = CNS_BIN, port = 0): Promise<BenchServer> {
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
     env: {
       ...process.env,
       CNS_LOG_LEVEL: 'warn',
@@ -30,14 +33,25 @@ export async function startBenchServer(dataDir: string, env: Record<string, stri
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
+    // A server that neither listens nor exits (stuck joining a cluster) is not left behind.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not listen within ${START_WITHIN_MS / 1000} s: ${out}`));
+    }, START_WITHIN_MS);
     child.stdout!.on('data', (chunk: Buffer) => {
       // BENCH_SERVER_LOG=1 shows the server's log lines (errors of a failing run).
       if (process.env.BENCH_SERVER_LOG) process.stderr.write(chunk);
       out += chunk.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
     });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${out}`));
+    });
   });
   return {
     url,
