@@ -206,7 +206,7 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   const folderSync = new FolderSyncService({ store: syncStore, connections, content, changelog });
   // The change bus: every acknowledged commit of the content core, whatever wrote it.
   const bus = new ChangeBus(logger);
-  content.onCommitted((tip) => bus.publish(commitEventOf(tip)));
+  content.onCommitted((tip) => (tip.followed ? bus.publishHere(commitEventOf(tip)) : bus.publish(commitEventOf(tip))));
   const feed = new ChangeFeed(changelog, {
     maxStreamsPerHolder: settings.maxEventStreams,
     onError: (err, project) => logger.warn({ err, project }, 'the live feed could not fan out a commit'),

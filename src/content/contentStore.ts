@@ -644,7 +644,7 @@ export class ContentStore extends ContentReads {
       try {
         do {
           state.again = false;
-          await this.writers.get(projectId).reconcile();
+          await this.writers.get(projectId).reconcile({ followed: true });
         } while (state.again);
       } catch (err) {
         this.logger?.warn({ err, projectId }, 'a replica could not index what it received');

@@ -208,6 +208,13 @@ export interface ReconcileOptions {
   receivedAt?: string;
   /** Keep the commit's author (email, else name) beside the actor as `commitAuthor` when it differs. */
   keepCommitAuthor?: boolean;
+  /**
+   * A cluster replica indexing what its primary sent (ContentStore.follow): history is read in
+   * this process (isomorphic-git), since for the few commits it indexes at a time three git
+   * spawns cost more than the reading, and the commits are announced to this process only
+   * (CommittedTip.followed): the primary announces them to the others once they are acknowledged.
+   */
+  followed?: boolean;
 }
 
 /** A push the git remote accepted (`ContentStore.expectPush`). */
@@ -277,4 +284,6 @@ export interface CommittedTip {
   projectId: string;
   commitId: string | null;
   projectVersion: number;
+  /** Indexed by a cluster replica from its primary's shipment: for this process's own listeners only. */
+  followed?: boolean;
 }

@@ -63,6 +63,11 @@ export class ChangeBus {
     this.transport?.send({ commit: event });
   }
 
+  /** A commit a cluster replica indexed from its primary: for this process's subscribers only (the primary announced it to the others). */
+  publishHere(event: CommitEvent): void {
+    this.deliver(event, true);
+  }
+
   /** A signal for every process, this one included. */
   signal(signal: BusSignal): void {
     this.deliverSignal(signal);

@@ -32,7 +32,7 @@ const CHUNK = 2000;
  * Must run under the project's write lock.
  */
 export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions = {}): Promise<ReconcileReport> {
-  return withHistory(deps, async (history) => {
+  return withHistory(options.followed ? { ...deps, gitBinary: null } : deps, async (history) => {
     const { index, repo, projectId } = deps;
     const tip = repo.readMain();
     const st = index.indexState(projectId);

@@ -484,7 +484,7 @@ export class ProjectWriter {
       // A push (or a repair) moved main: acknowledged like a write, once a quorum holds it.
       const replication = await this.replicated(previous);
       if (replication) throw replication;
-      this.notify();
+      this.notify(options.followed === true);
     }
     return report;
   }
@@ -522,10 +522,10 @@ export class ProjectWriter {
   }
 
   /** A listener's failure must not fail writes that are already done. */
-  private notify(): void {
+  private notify(followed = false): void {
     try {
       const state = this.deps.index.indexState(this.projectId);
-      this.deps.onCommitted?.({ projectId: this.projectId, commitId: state?.headCommit ?? null, projectVersion: state?.projectVersion ?? 0 });
+      this.deps.onCommitted?.({ projectId: this.projectId, commitId: state?.headCommit ?? null, projectVersion: state?.projectVersion ?? 0, ...(followed && { followed }) });
     } catch (err) {
       this.deps.logger?.warn({ err, projectId: this.projectId }, 'a commit listener failed');
     }
