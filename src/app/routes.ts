@@ -97,7 +97,7 @@ export function apiRoutes(s: Services): OpenApiSource & { routers: Router[]; isP
     publicPublishRoutes(s),
     analyticsRoutes(s),
     oauthRoutes(s),
-    clusterRoutes(s),
+    clusterRoutes({ settings: s.settings, membership: s.membership, projectCount: () => s.content.listProjects().length, ...(s.node && { heldByNode: () => s.node!.placements.heldByNode() }) }),
   ];
   // /healthz is mounted by the app outside the base path; it is only documented here.
   const guards = routeGuards(s);

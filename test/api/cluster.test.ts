@@ -20,7 +20,7 @@ test('an administrator sees this service as the one node, up', async (t) => {
   t.is(node, null);
   t.false(cluster);
   t.is(nodes.length, 1);
-  t.like(nodes[0], { id: hostname() || 'local', url: server.services.settings.baseUrl, state: 'up', heartbeat_age_ms: 0, version: '0.1.0' });
+  t.like(nodes[0], { id: hostname() || 'local', url: server.services.settings.baseUrl, state: 'up', heartbeat_age_ms: 0, version: '0.1.0', projects: { primary: server.services.content.listProjects().length, copies: server.services.content.listProjects().length } });
   t.regex(nodes[0].started_at, /^\d{4}-\d\d-\d\dT/);
   t.is((await server.api('GET', '/healthz')).body.data.node, null, '/healthz names no node outside a cluster');
 });

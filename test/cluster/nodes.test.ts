@@ -64,6 +64,10 @@ test.serial('through any node: a project is created, written and read; each writ
       t.is(r.body.data.content, `# note ${i}\n`);
     }
   }
+  // The cluster lists what each node holds: n2 writes the project, and all three hold a copy.
+  const held = (await c.node('n1').api('GET', '/cluster', { token: admin.token })).body.data.nodes as { id: string; projects: { primary: number; copies: number } }[];
+  t.true(held.find((n) => n.id === 'n2')!.projects.primary >= 1, JSON.stringify(held));
+  for (const n of held) t.true(n.projects.copies >= 1, JSON.stringify(held));
   // Every copy reaches the same history, and indexes it alike.
   await until('every copy at the primary’s tip', () => (['n1', 'n3'].every((id) => mainOf(c, id, projectId) === mainOf(c, 'n2', projectId)) ? true : undefined));
   const tree = (id: string) => JSON.stringify(c.node(id).services.content.tree(projectId));

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { ClusterNodeView } from '../../cluster/membership.ts';
 
 /** A node as `GET /cluster` answers it. */
-export function presentClusterNode(n: ClusterNodeView) {
-  return { id: n.id, url: n.url, state: n.state, heartbeat_age_ms: n.heartbeatAgeMs, version: n.version, started_at: n.startedAt };
+export function presentClusterNode(n: ClusterNodeView, held: { primary: number; copies: number }) {
+  return { id: n.id, url: n.url, state: n.state, heartbeat_age_ms: n.heartbeatAgeMs, version: n.version, started_at: n.startedAt, projects: held };
 }
 
 export const clusterNodeSchema = z.object({
@@ -13,6 +13,12 @@ export const clusterNodeSchema = z.object({
   heartbeat_age_ms: z.number().int().describe("time since its last heartbeat, by PostgreSQL's clock"),
   version: z.string().describe('the cns version it runs'),
   started_at: z.string(),
+  projects: z
+    .object({
+      primary: z.number().int().describe('projects this node writes'),
+      copies: z.number().int().describe('projects this node holds a copy of, those it writes included'),
+    })
+    .describe('outside a cluster: every project, held and written here'),
 });
 
 export const clusterSchema = z.object({
