@@ -220,3 +220,36 @@ test.serial('a stale primary (paused past down-after, then resumed) cannot move 
   const placement = await api('f1', 'GET', '/cluster', { token });
   t.is(placement.status, 200);
 });
+
+/** A public page, as any visitor gets it from node `id` (no credentials). */
+function page(id: string, key: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port: nodes.get(id)!.port, path: `/api/v1/p/${key}`, agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', () => resolve(0));
+    req.end();
+  });
+}
+
+test.serial('the bus between nodes on NATS: a publish turned off through one node stops being served by another at once, also after kill -9 of a NATS server', async (t) => {
+  const { token, projectId } = await session('f1');
+  const w = await api('f1', 'POST', `/content/${projectId}/write`, { token, body: { path: 'site/page.md', content: '# Public\n', node_type: 'markdown' } });
+  t.is(w.status, 201, JSON.stringify(w.body));
+  const created = await api('f1', 'POST', '/publishes/', { token, body: { project_id: projectId, node_id: w.body.data.id } });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  const { id, publish_key: key } = created.body.data as { id: string; publish_key: string };
+  // Served by f3 from its own copy (public pages are not routed), and cached there.
+  await until('the page served by f3', async () => (await page('f3', key)) === 200);
+  const toggle = async (enabled: boolean, want: number, what: string) => {
+    const r = await api('f1', 'PATCH', `/publishes/${id}`, { token, body: { enabled } });
+    t.is(r.status, 200, JSON.stringify(r.body));
+    await until(what, async () => (await page('f3', key)) === want, 20_000);
+  };
+  await toggle(false, 404, 'f3 stops serving a disabled publish (publish-changed through NATS)');
+  await toggle(true, 200, 'f3 serves it again');
+  await nats!.kill(0);
+  await toggle(false, 404, 'the signal still crosses with one NATS server killed');
+  await nats!.restart(0);
+});
