@@ -8,6 +8,7 @@ import { spawnServe, type ServeProcess } from '../helpers/cli.ts';
 import { migratedDatabases } from '../helpers/migratedPostgres.ts';
 import { startNatsCluster, type NatsCluster } from '../helpers/natsCluster.ts';
 import { SUITE_SETTINGS } from '../helpers/testSettings.ts';
+import { tcpProxy, type TcpProxy } from '../helpers/tcpProxy.ts';
 import { freePort } from './nodesHarness.ts';
 
 // Faults of a real cluster: three `cns serve` processes (each its own data folder and port, one
@@ -27,6 +28,8 @@ interface Node {
 }
 
 let nats: NatsCluster | null = null;
+/** The nodes reach PostgreSQL through it, so a test can take the database away and bring it back. */
+let proxy: TcpProxy | null = null;
 const nodes = new Map<string, Node>();
 let databaseUrl = '';
 const key = randomBytes(48).toString('base64');
@@ -34,7 +37,10 @@ const agent = new Agent({ keepAlive: true });
 
 test.before(async () => {
   nats = await startNatsCluster(3);
-  databaseUrl = (await migrated()).url;
+  proxy = await tcpProxy({ host: '127.0.0.1', port: 5432 });
+  const direct = new URL((await migrated()).url);
+  direct.port = String(proxy.port);
+  databaseUrl = direct.toString();
   for (const id of ['f1', 'f2', 'f3']) {
     const dir = mkdtempSync(join(tmpdir(), `cns-${id}-`));
     writeFileSync(join(dir, 'signing.key'), key + '\n', { mode: 0o600 });
@@ -50,6 +56,7 @@ test.after.always(async () => {
     rmSync(n.dir, { recursive: true, force: true });
   }
   await nats?.stop();
+  await proxy?.close();
   agent.destroy();
 });
 
@@ -160,7 +167,12 @@ async function until(what: string, check: () => Promise<boolean> | boolean, ms =
 async function readable(via: string, token: string, projectId: string, paths: string[]): Promise<string[]> {
   const missing: string[] = [];
   for (const path of paths) {
-    const r = await api(via, 'GET', `/content/${projectId}/cat?path=${encodeURIComponent(path)}`, { token });
+    let r = await api(via, 'GET', `/content/${projectId}/cat?path=${encodeURIComponent(path)}`, { token });
+    // A 503 says "retry" (Retry-After: a node just resumed, a placement a second old): clients do, for a few seconds.
+    for (let tries = 0; r.status === 503 && tries < 50; tries++) {
+      await new Promise((res) => setTimeout(res, 100));
+      r = await api(via, 'GET', `/content/${projectId}/cat?path=${encodeURIComponent(path)}`, { token });
+    }
     if (r.status !== 200) missing.push(`${path} (${r.status})`);
   }
   return missing;
@@ -252,4 +264,26 @@ test.serial('the bus between nodes on NATS: a publish turned off through one nod
   await nats!.kill(0);
   await toggle(false, 404, 'the signal still crosses with one NATS server killed');
   await nats!.restart(0);
+});
+
+test.serial('PostgreSQL goes away and comes back: requests answer 503 meanwhile, then writes go on with no failover', async (t) => {
+  const { token, projectId } = await session('f1');
+  const first = await api('f2', 'POST', `/content/${projectId}/write`, { token, body: { path: 'pg/before.md', content: 'before', node_type: 'markdown' } });
+  t.is(first.status, 201, JSON.stringify(first.body));
+  await proxy!.down();
+  // Placements are cached for a second, and so are credentials: wait until the nodes need the database.
+  let during = { status: 0, body: null as any };
+  await until('a 503 while the database is away', async () => {
+    during = await api('f2', 'POST', `/content/${projectId}/write`, { token, body: { path: 'pg/during.md', content: 'during', node_type: 'markdown' } });
+    return during.status === 503;
+  });
+  t.is(during.body?.success, false);
+  await proxy!.up();
+  await until('writes again', async () => {
+    const w = await api('f2', 'POST', `/content/${projectId}/write`, { token, body: { path: 'pg/after.md', content: 'after', node_type: 'markdown' } });
+    return w.status === 201 || w.status === 200;
+  });
+  const placement = await api('f1', 'GET', '/cluster', { token });
+  t.is(placement.status, 200);
+  t.deepEqual(await readable('f3', token, projectId, ['pg/before.md', 'pg/after.md']), []);
 });
