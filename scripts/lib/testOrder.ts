@@ -8,7 +8,9 @@
  */
 export const LONG_FIRST = [
   'test/web/history',
+  'test/cluster/nodesFaults',
   'test/sync/cli',
+  'test/cluster/nodes',
   'test/web/dashboard',
   'test/ingest/pool',
   'test/web/settings',
