@@ -7,6 +7,7 @@ import type { ClusterNodeState } from '../db/metadata/tables/cluster.ts';
 import type { Logger } from '../logging/logger.ts';
 import { settleClusterConfig } from './clusterConfig.ts';
 import { ClusterLease } from './coordinatorLease.ts';
+import { Ticker } from './ticker.ts';
 import { keyFingerprint } from './keyFingerprint.ts';
 
 /** A node of the cluster as `GET /api/v1/cluster` shows it; the age is PostgreSQL's now() minus the last beat. */
@@ -52,9 +53,7 @@ export class ClusterMembership {
   readonly nodeId: string;
   private incarnationId: string | null = null;
   private lease: ClusterLease | null = null;
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | null = null;
-  private running = false;
+  private readonly ticker: Ticker;
   private lastBeat: number | null = null;
   /** A beat is failing (PostgreSQL away): logged once when it starts and once when it ends. */
   private failing = false;
@@ -65,6 +64,7 @@ export class ClusterMembership {
 
   constructor(private readonly deps: MembershipDeps) {
     this.nodeId = deps.settings.nodeId;
+    this.ticker = new Ticker(deps.settings.heartbeatMs, () => this.tick());
   }
 
   /** This run's incarnation, once joined. */
@@ -114,8 +114,7 @@ export class ClusterMembership {
     this.onLost = onLost;
     this.lease = new ClusterLease(db, COORDINATOR, `${this.nodeId}:${incarnation}`, settings.downAfterMs);
     this.lastBeat = performance.now();
-    this.running = true;
-    this.schedule();
+    this.ticker.start();
     this.deps.logger.info({ node: this.nodeId, url: settings.nodeUrl, incarnation }, 'cluster: this node joined');
   }
 
@@ -199,25 +198,12 @@ export class ClusterMembership {
 
   /** Stops the beats (waiting for one in flight); the row stays as it is. */
   async close(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.timer);
-    await this.ticking;
-  }
-
-  private schedule(): void {
-    if (!this.running) return;
-    this.timer = setTimeout(() => {
-      this.ticking = this.tick().finally(() => {
-        this.ticking = null;
-        this.schedule();
-      });
-    }, this.deps.settings.heartbeatMs);
-    this.timer.unref();
+    await this.ticker.stop();
   }
 
   /** One heartbeat: the beat, then the coordinator lease, then (when held) down detection. */
   private async tick(): Promise<void> {
-    if (!(await this.beat()) || !this.running) {
+    if (!(await this.beat()) || !this.ticker.running) {
       this.lease?.forget();
       return;
     }
@@ -247,8 +233,7 @@ export class ClusterMembership {
 
   /** Once: beat() stops at once when the incarnation is gone. */
   private lost(reason: string): void {
-    this.running = false;
-    clearTimeout(this.timer);
+    this.ticker.halt();
     this.lease?.forget();
     this.incarnationId = null;
     this.deps.logger.error({ node: this.nodeId }, `cluster: ${reason}: this node stops`);

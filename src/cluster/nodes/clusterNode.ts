@@ -8,6 +8,7 @@ import type { ProjectRepositories } from '../../domain/projects/projectRepositor
 import { DomainError } from '../../errors/domainError.ts';
 import type { ClusterMembership, ClusterNodeView } from '../membership.ts';
 import { rendezvousRank } from '../rendezvous.ts';
+import { Ticker } from '../ticker.ts';
 import { readCopyState, tipEpochOf, writeCopyState } from '../replication/copyState.ts';
 import { ReplicaService } from '../replication/replicaService.ts';
 import { Replicator } from '../replication/replicator.ts';
@@ -50,9 +51,7 @@ export class ClusterNode {
   private content: ContentStore | null = null;
   private nodes = new Map<string, ClusterNodeView>();
   private readonly cache = new Map<string, { p: Placement; at: number }>();
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | null = null;
-  private running = false;
+  private readonly ticker: Ticker;
 
   constructor(
     private readonly d: {
@@ -68,6 +67,7 @@ export class ClusterNode {
     this.me = d.settings.nodeId;
     this.key = clusterKey(d.signingSecret);
     this.placements = new PlacementStore(d.db);
+    this.ticker = new Ticker(d.settings.heartbeatMs, () => this.tick());
     this.replicator = new Replicator(new ReplicaHttpClient({ key: this.key, me: this.me, urlOf: (n) => this.urlOf(n) }), { timeoutMs: d.replicationTimeoutMs, logger: d.logger });
   }
 
@@ -89,10 +89,9 @@ export class ClusterNode {
 
   /** Reads the members, then keeps them (and, as coordinator, the failovers) current every heartbeat. */
   async start(): Promise<void> {
-    this.running = true;
     await this.refreshNodes();
     await this.claimLocalProjects();
-    this.schedule();
+    this.ticker.start();
   }
 
   /**
@@ -109,9 +108,7 @@ export class ClusterNode {
   }
 
   async close(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.timer);
-    await this.ticking;
+    await this.ticker.stop();
   }
 
   urlOf(node: string): string | null {
@@ -256,17 +253,6 @@ export class ClusterNode {
     this.forget(project);
   }
 
-  private schedule(): void {
-    if (!this.running) return;
-    this.timer = setTimeout(() => {
-      this.ticking = this.tick().finally(() => {
-        this.ticking = null;
-        this.schedule();
-      });
-    }, this.d.settings.heartbeatMs);
-    this.timer.unref();
-  }
-
   private async tick(): Promise<void> {
     try {
       await this.refreshNodes();
@@ -285,7 +271,7 @@ export class ClusterNode {
     const down = [...this.nodes.values()].filter((n) => n.state !== 'up').map((n) => n.id);
     const todo = await this.placements.needingPrimary(down);
     // A few at a time, every one each round: a project that cannot be sealed yet holds up no other.
-    for (let i = 0; i < todo.length && this.running; i += FAILOVER_BATCH) {
+    for (let i = 0; i < todo.length && this.ticker.running; i += FAILOVER_BATCH) {
       await Promise.all(todo.slice(i, i + FAILOVER_BATCH).map((row) => this.electPrimary(row.project, row.epoch, row.state)));
     }
   }
