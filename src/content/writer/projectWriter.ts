@@ -337,7 +337,8 @@ export class ProjectWriter {
   }
 
   private async runBatch(jobs: Job[]): Promise<void> {
-    if (!(await this.writable(jobs))) return;
+    // Outside a cluster no await is added: the default path keeps its timing exactly.
+    if (this.deps.mayWrite && !(await this.writable(jobs))) return;
     let pending = jobs;
     const lock = new MainLockWait(this.repo, this.projectId, this.deps.logger);
     let toLoad: Tree[] = [];
@@ -377,7 +378,7 @@ export class ProjectWriter {
       }
       const moved = outcome.head !== this.head;
       this.head = outcome.head;
-      const replication = moved ? await this.replicated(previous) : null;
+      const replication = moved && this.deps.replicate ? await this.replicated(previous) : null;
       for (const [job, result] of outcome.done) if (replication) job.reject(replication);
       else job.resolve(result);
       for (const [job, err] of outcome.failed) job.reject(err);
@@ -398,7 +399,7 @@ export class ProjectWriter {
    * acknowledged.
    */
   private async runLarge(job: Job): Promise<void> {
-    if (!(await this.writable([job]))) return;
+    if (this.deps.mayWrite && !(await this.writable([job]))) return;
     const lock = new MainLockWait(this.repo, this.projectId, this.deps.logger);
     for (;;) {
       const slice = new TimeSlice();
@@ -413,7 +414,7 @@ export class ProjectWriter {
         this.head = written.commitId;
         // main has the commit: the index catches up in short transactions.
         const result = await indexSlicedCommit(this.target(), written, slice);
-        const replication = await this.replicated(previous);
+        const replication = this.deps.replicate ? await this.replicated(previous) : null;
         if (replication) return job.reject(replication);
         job.resolve(result);
         this.notify();
@@ -482,7 +483,7 @@ export class ProjectWriter {
     if (report.indexedCommits > 0) {
       this.work = null;
       // A push (or a repair) moved main: acknowledged like a write, once a quorum holds it.
-      const replication = await this.replicated(previous);
+      const replication = this.deps.replicate ? await this.replicated(previous) : null;
       if (replication) throw replication;
       this.notify(options.followed === true);
     }
