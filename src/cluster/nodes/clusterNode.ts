@@ -269,10 +269,10 @@ export class ClusterNode {
   /** Failover (docs/design/cluster.md §6) of every project whose primary is down: reserve the next epoch, seal a quorum of live copies, choose the most advanced, commit it, promote it. */
   private async failOver(): Promise<void> {
     const down = [...this.nodes.values()].filter((n) => n.state !== 'up').map((n) => n.id);
-    const todo = await this.placements.needingPrimary(down);
+    const orphans = await this.placements.needingPrimary(down);
     // A few at a time, every one each round: a project that cannot be sealed yet holds up no other.
-    for (let i = 0; i < todo.length && this.ticker.running; i += FAILOVER_BATCH) {
-      await Promise.all(todo.slice(i, i + FAILOVER_BATCH).map((row) => this.electPrimary(row.project, row.epoch, row.state)));
+    for (let i = 0; i < orphans.length && this.ticker.running; i += FAILOVER_BATCH) {
+      await Promise.all(orphans.slice(i, i + FAILOVER_BATCH).map((row) => this.electPrimary(row.project, row.epoch, row.state)));
     }
   }
 
