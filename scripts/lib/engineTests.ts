@@ -8,6 +8,12 @@ import { dirname, join, relative, resolve } from 'node:path';
  * no server of the suite's, or tests both engines itself), so the PostgreSQL pass runs only these.
  */
 export const ENGINE_MODULE = 'test/helpers/testEngine.ts';
+/**
+ * A test file with this line gives every server it starts a PostgreSQL database of its own
+ * (CNS_DATABASE_URL: a cluster's nodes): the engine is not the pass's to choose, and the
+ * PostgreSQL pass would run it again unchanged.
+ */
+export const OWN_DATABASE_MARKER = '// cns-test: its servers bring their own PostgreSQL database';
 
 export function engineDependentTests(root: string): string[] {
   const files = typeScriptFiles(join(root, 'test'));
@@ -26,7 +32,7 @@ export function engineDependentTests(root: string): string[] {
     return found;
   };
   return files
-    .filter((file) => file.endsWith('.test.ts') && visit(file, new Set()))
+    .filter((file) => file.endsWith('.test.ts') && visit(file, new Set()) && !readFileSync(file, 'utf8').includes(OWN_DATABASE_MARKER))
     .map((file) => relative(root, file))
     .sort();
 }

@@ -1,4 +1,5 @@
 import test from 'ava';
+// cns-test: its servers bring their own PostgreSQL database
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,5 @@
 import test from 'ava';
+// cns-test: its servers bring their own PostgreSQL database
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';

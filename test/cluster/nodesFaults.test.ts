@@ -1,4 +1,5 @@
 import test from 'ava';
+// cns-test: its servers bring their own PostgreSQL database
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';

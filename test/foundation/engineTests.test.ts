@@ -31,6 +31,8 @@ test('the PostgreSQL pass takes the files that start servers of the suite, direc
   t.true(chosen.has('test/db/dbCopy.test.ts')); // imports testEngine.ts itself
   t.false(chosen.has('test/content/paths.test.ts')); // no server, no metadata
   t.false(chosen.has('test/db/metadataEngines.test.ts')); // runs both engines itself
+  t.false(chosen.has('test/cluster/nodes.test.ts')); // its nodes bring their own PostgreSQL database (the marker)
+  t.true(chosen.has('test/cluster/workers.test.ts'));
   t.false(chosen.has(relative(root, fileURLToPath(import.meta.url)).replace(/\.js$/, '.ts')));
   t.true([...chosen].every((file) => file.startsWith('test/') && file.endsWith('.test.ts')));
 });
