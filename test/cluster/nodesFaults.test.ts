@@ -73,7 +73,8 @@ async function start(id: string): Promise<void> {
     CNS_NODE_ID: id,
     CNS_NODE_URL: `http://127.0.0.1:${n.port}`,
     CNS_CLUSTER_HEARTBEAT_MS: '100',
-    CNS_CLUSTER_DOWN_AFTER_MS: '1000',
+    // 2 s: a node killed is failed over within seconds, and late beats on a busy CI machine are not taken for a death.
+    CNS_CLUSTER_DOWN_AFTER_MS: '2000',
     CNS_REPLICATION_TIMEOUT_MS: '3000',
   });
   await n.proc.waitFor(/listening on/);
