@@ -1,16 +1,10 @@
 import test from 'ava';
 // cns-test: its servers bring their own PostgreSQL database
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { spawnServe, type ServeProcess } from '../helpers/cli.ts';
+import { request } from 'node:http';
 import { migratedDatabases } from '../helpers/migratedPostgres.ts';
 import { startNatsCluster, type NatsCluster } from '../helpers/natsCluster.ts';
-import { SUITE_SETTINGS } from '../helpers/testSettings.ts';
 import { tcpProxy, type TcpProxy } from '../helpers/tcpProxy.ts';
-import { freePort } from './nodesHarness.ts';
+import { SpawnedNodes, until } from './nodesHarness.ts';
 
 // Faults of a real cluster: three `cns serve` processes (each its own data folder and port, one
 // shared signing.key) on a NATS JetStream cluster and a PostgreSQL database of this file's own.
@@ -18,167 +12,33 @@ import { freePort } from './nodesHarness.ts';
 // be lost, and the others go on (docs/design/cluster.md §9).
 
 const migrated = migratedDatabases(test.after.always);
-const EMAIL = 'admin@example.com';
-const PASSWORD = 'admin-password-1';
-
-interface Node {
-  id: string;
-  dir: string;
-  port: number;
-  proc: ServeProcess | null;
-}
 
 let nats: NatsCluster | null = null;
 /** The nodes reach PostgreSQL through it, so a test can take the database away and bring it back. */
 let proxy: TcpProxy | null = null;
-const nodes = new Map<string, Node>();
-let databaseUrl = '';
-const key = randomBytes(48).toString('base64');
-const agent = new Agent({ keepAlive: true });
+let cluster: SpawnedNodes | null = null;
 
 test.before(async () => {
   nats = await startNatsCluster(3);
   proxy = await tcpProxy({ host: '127.0.0.1', port: 5432 });
   const direct = new URL((await migrated()).url);
   direct.port = String(proxy.port);
-  databaseUrl = direct.toString();
-  for (const id of ['f1', 'f2', 'f3']) {
-    const dir = mkdtempSync(join(tmpdir(), `cns-${id}-`));
-    writeFileSync(join(dir, 'signing.key'), key + '\n', { mode: 0o600 });
-    nodes.set(id, { id, dir, port: await freePort(), proc: null });
-    await start(id);
-  }
+  cluster = new SpawnedNodes({ databaseUrl: direct.toString(), busUrls: nats.urls });
+  for (const id of ['f1', 'f2', 'f3']) await cluster.add(id);
 });
 
 test.after.always(async () => {
-  for (const n of nodes.values()) {
-    n.proc?.child.kill('SIGKILL');
-    await n.proc?.exited;
-    rmSync(n.dir, { recursive: true, force: true });
-  }
+  await cluster?.close();
   await nats?.stop();
   await proxy?.close();
-  agent.destroy();
 });
 
-async function start(id: string): Promise<void> {
-  const n = nodes.get(id)!;
-  n.proc = spawnServe(['--port', String(n.port), '--host', '127.0.0.1', '--data-dir', n.dir], {
-    ...SUITE_SETTINGS,
-    CNS_ADMIN_EMAIL: EMAIL,
-    CNS_ADMIN_PASSWORD: PASSWORD,
-    CNS_DATABASE_URL: databaseUrl,
-    CNS_DATABASE_POOL: '4',
-    CNS_BUS_URL: nats!.urls.join(','),
-    CNS_NODE_ID: id,
-    CNS_NODE_URL: `http://127.0.0.1:${n.port}`,
-    CNS_CLUSTER_HEARTBEAT_MS: '100',
-    // 2 s: a node killed is failed over within seconds, and late beats on a busy CI machine are not taken for a death.
-    CNS_CLUSTER_DOWN_AFTER_MS: '2000',
-    CNS_REPLICATION_TIMEOUT_MS: '3000',
-  });
-  await n.proc.waitFor(/listening on/);
-}
-
-async function kill(id: string): Promise<void> {
-  const n = nodes.get(id)!;
-  n.proc!.child.kill('SIGKILL');
-  await n.proc!.exited;
-  n.proc = null;
-}
-
-function api(id: string, method: string, path: string, o: { token?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
-  const n = nodes.get(id)!;
-  const data = o.body === undefined ? undefined : Buffer.from(JSON.stringify(o.body));
-  return new Promise((resolve) => {
-    const req = request(
-      { host: '127.0.0.1', port: n.port, method, path: `/api/v1${path}`, agent, timeout: 15_000, headers: { ...(data && { 'content-type': 'application/json', 'content-length': String(data.length) }), ...(o.token && { authorization: `Bearer ${o.token}` }) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          let body: unknown = null;
-          try {
-            body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          } catch {
-            body = Buffer.concat(chunks).toString('utf8');
-          }
-          resolve({ status: res.statusCode ?? 0, body });
-        });
-        res.on('error', () => resolve({ status: 0, body: null }));
-      },
-    );
-    // A node killed under the request: no answer is no acknowledgement.
-    req.on('error', () => resolve({ status: 0, body: null }));
-    req.on('timeout', () => req.destroy());
-    req.end(data);
-  });
-}
-
-let admin: { token: string; orgId: string } | null = null;
-
-/** The administrator's token and organization (set up once), and a new project created through `via`: placed on `via`. */
-async function session(via: string): Promise<{ token: string; projectId: string }> {
-  if (!admin) {
-    const login = await api(via, 'POST', '/auth/login', { body: { email: EMAIL, password: PASSWORD } });
-    const token = login.body.data.access_token as string;
-    const init = await api(via, 'POST', '/auth/initialize', { token });
-    if (init.status !== 200 && init.status !== 201) throw new Error(`initialize failed: ${JSON.stringify(init.body)}`);
-    admin = { token, orgId: init.body.data.organization.id as string };
-  }
-  const created = await api(via, 'POST', '/projects/', { token: admin.token, body: { name: `faults-${Date.now()}`, org_id: admin.orgId } });
-  if (created.status !== 201 && created.status !== 200) throw new Error(`project not created: ${JSON.stringify(created.body)}`);
-  return { token: admin.token, projectId: created.body.data.id as string };
-}
-
-/** Writes one new file every 50 ms (20 writes/s) through `via` until stopped; records what was acknowledged. */
-function writeStream(via: () => string, token: string, projectId: string, tag: string) {
-  const acknowledged: string[] = [];
-  const statuses = new Map<number, number>();
-  let stop = false;
-  let i = 0;
-  const done = (async () => {
-    while (!stop) {
-      const path = `${tag}/w${i++}.md`;
-      const began = Date.now();
-      const w = await api(via(), 'POST', `/content/${projectId}/write`, { token, body: { path, content: `${tag} ${i}`, node_type: 'markdown' } });
-      statuses.set(w.status, (statuses.get(w.status) ?? 0) + 1);
-      if (w.status === 200 || w.status === 201) acknowledged.push(path);
-      await new Promise((r) => setTimeout(r, Math.max(0, 50 - (Date.now() - began))));
-    }
-  })();
-  return {
-    acknowledged,
-    statuses,
-    count: () => acknowledged.length,
-    async stop() {
-      stop = true;
-      await done;
-    },
-  };
-}
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function readable(via: string, token: string, projectId: string, paths: string[]): Promise<string[]> {
-  const missing: string[] = [];
-  for (const path of paths) {
-    let r = await api(via, 'GET', `/content/${projectId}/cat?path=${encodeURIComponent(path)}`, { token });
-    // A 503 says "retry" (Retry-After: a node just resumed, a placement a second old): clients do, for a few seconds.
-    for (let tries = 0; r.status === 503 && tries < 50; tries++) {
-      await new Promise((res) => setTimeout(res, 100));
-      r = await api(via, 'GET', `/content/${projectId}/cat?path=${encodeURIComponent(path)}`, { token });
-    }
-    if (r.status !== 200) missing.push(`${path} (${r.status})`);
-  }
-  return missing;
-}
+const api: SpawnedNodes['api'] = (...args) => cluster!.api(...args);
+const session = (via: string) => cluster!.session(via, 'faults');
+const writeStream: SpawnedNodes['writeStream'] = (...args) => cluster!.writeStream(...args);
+const readable: SpawnedNodes['readable'] = (...args) => cluster!.readable(...args);
+const kill = (id: string) => cluster!.kill(id);
+const start = (id: string) => cluster!.start(id);
 
 test.serial('kill -9 of a replica: writes go on with two of three copies, and the replica catches up when it returns', async (t) => {
   const { token, projectId } = await session('f1'); // placed on f1
@@ -218,7 +78,7 @@ test.serial('a stale primary (paused past down-after, then resumed) cannot move 
   const { token, projectId } = await session('f2'); // placed on f2
   const stream = writeStream(() => 'f3', token, projectId, 'stale');
   await until('some writes', () => stream.count() >= 10);
-  const paused = nodes.get('f2')!.proc!.child;
+  const paused = cluster!.node('f2').proc!.child;
   paused.kill('SIGSTOP');
   const before = stream.count();
   await until('writes taken by a new primary while f2 is paused', () => stream.count() >= before + 10, 30_000);
@@ -238,7 +98,7 @@ test.serial('a stale primary (paused past down-after, then resumed) cannot move 
 /** A public page, as any visitor gets it from node `id` (no credentials). */
 function page(id: string, key: string): Promise<number> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port: nodes.get(id)!.port, path: `/api/v1/p/${key}`, agent }, (res) => {
+    const req = request({ host: '127.0.0.1', port: cluster!.node(id).port, path: `/api/v1/p/${key}` }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });

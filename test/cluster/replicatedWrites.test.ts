@@ -9,6 +9,11 @@ import { DeposedError, Replicator, type ReplicaClient } from '../../src/cluster/
 import { ReplicaService } from '../../src/cluster/replication/replicaService.ts';
 import { decodeShipment, encodeShipment } from '../../src/cluster/replication/shipment.ts';
 import { readCopyState, writeCopyState } from '../../src/cluster/replication/copyState.ts';
+import { ClusterNode } from '../../src/cluster/nodes/clusterNode.ts';
+import type { Placement } from '../../src/cluster/nodes/placementStore.ts';
+import type { ClusterMembership } from '../../src/cluster/membership.ts';
+import type { MetadataDb } from '../../src/db/metadata/metadataStore.ts';
+import { createLogger } from '../../src/logging/logger.ts';
 import { alice, errorCode, until } from '../content/helpers.ts';
 
 const P = 'prj_quorum';
@@ -160,4 +165,23 @@ test('a replica sealed at a newer epoch refuses the old primary: its writes fail
     t.is(readCopyState(join(r.dir, `${P}.git`)).epoch, 2);
     t.is(c.mainOf(r), first, 'nothing of the deposed primary reached the replica');
   }
+});
+
+test('a write admitted while its node was the primary is not acknowledged once the placement names another (deposed during the batch: a partition, a pause)', async (t) => {
+  const settings = { busUrls: [], nodeId: 'n1', nodeUrl: 'http://n1', replicas: 3, heartbeatMs: 100, downAfterMs: 2000, replicationTimeoutMs: 1000, replaceAfterMs: 300_000 };
+  const node = new ClusterNode({ settings, db: {} as MetadataDb, membership: {} as ClusterMembership, signingSecret: new Uint8Array(32), logger: createLogger('silent'), replicationTimeoutMs: 1000 });
+  // What mayWrite read (cached, a second old) said n1; what replicate reads after the commit says a failover made n2 the primary.
+  let placement: Placement = { project: P, epoch: 1, primary: 'n1', state: 'ok', copies: ['n1', 'n2', 'n3'] };
+  node.placementOf = async () => placement;
+  const c = copy({ replicate: node.replicate, mayWrite: async () => {} });
+  t.teardown(() => c.close());
+  await c.store.createProject(P);
+  placement = { ...placement, epoch: 2, primary: 'n2' };
+  const err = await c.store.write(P, alice, { path: 'a.md', type: 'markdown', content: 'a' }).catch((e: unknown) => e);
+  t.true(err instanceof DeposedError, String(err));
+  // Mid-election (no primary yet) the same.
+  placement = { ...placement, epoch: 3, primary: null, state: 'electing' };
+  t.is(await errorCode(c.store.write(P, alice, { path: 'b.md', type: 'markdown', content: 'b' })), 'SERVICE_UNAVAILABLE');
+  // A replica indexing what it was shipped is not a write: nothing to refuse there.
+  await t.notThrowsAsync(node.replicate(P, {} as never, {}));
 });

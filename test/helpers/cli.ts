@@ -11,10 +11,15 @@ export interface ServeProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs `cns serve` as a child process, as a user would, with a clean environment. */
-export function spawnServe(args: string[], env: Record<string, string> = {}): ServeProcess {
+/**
+ * Runs `cns serve` as a child process, as a user would, with a clean environment. `o.prefix`: a
+ * command that runs it (`ip netns exec <name>`: test/helpers/netns.ts; it execs, so `child` is
+ * still the server's process).
+ */
+export function spawnServe(args: string[], env: Record<string, string> = {}, o: { prefix?: string[] } = {}): ServeProcess {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CNS_') && k !== 'PORT'));
-  const child = spawn(process.execPath, [CNS_BIN, 'serve', ...args], {
+  const [command, ...commandArgs] = [...(o.prefix ?? []), process.execPath, CNS_BIN, 'serve', ...args];
+  const child = spawn(command!, commandArgs, {
     // One process unless the test asks for workers (--workers or CNS_WORKERS): 'auto', one per core,
     // cost each start a process per core for tests that are not about workers (test/cluster is).
     env: { ...clean, CNS_LOG_LEVEL: 'warn', CNS_WORKERS: '1', ...env },

@@ -16,7 +16,7 @@ const READY = 'Server is ready';
 const META_LEADER = 'JetStream cluster new metadata leader';
 
 export interface NatsCluster {
-  /** The client URL of each server, `nats://127.0.0.1:<port>`. */
+  /** The client URL of each server, `nats://<host>:<port>`. */
   urls: string[];
   /** SIGKILL of server `i`; resolves once it has exited. */
   kill(i: number): Promise<void>;
@@ -35,18 +35,23 @@ let clusters = 0;
 const running = new Set<ChildProcess>();
 let exitHooked = false;
 
-/** Starts `n` JetStream servers routed to each other; resolves once each listens and a metadata leader is elected. */
-export async function startNatsCluster(n = 3): Promise<NatsCluster> {
+/**
+ * Starts `n` JetStream servers routed to each other; resolves once each listens and a metadata
+ * leader is elected. They listen on `host` (127.0.0.1 unless a test needs another address, such as
+ * the host side of a network namespace: test/helpers/netns.ts).
+ */
+export async function startNatsCluster(n = 3, o: { host?: string } = {}): Promise<NatsCluster> {
+  const host = o.host ?? '127.0.0.1';
   const dir = tempDir('cns-nats-');
   const clientPorts = await freePorts(n);
   const routePorts = await freePorts(n);
   const clusterName = `cns-${process.pid}-${++clusters}`;
   const argsOf = (i: number) => {
-    const routes = routePorts.filter((_, j) => j !== i).map((p) => `nats://127.0.0.1:${p}`);
-    const server = ['-a', '127.0.0.1', '-p', String(clientPorts[i]), '-n', `n${i + 1}`, '-js', '-sd', join(dir, `n${i + 1}`)];
+    const routes = routePorts.filter((_, j) => j !== i).map((p) => `nats://${host}:${p}`);
+    const server = ['-a', host, '-p', String(clientPorts[i]), '-n', `n${i + 1}`, '-js', '-sd', join(dir, `n${i + 1}`)];
     // One server is not a JetStream cluster (2.9 refuses a cluster without routes): it runs alone.
     if (n === 1) return server;
-    return [...server, ...['--cluster_name', clusterName, '--cluster', `nats://127.0.0.1:${routePorts[i]}`], ...['--routes', routes.join(',')]];
+    return [...server, ...['--cluster_name', clusterName, '--cluster', `nats://${host}:${routePorts[i]}`], ...['--routes', routes.join(',')]];
   };
   const servers: (ServerProcess | null)[] = clientPorts.map(() => null);
   const stop = async () => {
@@ -68,7 +73,7 @@ export async function startNatsCluster(n = 3): Promise<NatsCluster> {
     return i;
   };
   return {
-    urls: clientPorts.map((p) => `nats://127.0.0.1:${p}`),
+    urls: clientPorts.map((p) => `nats://${host}:${p}`),
     kill: async (i) => {
       await servers[at(i)]?.kill();
       servers[i] = null;

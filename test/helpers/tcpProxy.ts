@@ -13,7 +13,8 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function tcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/** `o.host`: the address it listens on (127.0.0.1 unless the clients are elsewhere: test/helpers/netns.ts). */
+export async function tcpProxy(target: { host: string; port: number }, o: { host?: string } = {}): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let server: Server | null = null;
   let port = 0;
@@ -31,7 +32,7 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
     });
     await new Promise<void>((resolve, reject) => {
       s.once('error', reject);
-      s.listen(port, '127.0.0.1', () => resolve());
+      s.listen(port, o.host ?? '127.0.0.1', () => resolve());
     });
     port = (s.address() as { port: number }).port;
     server = s;

@@ -52,6 +52,8 @@ test('client routes get index.html; the service paths are never shadowed', async
   t.is((await get('/healthz', 'application/json')).status, 200);
   t.regex(await (await get('/docs/')).text(), /swagger/i);
   t.not((await get('/git/prj_x.git/info/refs')).headers.get('cache-control'), 'no-cache');
+  // A cluster node's `git fetch` from another (Accept: */*) must reach its git endpoint, never the dashboard.
+  t.not((await get('/internal/git/prj_x.git/info/refs?service=git-upload-pack', '*/*')).headers.get('cache-control'), 'no-cache');
   t.not(await (await get('/api/v1/p/nope')).text(), await (await get('/')).text());
 
   // A missing built file is a 404, not index.html; a path out of the build folder is refused.

@@ -11,7 +11,7 @@ import { rendezvousRank } from '../rendezvous.ts';
 import { Ticker } from '../ticker.ts';
 import { readCopyState, tipEpochOf, writeCopyState } from '../replication/copyState.ts';
 import { ReplicaService } from '../replication/replicaService.ts';
-import { Replicator } from '../replication/replicator.ts';
+import { DeposedError, Replicator } from '../replication/replicator.ts';
 import { clusterKey, signedHeaders } from './nodeSignature.ts';
 import { PlacementStore, type Placement } from './placementStore.ts';
 import { PROMOTE_PATH, ReplicaHttpClient, SEAL_PATH, callNode } from './replicaHttpClient.ts';
@@ -177,9 +177,15 @@ export class ClusterNode {
     if (p && p.primary !== this.me) throw new NotPrimaryError(project);
   };
 
-  /** The content core's replication hook: on the primary, resolves once a quorum holds the step; elsewhere (a replica indexing what it received) nothing. */
-  readonly replicate = async (project: string, repo: Repo, previous: RefTips): Promise<void> => {
+  /**
+   * The content core's replication hook: on the primary, resolves once a quorum holds the step;
+   * elsewhere (a replica indexing what it received) nothing. A write admitted while this node was
+   * the primary (mayWrite read a placement up to a second old, or the process was paused or cut off
+   * since) whose placement now names another node was committed here alone: it is not acknowledged.
+   */
+  readonly replicate = async (project: string, repo: Repo, previous: RefTips, o: { write?: boolean } = {}): Promise<void> => {
     const p = await this.placementOf(project);
+    if (p && p.primary !== this.me && o.write) throw new DeposedError(project, p.epoch);
     if (!p || p.primary !== this.me) return;
     const copies = await this.filled(p);
     await this.replicator.replicate(project, repo, { epoch: p.epoch, replicas: copies.filter((n) => n !== this.me), quorum: this.quorum }, previous);

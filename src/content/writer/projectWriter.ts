@@ -41,9 +41,10 @@ export interface WriterDeps {
   /**
    * A cluster node: resolves once a quorum of the project's copies holds `main` and the notes as
    * they are now (`previous`: the refs before the step), or throws; no-op where this node is not
-   * the project's primary. Writes are acknowledged and announced only after it resolved.
+   * the project's primary, except for a `write` (a batch mayWrite admitted): one whose node was
+   * deposed since throws. Writes are acknowledged and announced only after it resolved.
    */
-  replicate?: (projectId: string, repo: Repo, previous: RefTips) => Promise<void>;
+  replicate?: (projectId: string, repo: Repo, previous: RefTips, o?: { write?: boolean }) => Promise<void>;
   /** A cluster node: throws unless this node writes the project now (checked before each batch, out of the write transaction). */
   mayWrite?: (projectId: string) => Promise<void>;
 }
@@ -378,7 +379,7 @@ export class ProjectWriter {
       }
       const moved = outcome.head !== this.head;
       this.head = outcome.head;
-      const replication = moved && this.deps.replicate ? await this.replicated(previous) : null;
+      const replication = moved && this.deps.replicate ? await this.replicated(previous, true) : null;
       for (const [job, result] of outcome.done) if (replication) job.reject(replication);
       else job.resolve(result);
       for (const [job, err] of outcome.failed) job.reject(err);
@@ -414,7 +415,7 @@ export class ProjectWriter {
         this.head = written.commitId;
         // main has the commit: the index catches up in short transactions.
         const result = await indexSlicedCommit(this.target(), written, slice);
-        const replication = this.deps.replicate ? await this.replicated(previous) : null;
+        const replication = this.deps.replicate ? await this.replicated(previous, true) : null;
         if (replication) return job.reject(replication);
         job.resolve(result);
         this.notify();
@@ -507,11 +508,11 @@ export class ProjectWriter {
     return { [MAIN_REF]: this.repo.readMain(), [NOTES_REF]: this.repo.exists() ? readRef(this.repo.gitdir, NOTES_REF) : null };
   }
 
-  /** Null once a quorum of copies holds the step (or outside a cluster); the error to answer otherwise. */
-  private async replicated(previous: RefTips): Promise<unknown> {
+  /** Null once a quorum of copies holds the step (or outside a cluster); the error to answer otherwise. `write`: a batch admitted by mayWrite. */
+  private async replicated(previous: RefTips, write = false): Promise<unknown> {
     if (!this.deps.replicate) return null;
     try {
-      await this.deps.replicate(this.projectId, this.repo, previous);
+      await this.deps.replicate(this.projectId, this.repo, previous, { write });
       return null;
     } catch (err) {
       return err;

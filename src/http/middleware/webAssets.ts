@@ -7,11 +7,12 @@ import { DASHBOARD_PAGE_HEADERS } from './dashboardPolicy.ts';
 
 /**
  * The web dashboard (`web/`, built by Vite into `web/dist`), served at `/`. Paths that belong to
- * the service (the API, health, the reference page, published pages, git remotes) are never
- * answered here, so a client route can not shadow them. Any other GET that asks for HTML and
+ * the service (the API, health, the reference page, published pages, git remotes, and the
+ * /internal/ endpoints of a cluster's nodes) are never answered here, so a client route can not
+ * shadow them. Any other GET that asks for HTML and
  * names no built file gets index.html: the dashboard routes on the client.
  */
-const SERVICE_PATHS = '(api|healthz|docs|p|git)(/|$)';
+const SERVICE_PATHS = '(api|healthz|docs|p|git|internal)(/|$)';
 const RESERVED = new RegExp(`^/${SERVICE_PATHS}`);
 
 /** Vite names built files `<name>-<content hash>.<ext>` under assets/: their bytes never change. */
