@@ -245,4 +245,4 @@ test.serial('every sandbox route is in the OpenAPI document', async (t) => {
   }
 });
 
-const heldWorkspace = () => heldIn(server.services.sandbox.pool.reachableRoot);
+const heldWorkspace = () => heldIn(server.services.sandbox.pool);

@@ -4,9 +4,15 @@ import { join } from 'node:path';
 /** A command's tail that signals it has run (`ready`) and waits until the test lets it finish (`go`). */
 export const HOLD = 'touch ready; while [ ! -e go ]; do sleep 0.02; done; rm go ready';
 
-/** The workspace of a command that has signalled `ready` and waits for `go` (polled with a deadline). */
-export async function heldWorkspace(root: string, deadlineMs = 15_000): Promise<string> {
+/**
+ * The workspace of a command that has signalled `ready` and waits for `go` (polled with a deadline).
+ * The pool's root is read once the pool is ready: before, it is the plain path, not the view into
+ * the pool's mount namespace where the workspaces are (a first command on a slow start was never seen).
+ */
+export async function heldWorkspace(pool: { ready: Promise<void>; reachableRoot: string }, deadlineMs = 15_000): Promise<string> {
   const end = Date.now() + deadlineMs;
+  await pool.ready;
+  const root = pool.reachableRoot;
   for (;;) {
     const found = await findFile(root, 'ready', 8);
     if (found) return found;

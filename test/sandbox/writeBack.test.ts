@@ -34,7 +34,7 @@ test.after.always(async () => server?.stop());
 
 const lines = (...l: string[]) => l.join('\n') + '\n';
 const version = () => server.services.content.projectVersion(projectId);
-const held = () => heldWorkspace(server.services.sandbox.pool.reachableRoot);
+const held = () => heldWorkspace(server.services.sandbox.pool);
 const go = (ws: string) => writeFile(join(ws, 'go'), '');
 const exec = (id: string, body: Record<string, unknown>, credential = token) => server.api('POST', `/sandbox-endpoints/${id}/exec`, { token: credential, body });
 
