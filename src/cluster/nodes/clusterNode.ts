@@ -71,6 +71,11 @@ export class ClusterNode {
     this.replicator = new Replicator(new ReplicaHttpClient({ key: this.key, me: this.me, urlOf: (n) => this.urlOf(n) }), { timeoutMs: d.replicationTimeoutMs, logger: d.logger });
   }
 
+  /** How long a member may miss heartbeats before it is down (CNS_CLUSTER_DOWN_AFTER_MS). */
+  get downAfterMs(): number {
+    return this.d.settings.downAfterMs;
+  }
+
   /** A write is acknowledged once this many copies hold it, the primary's included. */
   get quorum(): number {
     return Math.floor(this.d.settings.replicas / 2) + 1;
@@ -269,7 +274,18 @@ export class ClusterNode {
   }
 
   private async refreshNodes(): Promise<void> {
+    const before = this.nodes;
     this.nodes = new Map((await this.d.membership.nodes()).map((n) => [n.id, n]));
+    for (const [id, was] of before) {
+      if (was.state === 'up' && this.nodes.get(id)?.state !== 'up') for (const listener of this.downListeners) listener(was);
+    }
+  }
+
+  private readonly downListeners = new Set<(node: ClusterNodeView) => void>();
+
+  /** Called with each member this node saw up and now sees down (or gone). */
+  onNodeDown(listener: (node: ClusterNodeView) => void): void {
+    this.downListeners.add(listener);
   }
 
   /** Failover (docs/design/cluster.md §6) of every project whose primary is down: reserve the next epoch, seal a quorum of live copies, choose the most advanced, commit it, promote it. */

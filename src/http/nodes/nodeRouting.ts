@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { DomainError, invalidField } from '../../errors/domainError.ts';
 import { AppError } from '../errors.ts';
 import { parsesBodyOf } from '../middleware/bodyParser.ts';
-import { CLIENT_IP_HEADER, forwardTo, type ForwardTarget } from '../workers/forward.ts';
+import { CLIENT_IP_HEADER, dropConnectionsTo, forwardTo, type ForwardTarget } from '../workers/forward.ts';
 import { readBounded, type ClusterHooks } from '../workers/ownerRouting.ts';
 import { routeTarget } from '../../cluster/routeTarget.ts';
 import type { ClusterNode } from '../../cluster/nodes/clusterNode.ts';
@@ -24,6 +24,11 @@ export class ForwardToNode extends Error {
   }
 }
 
+const addressOf = (url: string) => {
+  const u = new URL(url);
+  return { host: u.hostname, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)), secure: u.protocol === 'https:' };
+};
+
 const electing = (project: string) => new DomainError('SERVICE_UNAVAILABLE', 'The project’s primary is being replaced after a failure; retry in a moment.', { reason: 'ELECTING', project }, { 'retry-after': '1' });
 
 /**
@@ -41,9 +46,11 @@ export function nodeRouting(node: ClusterNode, o: { bodyLimitBytes: number }): C
   const targetOf = (primary: string): ForwardTarget => {
     const url = node.urlOf(primary);
     if (!url) throw new DomainError('SERVICE_UNAVAILABLE', 'The node that writes this project is not known here yet; retry in a moment.', { reason: 'UNKNOWN_NODE', node: primary }, { 'retry-after': '1' });
-    const u = new URL(url);
-    return { host: u.hostname, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)), headers: {}, secure: u.protocol === 'https:' };
+    // A node that does not take a connection within the down-after time is as good as down.
+    return { ...addressOf(url), headers: {}, connectTimeoutMs: node.downAfterMs };
   };
+  // Requests forwarded to a node marked down end with 503 at once rather than when its TCP gives up.
+  node.onNodeDown((n) => dropConnectionsTo(addressOf(n.url)));
   const forward = (ctx: Context, primary: string, body: Buffer | Readable) => {
     const target = targetOf(primary);
     // The signature covers the address and the client address the target is asked to trust.

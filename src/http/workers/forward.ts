@@ -16,18 +16,32 @@ export interface ForwardTarget {
   headers: Record<string, string>;
   /** Over TLS (a node whose CNS_NODE_URL is https). */
   secure?: boolean;
+  /** A new connection not made within this time fails the request with 503 (a node cut off the network: its SYNs go unanswered for minutes). */
+  connectTimeoutMs?: number;
 }
 
 /** A worker of this box: its private loopback listener, vouched for by the box's secret. */
 export const workerTarget = (port: number, secret: string): ForwardTarget => ({ host: '127.0.0.1', port, headers: { [FORWARD_SECRET_HEADER]: secret } });
 
 const agents = new Map<string, Agent>();
+const keyOf = (t: Pick<ForwardTarget, 'host' | 'port' | 'secure'>) => `${t.secure ? 'https' : 'http'}://${t.host}:${t.port}`;
 const agentFor = (t: ForwardTarget) => {
-  const key = `${t.secure ? 'https' : 'http'}://${t.host}:${t.port}`;
+  const key = keyOf(t);
   let a = agents.get(key);
   if (!a) agents.set(key, (a = t.secure ? new HttpsAgent({ keepAlive: true, maxSockets: 64 }) : new Agent({ keepAlive: true, maxSockets: 64 })));
   return a;
 };
+
+/**
+ * Ends every request forwarded to the target and every connection kept to it: a node marked down
+ * (cut off, frozen) would otherwise hold them open until its TCP gave up. Requests not yet answered
+ * get 503 (retry: the next one goes to the project's new primary); streams already answering end.
+ */
+export function dropConnectionsTo(t: Pick<ForwardTarget, 'host' | 'port' | 'secure'>): void {
+  const key = keyOf(t);
+  agents.get(key)?.destroy();
+  agents.delete(key);
+}
 
 /**
  * Runs the request on another worker or node (the project's owner) and streams the answer back:
@@ -65,6 +79,15 @@ export async function forwardTo(ctx: Context, target: ForwardTarget, body: Buffe
         resolve();
       });
     });
+    if (target.connectTimeoutMs) {
+      const limit = target.connectTimeoutMs;
+      up.on('socket', (socket) => {
+        if (!socket.connecting) return;
+        const timer = setTimeout(() => up.destroy(new Error('connect timeout')), limit);
+        socket.once('connect', () => clearTimeout(timer));
+        socket.once('close', () => clearTimeout(timer));
+      });
+    }
     up.on('error', () => fail(503, 'SERVICE_UNAVAILABLE', 'The worker or node that writes this project did not answer; retry the request.'));
     // A client that goes away cancels the request on the owner too.
     out.on('close', () => {
