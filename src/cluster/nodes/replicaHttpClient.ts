@@ -10,6 +10,10 @@ export const SHIP_PATH = '/internal/v1/replication/ship';
 export const CATCH_UP_PATH = '/internal/v1/replication/catch-up';
 export const SEAL_PATH = '/internal/v1/replication/seal';
 export const PROMOTE_PATH = '/internal/v1/replication/promote';
+/** A move's steps (copySteps.ts): on the primary, bring a new copy up to date, or hand the project over; on a leaving copy, remove it. */
+export const SYNC_COPY_PATH = '/internal/v1/moves/sync-copy';
+export const HANDOFF_PATH = '/internal/v1/moves/hand-off';
+export const DROP_COPY_PATH = '/internal/v1/moves/drop-copy';
 
 /** What an internal call's signature covers: its address and its body (a captured call cannot be replayed with another body). */
 export const signedCall = (path: string, body: Buffer) => `${path}\n${createHash('sha256').update(body).digest('base64url')}`;
