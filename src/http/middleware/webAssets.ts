@@ -11,7 +11,8 @@ import { DASHBOARD_PAGE_HEADERS } from './dashboardPolicy.ts';
  * answered here, so a client route can not shadow them. Any other GET that asks for HTML and
  * names no built file gets index.html: the dashboard routes on the client.
  */
-const SERVICE_PATHS = '(api|healthz|docs|p|git)(/|$)';
+// `internal`: the nodes' own calls and a replica's git fetch from its primary (index.html there breaks the fetch).
+const SERVICE_PATHS = '(api|healthz|docs|p|git|internal)(/|$)';
 const RESERVED = new RegExp(`^/${SERVICE_PATHS}`);
 
 /** Vite names built files `<name>-<content hash>.<ext>` under assets/: their bytes never change. */
