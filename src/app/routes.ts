@@ -97,7 +97,7 @@ export function apiRoutes(s: Services): OpenApiSource & { routers: Router[]; isP
     publicPublishRoutes(s),
     analyticsRoutes(s),
     oauthRoutes(s),
-    clusterRoutes({ settings: s.settings, membership: s.membership, projectCount: () => s.content.listProjects().length, ...(s.node && { heldByNode: () => s.node!.placements.heldByNode() }) }),
+    clusterRoutes({ settings: s.settings, membership: s.membership, projectCount: () => s.content.listProjects().length, ...(s.node && { heldByNode: () => s.node!.placements.heldByNode(), moves: { move: (project: string, to: string, from?: string) => s.node!.moves.move(project, to, from), drain: (id: string) => s.node!.drains.start(id) } }) }),
   ];
   // /healthz is mounted by the app outside the base path; it is only documented here.
   const guards = routeGuards(s);

@@ -216,6 +216,13 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
   // Deleted, reindexed or purged here: every worker drops what it holds of the project (this one did already).
   content.onProjectChanged((change) => bus.signal(change));
   bus.onSignal('content-caches', (s) => content.dropCached(s));
+  if (node) {
+    // A move changed a project's placement: every node reads it again at its next request.
+    node.announceWith((project) => bus.signal({ kind: 'placement-changed', project }));
+    bus.onSignal('placement', (s) => {
+      if (s.kind === 'placement-changed') node.forget(s.project);
+    });
+  }
   // Access taken away in any worker (or the project deleted): open streams check theirs at once.
   bus.onSignal('live-feed', (s) => {
     if (s.kind === 'access-changed' || s.kind === 'project-deleted') feed.revalidate();

@@ -7,6 +7,7 @@ import { clientHelp } from './client/helpText.ts';
 import { registerArchiveCommands } from './commands/archives.ts';
 import { registerBrowseCommands } from './commands/browse.ts';
 import { registerCloneCommand } from './commands/clone.ts';
+import { registerClusterCommands } from './commands/cluster.ts';
 import { registerDbCommands } from './commands/db.ts';
 import { registerFileCommands } from './commands/files.ts';
 import { registerGitCredentialCommand } from './commands/gitCredential.ts';
@@ -63,6 +64,7 @@ function program(io: CliIo): Command {
     registerCloneCommand,
     registerSyncCommand,
     registerSearchCommand,
+    registerClusterCommands,
   ]) {
     register(cns, io);
   }

@@ -188,7 +188,8 @@ export class ClusterMembership {
     const incarnation = this.incarnationId;
     if (incarnation === null) return;
     try {
-      await this.deps.db.updateTable('cluster_nodes').set({ state: 'down' }).where('node_id', '=', this.nodeId).where('incarnation', '=', incarnation).execute();
+      // A drained node stays `left`: it held nothing, and stopping it is how it is removed.
+      await this.deps.db.updateTable('cluster_nodes').set({ state: sql`CASE WHEN state = 'left' THEN 'left' ELSE 'down' END` }).where('node_id', '=', this.nodeId).where('incarnation', '=', incarnation).execute();
       await this.lease?.release();
     } catch (err) {
       // The others mark it down when its heartbeat is old enough, and the lease expires.
@@ -241,9 +242,15 @@ export class ClusterMembership {
   }
 }
 
-/** The coordinator's down detection: nodes `up` whose last beat is older than down-after become `down`. Answers their ids. */
+/** The coordinator's down detection: nodes `up` (or draining: they still hold copies) whose last beat is older than down-after become `down`. Answers their ids. */
 export async function markDownNodes(db: MetadataDb, downAfterMs: number): Promise<string[]> {
   const { rows } = await sql<{ node_id: string }>`
-    UPDATE cluster_nodes SET state = 'down' WHERE state = 'up' AND heartbeat_at < now() - ${ms(downAfterMs)} RETURNING node_id`.execute(db);
+    UPDATE cluster_nodes SET state = 'down' WHERE state IN ('up', 'draining') AND heartbeat_at < now() - ${ms(downAfterMs)} RETURNING node_id`.execute(db);
   return rows.map((r) => r.node_id);
+}
+
+/** A drain's steps on a node's state (`draining`, then `left` once it holds nothing), from one of `from` only; false when it was in none. */
+export async function changeNodeState(db: MetadataDb, node: string, from: readonly ClusterNodeState[], to: ClusterNodeState): Promise<boolean> {
+  const r = await db.updateTable('cluster_nodes').set({ state: to }).where('node_id', '=', node).where('state', 'in', [...from]).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }

@@ -654,6 +654,31 @@ export class ContentStore extends ContentReads {
     })();
   }
 
+  /** A cluster's planned switchover: `work` runs with the project's writes held (ProjectWriter.hold). */
+  holdWrites<T>(projectId: string, work: (repo: Repo) => Promise<T>): Promise<T> {
+    assertProjectId(projectId);
+    return this.writers.get(projectId).hold(work);
+  }
+
+  /** The project's repository here, to read from (a cluster's primary ships it to a new copy). */
+  repository(projectId: string): Repo {
+    assertProjectId(projectId);
+    return this.repos.get(projectId);
+  }
+
+  /**
+   * Removes this node's copy of a project that lives on elsewhere (a cluster moved the copy away):
+   * like deleteProject here, but no other process is told. The copy may come back later through
+   * createProject (an empty repository a shipment or a fetch fills).
+   */
+  async dropCopy(projectId: string): Promise<void> {
+    assertProjectId(projectId);
+    await this.writers.get(projectId).destroy();
+    this.pushes.forgetProject(projectId);
+    this.children.forgetProject(projectId);
+    await sweepDeleted(this.dataDir);
+  }
+
   /** Creates the project's empty bare repository (branch main) so it can be cloned before its first write. */
   async createProject(projectId: string): Promise<void> {
     assertProjectId(projectId);

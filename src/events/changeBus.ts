@@ -9,7 +9,8 @@ export type CommitSubscriber = (event: CommitEvent) => void;
  * streams are checked again). Plain data, like a commit event.
  */
 export interface BusSignal {
-  kind: 'project-deleted' | 'project-reset' | 'publish-changed' | 'access-changed';
+  /** `placement-changed`: a cluster moved the project's primary or copies (every node drops the placement it cached). */
+  kind: 'project-deleted' | 'project-reset' | 'publish-changed' | 'access-changed' | 'placement-changed';
   project: string;
 }
 export type SignalSubscriber = (signal: BusSignal) => void;

@@ -88,7 +88,7 @@ export class PublicResolver {
     bus.subscribe('publish-cache', (e) => this.stale(e.project));
     // Publishes changed by any process (this one's store counts its own writes too), and projects deleted, reindexed or purged.
     bus.onSignal('publish-cache', (s) => {
-      if (s.kind !== 'access-changed') this.stale(s.project);
+      if (s.kind !== 'access-changed' && s.kind !== 'placement-changed') this.stale(s.project);
     });
   }
 

@@ -49,3 +49,16 @@ test('the check reads users.is_admin at each request: a user made administrator 
   t.is(res.status, 200, JSON.stringify(res.body));
   t.false(res.body.data.cluster);
 });
+
+test('outside a cluster, a move or a drain is refused (409) for an administrator, 403 for anyone else, and a bad body is 422', async (t) => {
+  const admin = await server.login();
+  const projectId = await createProject(server, admin.token, await createOrg(server, admin.token));
+  const moved = await server.api('POST', '/cluster/moves', { token: admin.token, body: { project_id: projectId, to: 'node-2' } });
+  t.is(moved.status, 409, JSON.stringify(moved.body));
+  t.like(moved.body, { success: false, code: 'CONFLICT' });
+  t.regex(moved.body.message, /not a node of a cluster/);
+  t.is((await server.api('POST', '/cluster/nodes/node-2/drain', { token: admin.token })).status, 409);
+  t.is((await server.api('POST', '/cluster/moves', { token: admin.token, body: { project_id: projectId } })).status, 422);
+  const user = await server.createUser(email('not-mover'));
+  t.is((await server.api('POST', '/cluster/moves', { token: user.token, body: { project_id: projectId, to: 'node-2' } })).status, 403);
+});

@@ -42,6 +42,8 @@ test('the routes that check no organization, project or node are these, each say
   t.deepEqual(unchecked, [
     // The service's administrators (users.is_admin): nothing of any organization or project.
     'admin GET /cluster/',
+    'admin POST /cluster/moves',
+    'admin POST /cluster/nodes/:id/drain',
     // The domain method named in the declaration decides: no single project is known before it runs.
     'checkedBy GET /chat/sessions/',
     'checkedBy GET /nodes/batch',

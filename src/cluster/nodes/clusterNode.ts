@@ -15,11 +15,16 @@ import { DeposedError, Replicator } from '../replication/replicator.ts';
 import { clusterKey, signedHeaders } from './nodeSignature.ts';
 import { PlacementStore, type Placement } from './placementStore.ts';
 import { PROMOTE_PATH, ReplicaHttpClient, SEAL_PATH, callNode } from './replicaHttpClient.ts';
+import { ProjectMoves } from './projectMove.ts';
+import { NodeDrains } from './nodeDrain.ts';
 
 /** A placement read this recently is used as it is: a failover is seen at most this late (and a write meeting it answers 503, retried). */
 const PLACEMENT_TTL_MS = 1_000;
 /** Projects a coordinator fails over at once. */
 const FAILOVER_BATCH = 8;
+/** How long a request waits for an election (a planned switchover takes well under this) before it is answered 503. */
+const ELECTION_WAIT_MS = 1_000;
+const ELECTION_POLL_MS = 20;
 
 /** The project is written by another node: nothing was changed here. */
 export class NotPrimaryError extends DomainError {
@@ -51,7 +56,18 @@ export class ClusterNode {
   private content: ContentStore | null = null;
   private nodes = new Map<string, ClusterNodeView>();
   private readonly cache = new Map<string, { p: Placement; at: number }>();
+  /** Per project, bumped by forget(): a placement read that started before is not cached (it may predate a move). */
+  private readonly generations = new Map<string, number>();
+  /** Projects this node hands over to another primary right now: requests routed here wait for the new primary. */
+  private readonly handoffs = new Map<string, Promise<void>>();
+  private readonly elections = new Map<string, Promise<Placement | null>>();
+  /** Projects whose copy left this node while it runs: shipments are refused unless the placement names it again. */
+  private readonly dropped = new Set<string>();
+  private announcer: (project: string) => void = () => {};
   private readonly ticker: Ticker;
+  /** Moves of copies and drains of nodes (projectMove.ts, nodeDrain.ts). */
+  readonly moves: ProjectMoves;
+  readonly drains: NodeDrains;
 
   constructor(
     private readonly d: {
@@ -69,6 +85,8 @@ export class ClusterNode {
     this.placements = new PlacementStore(d.db);
     this.ticker = new Ticker(d.settings.heartbeatMs, () => this.tick());
     this.replicator = new Replicator(new ReplicaHttpClient({ key: this.key, me: this.me, urlOf: (n) => this.urlOf(n) }), { timeoutMs: d.replicationTimeoutMs, logger: d.logger });
+    this.moves = new ProjectMoves(this, { db: d.db, logger: d.logger });
+    this.drains = new NodeDrains(this, { db: d.db, logger: d.logger });
   }
 
   /** How long a member may miss heartbeats before it is down (CNS_CLUSTER_DOWN_AFTER_MS). */
@@ -76,15 +94,77 @@ export class ClusterNode {
     return this.d.settings.downAfterMs;
   }
 
-  /** A write is acknowledged once this many copies hold it, the primary's included. */
-  get quorum(): number {
-    return Math.floor(this.d.settings.replicas / 2) + 1;
+  /**
+   * A write is acknowledged once this many of the project's `copies` hold it, the primary's
+   * included: a majority of R, or of the copies while a move holds one more (a majority of R+1
+   * meets every majority of R and of R+1, so a move never splits the quorums).
+   */
+  quorumOf(copies: number): number {
+    return Math.floor(Math.max(copies, this.d.settings.replicas) / 2) + 1;
   }
 
   /** The content store this node's copies live in (set once, when the services are built). */
   attach(content: ContentStore): void {
     this.content = content;
-    this.replicas = new ReplicaService(content, (project) => this.sourceOf(project));
+    this.replicas = new ReplicaService(
+      content,
+      (project) => this.sourceOf(project),
+      (project) => this.admit(project),
+    );
+  }
+
+  get store(): ContentStore {
+    if (!this.content) throw new Error('the cluster node has no content store yet');
+    return this.content;
+  }
+
+  get settings(): ClusterSettings {
+    return this.d.settings;
+  }
+
+  get logger(): Logger {
+    return this.d.logger;
+  }
+
+  get incarnation(): string | null {
+    return this.d.membership.incarnation;
+  }
+
+  /** How this node tells every node that a project's placement changed (the bus's `placement-changed`). */
+  announceWith(fn: (project: string) => void): void {
+    this.announcer = fn;
+  }
+
+  /** Every node drops what it cached of the project's placement, this one first. */
+  announce(project: string): void {
+    this.forget(project);
+    this.announcer(project);
+  }
+
+  /** While `work` runs, requests for the project routed here wait for it (a switchover this node makes). */
+  async holdingRequests<T>(project: string, work: () => Promise<T>): Promise<T> {
+    let done!: () => void;
+    this.handoffs.set(project, new Promise<void>((r) => (done = r)));
+    try {
+      return await work();
+    } finally {
+      this.handoffs.delete(project);
+      done();
+    }
+  }
+
+  /** This node's copy of the project left (a move): it takes no shipment for it until the placement names this node again. */
+  markDropped(project: string): void {
+    this.dropped.add(project);
+  }
+
+  private async admit(project: string): Promise<void> {
+    if (!this.dropped.has(project)) return;
+    const p = await this.placements.get(project);
+    if (!p?.copies.includes(this.me)) throw new DomainError('CONFLICT', 'This node holds no copy of the project any more.', { reason: 'NOT_A_COPY', project });
+    // Moved back here: the copy starts again from an empty repository.
+    this.dropped.delete(project);
+    await this.store.createProject(project);
   }
 
   get replicaService(): ReplicaService {
@@ -105,8 +185,16 @@ export class ClusterNode {
    */
   private async claimLocalProjects(): Promise<void> {
     for (const project of this.content?.listProjects() ?? []) {
+      const placed = await this.placements.get(project);
+      // A copy moved away (or replaced) while this node was stopped: it lives on elsewhere.
+      if (placed && !placed.copies.includes(this.me) && placed.primary !== this.me) {
+        this.markDropped(project);
+        await this.content!.dropCopy(project);
+        this.d.logger.info({ project }, 'cluster: a copy this node no longer holds was removed');
+        continue;
+      }
       if (!this.content!.head(project)) continue;
-      if (await this.placements.get(project)) continue;
+      if (placed) continue;
       const p = await this.placementOf(project, true);
       if (p?.primary === this.me) await this.promote(project, p.epoch);
     }
@@ -114,33 +202,72 @@ export class ClusterNode {
 
   async close(): Promise<void> {
     await this.ticker.stop();
+    await this.drains.stop();
   }
 
   urlOf(node: string): string | null {
     return this.nodes.get(node)?.url ?? null;
   }
 
-  /** Members not known to be down. */
+  /** Members that take copies: up, and neither draining nor drained. */
   liveNodes(): string[] {
     return [...this.nodes.values()].filter((n) => n.state === 'up').map((n) => n.id);
+  }
+
+  /** Members not known to be down (draining and drained ones still answer). */
+  aliveNodes(): string[] {
+    return [...this.nodes.values()].filter((n) => n.state !== 'down').map((n) => n.id);
+  }
+
+  /** The members as last read (every heartbeat). */
+  members(): ClusterNodeView[] {
+    return [...this.nodes.values()];
   }
 
   /**
    * The project's placement (cached for a second), placed here when nobody placed it yet: the
    * node that first serves a project (its creation) is its primary, and its copies go to the best
-   * ranked live nodes. Null when the project does not exist.
+   * ranked live nodes. Null when the project does not exist. With `hold` (routing), a request
+   * meeting an election (a planned switchover) waits for its new primary, up to a second.
    */
-  async placementOf(project: string, fresh = false, claim = true): Promise<Placement | null> {
+  async placementOf(project: string, fresh = false, claim = true, hold = true): Promise<Placement | null> {
+    if (hold) await this.handoffs.get(project);
     const hit = this.cache.get(project);
-    if (hit && !fresh && performance.now() - hit.at < PLACEMENT_TTL_MS) return hit.p;
-    let p = await this.placements.get(project);
-    if (!p && claim) {
-      const others = rendezvousRank(project, this.liveNodes().filter((n) => n !== this.me), this.d.settings.replicas - 1);
-      p = await this.placements.claim(project, this.me, [this.me, ...others]);
+    let p: Placement | null;
+    if (hit && !fresh && performance.now() - hit.at < PLACEMENT_TTL_MS) p = hit.p;
+    else {
+      const generation = this.generations.get(project) ?? 0;
+      p = await this.placements.get(project);
+      if (!p && claim) {
+        const others = rendezvousRank(project, this.liveNodes().filter((n) => n !== this.me), this.d.settings.replicas - 1);
+        p = await this.placements.claim(project, this.me, [this.me, ...others]);
+      }
+      if ((this.generations.get(project) ?? 0) === generation) {
+        if (p) this.cache.set(project, { p, at: performance.now() });
+        else this.cache.delete(project);
+      }
     }
-    if (p) this.cache.set(project, { p, at: performance.now() });
-    else this.cache.delete(project);
-    return p;
+    return hold && p?.state === 'electing' ? this.elected(project) : p;
+  }
+
+  /** The placement once its election ended (one poll per project, shared), or as it is after ELECTION_WAIT_MS. */
+  private elected(project: string): Promise<Placement | null> {
+    let waiting = this.elections.get(project);
+    if (!waiting) {
+      waiting = (async () => {
+        const end = performance.now() + ELECTION_WAIT_MS;
+        for (;;) {
+          const p = await this.placements.get(project);
+          if (!p || p.state === 'ok' || performance.now() > end) {
+            if (p) this.cache.set(project, { p, at: performance.now() });
+            return p;
+          }
+          await new Promise((r) => setTimeout(r, ELECTION_POLL_MS));
+        }
+      })().finally(() => this.elections.delete(project));
+      this.elections.set(project, waiting);
+    }
+    return waiting;
   }
 
   /**
@@ -173,12 +300,13 @@ export class ClusterNode {
 
   forget(project: string): void {
     this.cache.delete(project);
+    this.generations.set(project, (this.generations.get(project) ?? 0) + 1);
     this.replicator.forget(project);
   }
 
   /** Before a write of the content core: refuses a project another node writes (a request routed here by a stale placement). */
   readonly mayWrite = async (project: string): Promise<void> => {
-    const p = await this.placementOf(project);
+    const p = await this.placementOf(project, false, true, false);
     if (p && p.primary !== this.me) throw new NotPrimaryError(project);
   };
 
@@ -189,11 +317,11 @@ export class ClusterNode {
    * since) whose placement now names another node was committed here alone: it is not acknowledged.
    */
   readonly replicate = async (project: string, repo: Repo, previous: RefTips, o: { write?: boolean } = {}): Promise<void> => {
-    const p = await this.placementOf(project);
+    const p = await this.placementOf(project, false, true, false);
     if (p && p.primary !== this.me && o.write) throw new DeposedError(project, p.epoch);
     if (!p || p.primary !== this.me) return;
     const copies = await this.filled(p);
-    await this.replicator.replicate(project, repo, { epoch: p.epoch, replicas: copies.filter((n) => n !== this.me), quorum: this.quorum }, previous);
+    await this.replicator.replicate(project, repo, { epoch: p.epoch, replicas: copies.filter((n) => n !== this.me), quorum: this.quorumOf(copies.length) }, previous);
   };
 
   /**
@@ -220,12 +348,12 @@ export class ClusterNode {
   /** A member down (or gone from the list) for longer than CNS_CLUSTER_REPLACE_AFTER_S. */
   private isGone(node: string): boolean {
     const n = this.nodes.get(node);
-    return !n || (n.state !== 'up' && n.heartbeatAgeMs > this.d.settings.replaceAfterMs);
+    return !n || (n.state === 'down' && n.heartbeatAgeMs > this.d.settings.replaceAfterMs);
   }
 
   /** Where a replica fetches a project from: its primary's internal git endpoint, signed for this node. */
   private async sourceOf(project: string): Promise<{ url: string; headers: Record<string, string> }> {
-    const p = await this.placementOf(project, true);
+    const p = await this.placementOf(project, true, true, false);
     const url = p?.primary ? this.urlOf(p.primary) : null;
     if (!p?.primary || !url) throw new DomainError('SERVICE_UNAVAILABLE', 'The project has no reachable primary to catch up from.', { reason: 'NO_PRIMARY', project }, { 'retry-after': '1' });
     const path = gitPathOf(project);
@@ -267,30 +395,36 @@ export class ClusterNode {
   private async tick(): Promise<void> {
     try {
       await this.refreshNodes();
-      if (this.d.membership.coordinator) await this.failOver();
+      if (this.d.membership.coordinator) {
+        await this.failOver();
+        this.drains.kick();
+      }
     } catch (err) {
       this.d.logger.warn({ err: { message: (err as Error).message } }, 'cluster: a coordinator step failed; retrying at the next heartbeat');
     }
   }
 
-  private async refreshNodes(): Promise<void> {
+  /** Reads the members again (every heartbeat; a move or a drain first). */
+  async refreshNodes(): Promise<void> {
     const before = this.nodes;
     this.nodes = new Map((await this.d.membership.nodes()).map((n) => [n.id, n]));
     for (const [id, was] of before) {
-      if (was.state === 'up' && this.nodes.get(id)?.state !== 'up') for (const listener of this.downListeners) listener(was);
+      const now = this.nodes.get(id);
+      if (was.state !== 'down' && (!now || now.state === 'down')) for (const listener of this.downListeners) listener(was);
     }
   }
 
   private readonly downListeners = new Set<(node: ClusterNodeView) => void>();
 
-  /** Called with each member this node saw up and now sees down (or gone). */
+  /** Called with each member this node saw alive (up, draining, left) and now sees down (or gone). */
   onNodeDown(listener: (node: ClusterNodeView) => void): void {
     this.downListeners.add(listener);
   }
 
   /** Failover (docs/design/cluster.md §6) of every project whose primary is down: reserve the next epoch, seal a quorum of live copies, choose the most advanced, commit it, promote it. */
   private async failOver(): Promise<void> {
-    const down = [...this.nodes.values()].filter((n) => n.state !== 'up').map((n) => n.id);
+    // Draining and drained nodes still answer: their projects move by plan (nodeDrain.ts), not by failover.
+    const down = [...this.nodes.values()].filter((n) => n.state === 'down').map((n) => n.id);
     const orphans = await this.placements.needingPrimary(down);
     // A few at a time, every one each round: a project that cannot be sealed yet holds up no other.
     for (let i = 0; i < orphans.length && this.ticker.running; i += FAILOVER_BATCH) {
@@ -307,7 +441,7 @@ export class ClusterNode {
     }
     const p = await this.placements.get(project);
     if (!p || p.epoch !== e) return;
-    const live = new Set(this.liveNodes());
+    const live = new Set(this.aliveNodes());
     const reports = await Promise.all(
       p.copies.filter((n) => live.has(n)).map(async (node) => {
         try {
@@ -320,7 +454,7 @@ export class ClusterNode {
       }),
     );
     const sealed = reports.filter((r): r is SealReport & { node: string } => r !== null);
-    if (sealed.length < this.quorum) return; // stays electing: retried at the next heartbeat
+    if (sealed.length < this.quorumOf(p.copies.length)) return; // stays electing: retried at the next heartbeat
     // Every acknowledged write is on a quorum, so on at least one sealed copy. The most advanced is
     // the one whose history was written under the latest epoch, then the longest: an old primary's
     // unacknowledged tail (an older epoch) never wins over what a later primary had acknowledged.
@@ -332,12 +466,17 @@ export class ClusterNode {
     this.d.logger.warn({ project, epoch: e, primary: best.node, version: best.version }, 'cluster: a new primary writes the project');
   }
 
-  private async call(node: string, path: string, body: object): Promise<unknown> {
+  /** A signed internal call to another node; its `data`, or throws (its error envelope's code and message when it answered one). */
+  async call(node: string, path: string, body: object, timeoutMs?: number): Promise<unknown> {
     const url = this.urlOf(node);
     if (!url) throw new Error(`node ${node} is not known`);
     // A copy that does not answer within the down-after time is as good as down for this round.
-    const res = await callNode({ key: this.key, me: this.me, url, path, body: Buffer.from(JSON.stringify(body)), type: 'application/json', timeoutMs: Math.max(1_000, this.d.settings.downAfterMs) });
-    if (res.status !== 200) throw new Error(`${node} answered ${res.status} to ${path}`);
+    const res = await callNode({ key: this.key, me: this.me, url, path, body: Buffer.from(JSON.stringify(body)), type: 'application/json', timeoutMs: timeoutMs ?? Math.max(1_000, this.d.settings.downAfterMs) });
+    if (res.status !== 200) {
+      const e = res.json as { code?: string; message?: string } | null;
+      if (typeof e?.code === 'string' && (e.code === 'CONFLICT' || e.code === 'SERVICE_UNAVAILABLE' || e.code === 'NOT_FOUND')) throw new DomainError(e.code, `${node}: ${e.message ?? e.code}`, { node, path }, e.code === 'SERVICE_UNAVAILABLE' ? { 'retry-after': '1' } : {});
+      throw new Error(`${node} answered ${res.status} to ${path}`);
+    }
     return (res.json as { data: unknown }).data;
   }
 }

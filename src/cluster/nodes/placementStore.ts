@@ -74,6 +74,32 @@ export class PlacementStore {
     return Number(r.numUpdatedRows) === 1;
   }
 
+  /**
+   * A move's last step: `node` no longer holds a copy. Only while the placement is settled (not
+   * electing) and `node` does not write the project; false otherwise (nothing changed).
+   */
+  async removeCopy(project: string, node: string): Promise<boolean> {
+    const r = await this.db
+      .deleteFrom('project_copies')
+      .where('project_id', '=', project)
+      .where('node_id', '=', node)
+      .where((eb) => eb.exists(eb.selectFrom('project_placement').select('project_id').where('project_id', '=', project).where('state', '=', 'ok').where('primary_node', '<>', node)))
+      .executeTakeFirst();
+    return Number(r.numDeletedRows) === 1;
+  }
+
+  /** A planned switchover's first step: like reserve, only while `primary` writes the project at `epoch` and no election runs. */
+  async reserveFrom(project: string, epoch: number, primary: string): Promise<boolean> {
+    const r = await this.db.updateTable('project_placement').set({ epoch: epoch + 1, state: 'electing', primary_node: null }).where('project_id', '=', project).where('epoch', '=', epoch).where('state', '=', 'ok').where('primary_node', '=', primary).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** The projects `node` holds a copy of (a drain's work list), primaries last so that replicas leave first. */
+  async heldBy(node: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('project_copies').innerJoin('project_placement', 'project_placement.project_id', 'project_copies.project_id').select(['project_copies.project_id as project', 'project_placement.primary_node as primary']).where('project_copies.node_id', '=', node).orderBy('project_copies.project_id').execute();
+    return rows.sort((a, b) => Number(a.primary === node) - Number(b.primary === node)).map((r) => r.project);
+  }
+
   /** How many projects each node holds, as primary and in all (the cluster listing). */
   async heldByNode(): Promise<Map<string, { primary: number; copies: number }>> {
     const copies = await this.db.selectFrom('project_copies').select(['node_id']).select((eb) => eb.fn.countAll<number>().as('n')).groupBy('node_id').execute();

@@ -10,12 +10,18 @@ export const SHIP_PATH = '/internal/v1/replication/ship';
 export const CATCH_UP_PATH = '/internal/v1/replication/catch-up';
 export const SEAL_PATH = '/internal/v1/replication/seal';
 export const PROMOTE_PATH = '/internal/v1/replication/promote';
+/** A move's steps (copySteps.ts): on the primary, bring a new copy up to date, or hand the project over; on a leaving copy, remove it. */
+export const SYNC_COPY_PATH = '/internal/v1/moves/sync-copy';
+export const HANDOFF_PATH = '/internal/v1/moves/hand-off';
+export const DROP_COPY_PATH = '/internal/v1/moves/drop-copy';
 
 /** What an internal call's signature covers: its address and its body (a captured call cannot be replayed with another body). */
 export const signedCall = (path: string, body: Buffer) => `${path}\n${createHash('sha256').update(body).digest('base64url')}`;
 
 /** Calls between nodes time out: a node that does not answer is treated as away. */
 const CALL_TIMEOUT_MS = 10_000;
+/** A catch-up is a git fetch, of a whole large project for a new copy: it may take minutes (a write's quorum has its own timer). */
+const CATCH_UP_TIMEOUT_MS = 10 * 60_000;
 
 const agents = { http: new Agent({ keepAlive: true, maxSockets: 16 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 16 }) };
 
@@ -59,16 +65,16 @@ export class ReplicaHttpClient implements ReplicaClient {
   }
 
   async catchUp(node: string, project: string, epoch: number): Promise<Tips> {
-    const res = await this.call(node, CATCH_UP_PATH, Buffer.from(JSON.stringify({ project, epoch })), 'application/json');
+    const res = await this.call(node, CATCH_UP_PATH, Buffer.from(JSON.stringify({ project, epoch })), 'application/json', CATCH_UP_TIMEOUT_MS);
     const body = res.json as { data?: { tips?: Tips; stale_epoch?: number } } | null;
     if (res.status === 409 && body?.data?.stale_epoch !== undefined) throw new DeposedError(project, body.data.stale_epoch);
     if (res.status !== 200 || !body?.data?.tips) throw new Error(`${node} answered ${res.status} to a catch-up`);
     return body.data.tips;
   }
 
-  private call(node: string, path: string, body: Buffer, type: string) {
+  private call(node: string, path: string, body: Buffer, type: string, timeoutMs?: number) {
     const url = this.o.urlOf(node);
     if (!url) throw new Error(`node ${node} is not known`);
-    return callNode({ key: this.o.key, me: this.o.me, url, path, body, type });
+    return callNode({ key: this.o.key, me: this.o.me, url, path, body, type, timeoutMs });
   }
 }

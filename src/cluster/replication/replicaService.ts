@@ -15,14 +15,18 @@ export class ReplicaService {
     private readonly content: ContentStore,
     /** Where to fetch a project from: its primary. */
     private readonly sourceOf: (project: string) => FetchSource | Promise<FetchSource>,
+    /** Throws for a project whose copy left this node (a late shipment must not bring it back). */
+    private readonly admit: (project: string) => Promise<void> = async () => {},
   ) {}
 
-  receive(shipment: Shipment): Promise<ApplyOutcome> {
+  async receive(shipment: Shipment): Promise<ApplyOutcome> {
+    await this.admit(shipment.project);
     return this.content.follow(shipment.project, (repo) => applyShipment(repo, shipment));
   }
 
   /** Fetches the project from its primary at `epoch`; DeposedError when the copy knows a newer epoch. */
   async catchUp(project: string, epoch: number): Promise<Tips> {
+    await this.admit(project);
     const source = await this.sourceOf(project);
     return this.content.follow(project, async (repo, gitBinary) => {
       repo.ensure();

@@ -98,6 +98,19 @@ export class Replicator {
     });
   }
 
+  /**
+   * Brings one copy to the repository's current tips: from what it last confirmed, or with
+   * `fresh` (a move's new copy) from nothing it is assumed to hold, which is a shipment of the
+   * whole history when it is small and a fetch otherwise. True once the copy confirmed them;
+   * false when it could not be reached or refused.
+   */
+  syncCopy(project: string, repo: Repo, node: string, epoch: number, fresh = true): Promise<boolean> {
+    if (fresh) this.forget(project, node);
+    const target: Tips = {};
+    for (const r of REPLICATED_REFS) target[r] = readRef(repo.gitdir, r);
+    return this.sendTo(project, repo, node, epoch, target, {});
+  }
+
   /** What the primary believes a replica holds (health, tests). */
   confirmedTips(project: string, node: string): Tips | undefined {
     return this.confirmed.get(`${project}\0${node}`);

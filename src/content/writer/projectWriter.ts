@@ -286,6 +286,15 @@ export class ProjectWriter {
     return this.destroying;
   }
 
+  /**
+   * Runs `run` between batches, with this writer's repository: every write queued before it is
+   * done (acknowledged or refused), and none queued after it starts until it ends. A cluster's
+   * planned switchover holds the primary's writes this way while another copy takes over.
+   */
+  hold<T>(run: (repo: Repo) => Promise<T>): Promise<T> {
+    return this.exclusive(() => run(this.repo));
+  }
+
   async idle(): Promise<void> {
     while (this.running) await this.running;
   }

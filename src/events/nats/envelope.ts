@@ -10,7 +10,7 @@ export interface Envelope {
   message: BusMessage;
 }
 
-const SIGNAL_KINDS: ReadonlySet<BusSignal['kind']> = new Set(['project-deleted', 'project-reset', 'publish-changed', 'access-changed']);
+const SIGNAL_KINDS: ReadonlySet<BusSignal['kind']> = new Set(['project-deleted', 'project-reset', 'publish-changed', 'access-changed', 'placement-changed']);
 
 export function encodeEnvelope(origin: string, message: BusMessage): Uint8Array {
   const body = 'commit' in message ? { origin, commit: message.commit } : { origin, signal: message.signal };

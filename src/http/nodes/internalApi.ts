@@ -5,12 +5,14 @@ import { DeposedError } from '../../cluster/replication/replicator.ts';
 import { BadShipment, decodeShipment } from '../../cluster/replication/shipment.ts';
 import type { ClusterNode } from '../../cluster/nodes/clusterNode.ts';
 import { NODE_SIG_HEADER, verifiedNode } from '../../cluster/nodes/nodeSignature.ts';
-import { CATCH_UP_PATH, PROMOTE_PATH, SEAL_PATH, SHIP_PATH, signedCall } from '../../cluster/nodes/replicaHttpClient.ts';
+import { CATCH_UP_PATH, DROP_COPY_PATH, HANDOFF_PATH, PROMOTE_PATH, SEAL_PATH, SHIP_PATH, SYNC_COPY_PATH, signedCall } from '../../cluster/nodes/replicaHttpClient.ts';
+import { dropCopy, handOff, syncCopy } from '../../cluster/nodes/copySteps.ts';
 
 /** The largest shipment a replica reads (objectsBetween ships at most 64 MiB of objects, plus framing). */
 const MAX_SHIPMENT_BYTES = 80 * 1024 * 1024;
 const PROJECT = /^[A-Za-z0-9_-]{1,128}$/;
 const epochCall = z.object({ project: z.string().regex(PROJECT), epoch: z.number().int().min(1) });
+const moveCall = epochCall.extend({ node: z.string().regex(/^[a-z0-9-]{1,32}$/) });
 
 /**
  * The node-to-node endpoints under /internal/v1/ (docs/design/cluster.md §5, §6): shipments,
@@ -58,20 +60,32 @@ async function answer(path: string, body: Buffer, node: ClusterNode): Promise<un
       await node.promote(project, epoch);
       return { project, epoch };
     }
+    case SYNC_COPY_PATH: {
+      const { project, epoch, node: to } = parse(body, moveCall);
+      return syncCopy(node, project, epoch, to);
+    }
+    case HANDOFF_PATH: {
+      const { project, epoch, node: to } = parse(body, moveCall);
+      return handOff(node, project, epoch, to);
+    }
+    case DROP_COPY_PATH:
+      return dropCopy(node, parse(body).project);
     default:
       throw new AppError('NOT_FOUND', 'Not found.');
   }
 }
 
-function parse(body: Buffer): z.infer<typeof epochCall> {
+function parse(body: Buffer): z.infer<typeof epochCall>;
+function parse<S extends z.ZodType>(body: Buffer, schema: S): z.infer<S>;
+function parse(body: Buffer, schema: z.ZodType = epochCall): unknown {
   let json: unknown;
   try {
     json = JSON.parse(body.toString('utf8'));
   } catch {
     throw new AppError('VALIDATION_ERROR', 'The body must be JSON.');
   }
-  const r = epochCall.safeParse(json);
-  if (!r.success) throw new AppError('VALIDATION_ERROR', 'The body must name a project and an epoch.');
+  const r = schema.safeParse(json);
+  if (!r.success) throw new AppError('VALIDATION_ERROR', 'The body must name a project and an epoch (and a node, for a move).');
   return r.data;
 }
 
