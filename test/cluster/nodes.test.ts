@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultProject, createProject } from '../helpers/project.ts';
-import { nodesCluster, type NodesCluster } from './nodesHarness.ts';
+import { nodesCluster, until, type NodesCluster } from './nodesHarness.ts';
 
 // Three nodes of one cluster in this process, on a NATS JetStream cluster and a PostgreSQL database
 // of their own (docs/design/cluster.md §9). The tests share the cluster, each with its own projects.
@@ -24,16 +24,6 @@ const cluster = () =>
     return c;
   })());
 
-/** Polls with a deadline. */
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const mainOf = (c: NodesCluster, id: string, project: string) => {
   try {

@@ -305,10 +305,12 @@ export class SpawnedNodes {
 }
 
 /** Polls `check` every 50 ms until it holds; throws naming `what` after `ms`. */
-export async function until(what: string, check: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
+export async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
-  while (!(await check())) {
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== false) return v;
     if (Date.now() > end) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CliUser } from '../cli/harness.ts';
 import { createProject, defaultProject } from '../helpers/project.ts';
-import { nodesCluster, type NodesCluster } from './nodesHarness.ts';
+import { nodesCluster, until, type NodesCluster } from './nodesHarness.ts';
 
 // Moving copies and draining a node (docs/architecture.md, "Several nodes") on four nodes of one
 // cluster in this process (R = 3, so one node holds no copy of a given project). The tests share
@@ -21,15 +21,6 @@ const cluster = () =>
     return c;
   })());
 
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const gitdir = (c: NodesCluster, id: string, project: string) => join(c.node(id).dataDir, `${project}.git`);
 const git = (dir: string, ...args: string[]) => {
