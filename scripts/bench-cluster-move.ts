@@ -34,6 +34,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { startNatsCluster, type NatsCluster } from '../test/helpers/natsCluster.ts';
 import { freshPostgresDatabase, type TestDatabase } from '../test/helpers/postgresDatabases.ts';
@@ -208,7 +209,21 @@ async function main(): Promise<void> {
     await post(url('n1'), `/content/${project}/write`, token, { path: `settle/${i}.md`, content: 'settle', node_type: 'markdown' });
     await sleep(1000);
   }
-  log(`placement: primary ${before.primary}, copies ${before.copies.join(', ')}; replicas hold the seed`);
+  // ... and has indexed it (each node's own content index, read-only): a move measured while the
+  // copies still index 10,000 files measures that indexing.
+  const indexedOf = (id: string) => {
+    const db = new Database(join(nodes.get(id)!.dir, 'cns.db'), { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare('SELECT head_commit FROM content_index_state WHERE project_id = ?').get(project) as { head_commit: string | null } | undefined)?.head_commit ?? null;
+    } finally {
+      db.close();
+    }
+  };
+  while (!before.copies.every((n) => indexedOf(n) === tipOf(before.primary))) {
+    if (performance.now() - t > 300_000) throw new Error('the replicas did not index the seed within 300 s');
+    await sleep(250);
+  }
+  log(`placement: primary ${before.primary}, copies ${before.copies.join(', ')}; replicas hold and have indexed the seed`);
 
   const rows: string[] = [];
   let missing = 0;

@@ -34,7 +34,7 @@ async function node(origin: string, projects: string[], options: Partial<NatsBus
   const warnings: string[] = [];
   const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line).msg) });
   const n: Partial<Node> = { received: [], resets: 0, warnings };
-  const bus = await openNatsBus({ servers: cluster.urls, origin, stream: STREAM, logger, connectTimeoutMs: 10_000, onReset: () => void n.resets!++, ...options });
+  const bus = await openNatsBus({ servers: cluster.urls, origin, stream: STREAM, logger, connectTimeoutMs: 20_000, onReset: () => void n.resets!++, ...options });
   opened.push(bus);
   await bus.start((m) => {
     if (projects.includes('commit' in m ? m.commit.project : m.signal.project)) n.received!.push(m);
@@ -71,14 +71,15 @@ async function withManager<T>(use: (jsm: JetStreamManager) => Promise<T>): Promi
 
 /** Waits until the stream has a leader and both other replicas are current (a restarted server has caught up). */
 async function streamHealthy(): Promise<void> {
-  await withManager(async (jsm) => {
-    const healthy = async () => {
-      const info = await jsm.streams.info(STREAM).catch(() => null);
-      const replicas = info?.cluster?.replicas ?? [];
-      return Boolean(info?.cluster?.leader) && replicas.length === 2 && replicas.every((r) => r.current && !r.offline);
-    };
-    await until('the stream to be whole again', healthy, 15_000);
-  });
+  // Each look with a connection of its own: just after a restart, on a loaded machine, JetStream's
+  // API may not answer within a request's time (a TimeoutError is one more look, not a failure).
+  const healthy = () =>
+    withManager(async (jsm) => {
+      const info = await jsm.streams.info(STREAM);
+      const replicas = info.cluster?.replicas ?? [];
+      return Boolean(info.cluster?.leader) && replicas.length === 2 && replicas.every((r) => r.current && !r.offline);
+    }).catch(() => false);
+  await until('the stream to be whole again', healthy, 30_000);
 }
 
 /** The index in `cluster.urls` of the server a transport is connected to now. */

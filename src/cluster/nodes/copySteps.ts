@@ -95,6 +95,16 @@ export async function handOff(node: ClusterNode, project: string, epoch: number,
   );
 }
 
+/**
+ * On the copy taking over, before a switchover: returns once it has indexed all it holds. A copy
+ * fetched whole (a large project) indexes it in the background; the switchover's seal would wait
+ * for that with the primary's writes held.
+ */
+export async function indexedCopy(node: ClusterNode, project: string): Promise<{ version: number }> {
+  await node.store.reconcile(project);
+  return { version: node.store.head(project)?.projectVersion ?? 0 };
+}
+
 /** On a node whose copy left the placement: its repository and index go (nothing reads them: requests run on the primary). */
 export async function dropCopy(node: ClusterNode, project: string): Promise<{ dropped: boolean }> {
   const p = await node.placements.get(project);

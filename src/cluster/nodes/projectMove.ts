@@ -4,8 +4,8 @@ import { DomainError, invalidField } from '../../errors/domainError.ts';
 import type { Logger } from '../../logging/logger.ts';
 import { ClusterLease } from '../coordinatorLease.ts';
 import type { ClusterNode } from './clusterNode.ts';
-import { dropCopy, handOff, syncCopy } from './copySteps.ts';
-import { DROP_COPY_PATH, HANDOFF_PATH, SYNC_COPY_PATH } from './replicaHttpClient.ts';
+import { dropCopy, handOff, indexedCopy, syncCopy } from './copySteps.ts';
+import { DROP_COPY_PATH, HANDOFF_PATH, INDEXED_PATH, SYNC_COPY_PATH } from './replicaHttpClient.ts';
 
 /** What a move does: a replica's copy goes to another node, the primary's copy goes (the new node writes), or only the primary changes. */
 export type MoveKind = 'replica' | 'primary' | 'switchover';
@@ -63,6 +63,8 @@ export class ProjectMoves {
     const lease = new ClusterLease(this.o.db, `move:${project}`, `${node.me}:${node.incarnation ?? ''}`, MOVE_LEASE_MS);
     if (!(await lease.renew())) throw conflict('Another move of this project is running; try again once it is done.', { reason: 'MOVE_RUNNING', project_id: project });
     const started = performance.now();
+    // A fetch of a large project outlasts the lease: it is renewed while the move runs.
+    const keep = setInterval(() => void lease.renew().catch(() => undefined), MOVE_LEASE_MS / 3);
     try {
       const p = await node.placements.get(project);
       if (!p) throw conflict('The project has no placement yet (no node has served it): write to it once, then move it.', { reason: 'NOT_PLACED', project_id: project });
@@ -92,6 +94,8 @@ export class ProjectMoves {
       let epoch = p.epoch;
       let writer = primary;
       if (kind !== 'replica') {
+        // The new primary indexes what it fetched before the old one holds its writes for the switchover.
+        await this.on(to, INDEXED_PATH, { project, epoch }, SYNC_TIMEOUT_MS, () => indexedCopy(node, project));
         const r = (await this.on(primary, HANDOFF_PATH, { project, epoch, node: to }, HANDOFF_TIMEOUT_MS, () => handOff(node, project, epoch, to))) as { epoch: number; primary: string };
         epoch = r.epoch;
         writer = r.primary;
@@ -109,6 +113,7 @@ export class ProjectMoves {
       this.o.logger.info(result, 'cluster: a move is done');
       return result;
     } finally {
+      clearInterval(keep);
       await lease.release().catch(() => undefined);
     }
   }

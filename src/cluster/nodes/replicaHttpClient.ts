@@ -14,6 +14,7 @@ export const PROMOTE_PATH = '/internal/v1/replication/promote';
 export const SYNC_COPY_PATH = '/internal/v1/moves/sync-copy';
 export const HANDOFF_PATH = '/internal/v1/moves/hand-off';
 export const DROP_COPY_PATH = '/internal/v1/moves/drop-copy';
+export const INDEXED_PATH = '/internal/v1/moves/indexed';
 
 /** What an internal call's signature covers: its address and its body (a captured call cannot be replayed with another body). */
 export const signedCall = (path: string, body: Buffer) => `${path}\n${createHash('sha256').update(body).digest('base64url')}`;

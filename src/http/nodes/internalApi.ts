@@ -5,8 +5,8 @@ import { DeposedError } from '../../cluster/replication/replicator.ts';
 import { BadShipment, decodeShipment } from '../../cluster/replication/shipment.ts';
 import type { ClusterNode } from '../../cluster/nodes/clusterNode.ts';
 import { NODE_SIG_HEADER, verifiedNode } from '../../cluster/nodes/nodeSignature.ts';
-import { CATCH_UP_PATH, DROP_COPY_PATH, HANDOFF_PATH, PROMOTE_PATH, SEAL_PATH, SHIP_PATH, SYNC_COPY_PATH, signedCall } from '../../cluster/nodes/replicaHttpClient.ts';
-import { dropCopy, handOff, syncCopy } from '../../cluster/nodes/copySteps.ts';
+import { CATCH_UP_PATH, DROP_COPY_PATH, HANDOFF_PATH, INDEXED_PATH, PROMOTE_PATH, SEAL_PATH, SHIP_PATH, SYNC_COPY_PATH, signedCall } from '../../cluster/nodes/replicaHttpClient.ts';
+import { dropCopy, handOff, indexedCopy, syncCopy } from '../../cluster/nodes/copySteps.ts';
 
 /** The largest shipment a replica reads (objectsBetween ships at most 64 MiB of objects, plus framing). */
 const MAX_SHIPMENT_BYTES = 80 * 1024 * 1024;
@@ -70,6 +70,8 @@ async function answer(path: string, body: Buffer, node: ClusterNode): Promise<un
     }
     case DROP_COPY_PATH:
       return dropCopy(node, parse(body).project);
+    case INDEXED_PATH:
+      return indexedCopy(node, parse(body).project);
     default:
       throw new AppError('NOT_FOUND', 'Not found.');
   }
