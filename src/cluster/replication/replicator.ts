@@ -1,6 +1,7 @@
 import type { Logger } from '../../logging/logger.ts';
 import { DomainError } from '../../errors/domainError.ts';
 import { readRef } from '../../content/git/refs.ts';
+import { spawnGit, storeGitEnv } from '../../content/git/gitCli.ts';
 import type { Repo } from '../../content/git/repo.ts';
 import type { ApplyOutcome } from './applyShipment.ts';
 import { objectsBetween } from './objectsBetween.ts';
@@ -172,7 +173,7 @@ export class Replicator {
       // Unknown (a first send, or after a failure): assume it holds the step's start; it says otherwise if not.
       const from = this.confirmed.get(key) ?? previous;
       const shipment = await this.shipmentOf(project, repo, epoch, from, now);
-      if (shipment === null) return this.fetchBy(project, node, epoch, key, now);
+      if (shipment === null) return this.fetchBy(project, repo, node, epoch, key, now);
       let answer: ApplyOutcome;
       try {
         answer = shipment.refs.length === 0 ? { ok: true } : await this.client.ship(node, shipment);
@@ -186,10 +187,10 @@ export class Replicator {
         return true;
       }
       if (answer.reason === 'stale-epoch') throw new DeposedError(project, answer.epoch);
-      if (answer.reason === 'incomplete') return this.fetchBy(project, node, epoch, key, now);
+      if (answer.reason === 'incomplete') return this.fetchBy(project, repo, node, epoch, key, now);
       this.confirmed.set(key, answer.tips); // moved: ship again from what it has
     }
-    return this.fetchBy(project, node, epoch, key, null);
+    return this.fetchBy(project, repo, node, epoch, key, null);
   }
 
   /** The shipment from `from` to `to`, or null when a ref's step cannot be shipped. */
@@ -208,11 +209,12 @@ export class Replicator {
     return { project, epoch, refs, objects };
   }
 
-  private async fetchBy(project: string, node: string, epoch: number, key: string, target: Tips | null): Promise<boolean> {
+  private async fetchBy(project: string, repo: Repo, node: string, epoch: number, key: string, target: Tips | null): Promise<boolean> {
     try {
       const tips = await this.client.catchUp(node, project, epoch);
       this.confirmed.set(key, tips);
-      return target === null || sameTips(tips, target);
+      // Writes go on during a long fetch: the copy then holds newer tips than the target, which is enough.
+      return target === null || sameTips(tips, target) || (await contains(repo, tips, target));
     } catch (err) {
       if (err instanceof DeposedError) throw err;
       this.confirmed.delete(key);
@@ -228,6 +230,19 @@ interface Link {
   repo: Repo;
   epoch: number;
   previous: Tips;
+}
+
+/** Whether each of `tips` is `target`'s tip or a descendant of it, in this repository (false when it lacks a tip's objects). */
+async function contains(repo: Repo, tips: Tips, target: Tips): Promise<boolean> {
+  for (const r of REPLICATED_REFS) {
+    const want = target[r] ?? null;
+    const have = tips[r] ?? null;
+    if (want === null || want === have) continue;
+    if (have === null) return false;
+    const { code } = await spawnGit('git', repo.gitdir, ['merge-base', '--is-ancestor', want, have], { env: storeGitEnv(), okCodes: [1, 128] });
+    if (code !== 0) return false;
+  }
+  return true;
 }
 
 function sameTips(a: Tips | undefined, b: Tips): boolean {
