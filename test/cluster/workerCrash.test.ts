@@ -34,7 +34,9 @@ test('a worker killed with kill -9 during writes: every acknowledged write is th
     while (!stop) {
       const path = `w/${n++}.md`;
       const content = `write ${path}`;
-      const res = await w.api('POST', `/content/${project}/write`, { token, body: { path, content } }).catch(() => null);
+      // A client's patience: a connection the kernel handed to the worker as it was killed may never
+      // be answered, and a writer stuck on it would stop this project's stream for the whole test.
+      const res = await w.api('POST', `/content/${project}/write`, { token, body: { path, content }, timeoutMs: 5_000 }).catch(() => null);
       if (res && (res.status === 201 || res.status === 200)) acknowledged.push({ project, path, content });
       else failures++;
     }

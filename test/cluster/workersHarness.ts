@@ -22,7 +22,7 @@ export interface WorkersServer {
   dataDir: string;
   serve: ServeProcess;
   /** A request on `agent` (a keep-alive connection stays on one worker), or on a fresh connection. */
-  api(method: string, path: string, o?: { token?: string; body?: unknown; agent?: Agent | false }): Promise<Answer>;
+  api(method: string, path: string, o?: { token?: string; body?: unknown; agent?: Agent | false; timeoutMs?: number }): Promise<Answer>;
   /** A keep-alive connection that is served by the worker named `worker` (opened until one lands there). */
   connectionTo(worker: string): Promise<Agent>;
   health(agent?: Agent | false): Promise<{ worker: string; workers: { name: string; pid: number; restarts: number; projects: number }[] }>;
@@ -81,7 +81,7 @@ export async function startWorkers(workers = 2, env: Record<string, string> = {}
       );
       req.on('error', reject);
       // A connection cut by a killed worker may also just stop answering: give up like a client would.
-      req.setTimeout(30_000, () => req.destroy(new Error('timed out')));
+      req.setTimeout(o.timeoutMs ?? 30_000, () => req.destroy(new Error('timed out')));
       req.end(payload);
     });
   const health: WorkersServer['health'] = async (agent = false) => (await api('GET', '/healthz', { agent })).body.data;
