@@ -29,7 +29,6 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -38,6 +37,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { startNatsCluster, type NatsCluster } from '../test/helpers/natsCluster.ts';
 import { freshPostgresDatabase, type TestDatabase } from '../test/helpers/postgresDatabases.ts';
+import { freePort } from './lib/inspector.ts';
 import { api, startBenchServer, type BenchServer } from './lib/serverProcess.ts';
 
 const { values: opt } = parseArgs({ options: { quick: { type: 'boolean', default: false }, files: { type: 'string' }, rate: { type: 'string' }, before: { type: 'string' } } });
@@ -60,13 +60,6 @@ let nats: NatsCluster | null = null;
 let database: TestDatabase | null = null;
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 function post(url: string, path: string, token: string, body: unknown): Promise<{ status: number; json: { data?: unknown; message?: string } | null }> {
   const u = new URL(`${url}/api/v1${path}`);

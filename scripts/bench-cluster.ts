@@ -56,7 +56,6 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -67,6 +66,7 @@ import { startNatsCluster, type NatsCluster } from '../test/helpers/natsCluster.
 import { freshPostgresDatabase, type TestDatabase } from '../test/helpers/postgresDatabases.ts';
 import { fmt, runLoad, type LoadResult, type RequestSpec } from './lib/load.ts';
 import { cpuTicks, processTree, waitIdle } from './lib/processTree.ts';
+import { freePort } from './lib/inspector.ts';
 import { api, benchProject, startBenchServer, type BenchServer } from './lib/serverProcess.ts';
 
 const { values: opt } = parseArgs({
@@ -272,14 +272,6 @@ async function runMixedLoad(urlOf: (client: number) => string, groupOf: (client:
 
 // ---------------------------------------------------------------- set-up
 
-/** A free TCP port of this machine (a node's address is known before it starts: the others reach it there). */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 interface Node {
   id: string;
