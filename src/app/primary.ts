@@ -56,6 +56,16 @@ export interface RunningPrimary {
   stoppedItself: Promise<string>;
 }
 
+/** Kills what is left of a worker's process group (its children); nothing when the group is empty. */
+function killGroup(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: nothing of it is left
+  }
+}
+
 /** How a worker process is started: the compiled module when there is one, else the TypeScript through tsx. */
 function workerEntry(): { module: string; execArgv: string[] } {
   const compiled = fileURLToPath(new URL('./workerMain.js', import.meta.url));
@@ -117,6 +127,8 @@ export async function startPrimary(o: PrimaryOptions): Promise<RunningPrimary> {
         execArgv: entry.execArgv,
         env: { ...o.env, CNS_WORKER_NAME: slot.name, CNS_WORKER_HOLDER: slot.holder, CNS_BOX_START: boxStart ? '1' : '0', CNS_WAIT_BOX: waitBox ? '1' : '0', CNS_BOX_SECRET: secret, CNS_PUBLIC_PORT: String(port) },
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        // A process group of its own: when it dies, the git processes it started die with it (exit below).
+        detached: true,
       });
       slot.child = child;
       // A failed fork or IPC write: the 'exit' that follows (if any) restarts the worker.
@@ -167,6 +179,9 @@ export async function startPrimary(o: PrimaryOptions): Promise<RunningPrimary> {
         const wasReady = slot.ready;
         slot.ready = false;
         slot.child = null;
+        // A push's receive-pack it started could still move a ref: nothing it started outlives it,
+        // so whoever takes its leases next writes alone (ownership.ts, soleWriterSince).
+        killGroup(child.pid);
         for (const s of slot.handedOver.splice(0)) s.destroy();
         // Its leases may be taken now: the process is gone, it can write nothing more.
         for (const [project, name] of placement) if (name === slot.name) placement.delete(project);

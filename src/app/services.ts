@@ -189,6 +189,7 @@ export function createServices(settings: Settings, logger: Logger, owner: Owners
     db,
     logger,
     fence: ownership.fence ? (projectId) => ownership.fence!(projectId) : undefined,
+    soleWriterSince: (projectId) => ownership.soleWriterSince(projectId),
     ...(node && { replicate: node.replicate, mayWrite: node.mayWrite }),
     fsync: settings.fsync,
     maxContentBytes: settings.maxContentBytes,

@@ -30,11 +30,21 @@ export interface Ownership {
   adopt(projectId: string): boolean;
   /** Called each time this process takes a project's lease, right after the take (the project's writer reconciles it before its next write). */
   onAcquired(listener: (projectId: string) => void): () => void;
+  /**
+   * Since when (epoch ms) this process is the only one that writes the project's repository, or
+   * undefined when it does not hold it: every earlier writer is gone then (a worker whose lease
+   * passed here was declared dead, its processes killed; an earlier run of the service), so a
+   * lock one of them left is abandoned (mainRef.ts).
+   */
+  soleWriterSince(projectId: string): number | undefined;
   /** Throws unless this process holds the project's lease now; the content core runs it in each write transaction. */
   fence?(projectId: string): void;
   /** Several workers: the live workers of the box, as the primary last announced them, and how many projects each holds (health). */
   members?(): { name: string; pid: number; startedAt: string; restarts: number; projects: number }[];
 }
+
+/** When this process started (epoch ms): a process that owns every project writes them alone from then on. */
+export const PROCESS_START = Math.floor(performance.timeOrigin);
 
 /** The single process: everything is here. */
 export const aloneOwnership: Ownership = {
@@ -43,6 +53,7 @@ export const aloneOwnership: Ownership = {
   boxStart: true,
   boxDuties: true,
   holds: () => true,
+  soleWriterSince: () => PROCESS_START,
   adopt: () => true,
   onAcquired: () => () => {},
 };

@@ -24,7 +24,8 @@ export class WorkerOwnership implements Ownership {
   readonly workerName: string;
   readonly boxStart: boolean;
   readonly leases: ProjectLeases;
-  private readonly held = new Map<string, number>();
+  /** Project → the epoch of the lease this incarnation holds, and when it took it. */
+  private readonly held = new Map<string, { epoch: number; since: number }>();
   private liveSet = new Map<string, Member>();
   private readonly listeners = new Set<(projectId: string) => void>();
 
@@ -59,6 +60,14 @@ export class WorkerOwnership implements Ownership {
     return this.held.has(projectId);
   }
 
+  /**
+   * When the lease was taken: it passes only from a holder the primary saw exit (and whose
+   * process group it killed) or one that gave it back, so no earlier writer is left.
+   */
+  soleWriterSince(projectId: string): number | undefined {
+    return this.held.get(projectId)?.since;
+  }
+
   /** Decides where a change of the project runs; takes the lease when nobody alive holds it. */
   route(projectId: string): OwnerRoute {
     if (this.held.has(projectId)) return { here: true };
@@ -83,9 +92,9 @@ export class WorkerOwnership implements Ownership {
 
   /** Inside a write transaction of the content core: this incarnation still holds the lease it took. */
   fence(projectId: string): void {
-    const epoch = this.held.get(projectId);
-    if (epoch === undefined) throw new NotOwnerError(projectId);
-    this.leases.fence(projectId, epoch);
+    const lease = this.held.get(projectId);
+    if (lease === undefined) throw new NotOwnerError(projectId);
+    this.leases.fence(projectId, lease.epoch);
   }
 
   /**
@@ -111,7 +120,7 @@ export class WorkerOwnership implements Ownership {
   private take(projectId: string, announce = true): boolean {
     const lease = this.leases.take(projectId, (holder) => this.liveSet.has(holder));
     if (lease.holder !== this.me.holder) return false;
-    this.held.set(projectId, lease.epoch);
+    this.held.set(projectId, { epoch: lease.epoch, since: Date.now() });
     if (!announce) return true;
     this.announce(projectId);
     for (const l of this.listeners) queueMicrotask(() => l(projectId));

@@ -45,6 +45,8 @@ export interface ContentStoreOptions {
    * process owns everything.
    */
   fence?: (projectId: string) => void;
+  /** Since when this process is the project's only writer (WriterDeps.soleWriterSince). */
+  soleWriterSince?: WriterDeps['soleWriterSince'];
   /** A cluster node (src/cluster/replication/): a write is acknowledged once a quorum of the project's copies holds it (WriterDeps.replicate). */
   replicate?: WriterDeps['replicate'];
   /** A cluster node: refuses writes of a project another node writes (WriterDeps.mayWrite). */

@@ -127,6 +127,7 @@ export class ContentStore extends ContentReads {
       gitBinary: options.gitBinary === undefined ? 'git' : options.gitBinary,
       pushes: this.pushes,
       fence: options.fence,
+      soleWriterSince: options.soleWriterSince,
       replicate: options.replicate,
       mayWrite: options.mayWrite,
       onCommitted: (tip) => {

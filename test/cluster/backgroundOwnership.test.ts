@@ -29,6 +29,7 @@ function testOwnership(owned: Set<string>, o: { boxStart: boolean; boxDuties: bo
     ...o,
     holds: (p) => owned.has(p),
     adopt: (p) => owned.has(p),
+    soleWriterSince: () => undefined,
     onAcquired(fn) {
       listeners.add(fn);
       return () => listeners.delete(fn);

@@ -1,7 +1,7 @@
 import test from 'ava';
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CNS_BIN } from '../helpers/cli.ts';
 import { startWorkers } from './workersHarness.ts';
@@ -45,7 +45,8 @@ test('a worker killed with kill -9 during writes: every acknowledged write is th
   const until = async (what: string, check: () => boolean | Promise<boolean>, ms = 30_000) => {
     const deadline = Date.now() + ms;
     while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out: ${what} (${acknowledged.length} acknowledged, ${failures} failed)`);
+      // The service's last lines say what it was doing (a lock waited for, a restart).
+      if (Date.now() > deadline) throw new Error(`timed out: ${what} (${acknowledged.length} acknowledged, ${failures} failed)\n${w.serve.output().slice(-3000)}`);
       await new Promise((r) => setTimeout(r, 20));
     }
   };
@@ -77,6 +78,30 @@ test('a worker killed with kill -9 during writes: every acknowledged write is th
     const versions = (res.body.data.commits as { version: number }[]).map((c) => c.version);
     t.deepEqual(versions, Array.from({ length: versions.length }, (_, i) => versions.length - i), p);
   }
+});
+
+test('a lock on main left by a worker killed between its prepare and its index commit does not hold the project\'s writes', async (t) => {
+  const w = await startWorkers(2);
+  t.teardown(() => w.stop());
+  const token = await w.token();
+  const p = await w.project(token, 'locked');
+  t.is((await w.api('POST', `/content/${p}/write`, { token, body: { path: 'a.md', content: 'a' } })).status, 201);
+  const victim = holderOf(w.dataDir, p)!.split('.')[1]!;
+  const pid = (await w.health()).workers.find((x) => x.name === victim)!.pid;
+  process.kill(pid, 'SIGKILL');
+  // What the killed worker leaves when it dies inside its write transaction: main.lock names a
+  // commit its index never committed (the transaction rolled back with the process).
+  writeFileSync(join(w.dataDir, `${p}.git`, 'refs', 'heads', 'main.lock'), 'f'.repeat(40) + '\n');
+  const started = Date.now();
+  let res = await w.api('POST', `/content/${p}/write`, { token, body: { path: 'b.md', content: 'b' }, timeoutMs: 20_000 }).catch(() => null);
+  // The first request may land on the dying worker's connection: a client tries again.
+  if (res?.status !== 201) res = await w.api('POST', `/content/${p}/write`, { token, body: { path: 'b.md', content: 'b' }, timeoutMs: 20_000 }).catch(() => null);
+  const tookMs = Date.now() - started;
+  t.is(res?.status, 201);
+  t.true(tookMs < 5_000, `the write waited ${tookMs} ms for the dead worker's lock`);
+  t.regex(w.serve.output(), /removing the refs\/heads\/main.lock of a writer that is gone/);
+  const versions = await w.api('GET', `/content/${p}/versions`, { token });
+  t.deepEqual((versions.body.data.commits as { version: number }[]).map((c) => c.version), [2, 1]);
 });
 
 test('SIGTERM stops the primary and every worker: exit status 0, the port released', async (t) => {

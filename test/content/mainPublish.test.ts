@@ -1,6 +1,6 @@
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { rollForwardMain } from '../../src/content/git/refs.ts';
 import { alice, fixture } from './helpers.ts';
@@ -48,4 +48,35 @@ test('a lock naming anything but the indexed commit is left alone (a push holds 
   t.false(existsSync(join(gitdir, 'refs/heads/main')));
   t.true(rollForwardMain(gitdir, 'b'.repeat(40)));
   t.is(readFileSync(join(gitdir, 'refs/heads/main'), 'utf8').trim(), 'b'.repeat(40));
+});
+
+test('a lock written before this process became the only writer is broken after a moment; one written since is waited for', async (t) => {
+  const f = fixture();
+  t.teardown(f.cleanup);
+  await f.store.write(P, alice, { path: 'a.md', type: 'markdown', content: 'one' });
+  const gitdir = join(f.dir, `${P}.git`);
+  const lock = join(gitdir, 'refs/heads/main.lock');
+  // A writer that died inside its transaction: the lock names a commit the index never committed.
+  writeFileSync(lock, 'f'.repeat(40) + '\n');
+  // This process became the only writer just after (a lease taken from a worker declared dead).
+  const since = Date.now() + 1;
+  const store = await f.reopen({ soleWriterSince: () => since });
+  const started = Date.now();
+  const r = await store.write(P, alice, { path: 'a.md', type: 'markdown', content: 'two' });
+  const tookMs = Date.now() - started;
+  t.is(r.node.version, 2);
+  t.true(tookMs >= 900 && tookMs < 10_000, `broken after ${tookMs} ms`);
+  t.false(existsSync(lock));
+
+  // A lock taken since (a push of a live git process) is not this process's to break: the write
+  // waits for its holder to let it go.
+  writeFileSync(lock, 'e'.repeat(40) + '\n');
+  const waiting = store.write(P, alice, { path: 'a.md', type: 'markdown', content: 'three' });
+  const heldFor = Date.now();
+  // Longer than the grace a dead writer's lock gets: what is asserted is that nothing happens.
+  await new Promise((r) => setTimeout(r, 1_500));
+  t.true(existsSync(lock), 'the live holder’s lock is still there');
+  unlinkSync(lock);
+  t.is((await waiting).node.version, 3);
+  t.true(Date.now() - heldFor >= 1_500);
 });

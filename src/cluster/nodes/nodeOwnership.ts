@@ -1,4 +1,4 @@
-import type { Ownership } from '../ownership.ts';
+import { PROCESS_START, type Ownership } from '../ownership.ts';
 import type { ClusterNode } from './clusterNode.ts';
 
 /**
@@ -15,6 +15,8 @@ export function nodeOwnership(node: ClusterNode): Ownership {
     boxDuties: true,
     // Every copy keeps the search index of what it holds (its follower reconcile announces the commits here).
     holds: () => true,
+    // A node's copies are written by this process alone (its own data folder).
+    soleWriterSince: () => PROCESS_START,
     adopt: (projectId) => node.isPrimarySync(projectId),
     onAcquired: () => () => {},
   };

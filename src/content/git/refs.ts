@@ -131,10 +131,10 @@ export function rollForwardMain(gitdir: string, indexed: string): boolean {
   return true;
 }
 
-/** Age in ms of a lock left on `main`, or null when there is none. */
-export function mainLockAge(gitdir: string): number | null {
+/** When the lock on `main` was last written (epoch ms), or null when there is none. */
+export function mainLockTime(gitdir: string): number | null {
   try {
-    return Date.now() - statSync(join(gitdir, MAIN_REF + '.lock')).mtimeMs;
+    return statSync(join(gitdir, MAIN_REF + '.lock')).mtimeMs;
   } catch {
     return null;
   }

@@ -39,6 +39,11 @@ export interface WriterDeps {
   /** Throws unless this process owns the project now (several workers: its lease, src/cluster/); inside each write transaction. */
   fence?: (projectId: string) => void;
   /**
+   * Since when (epoch ms) this process is the only writer of the project: every process that wrote
+   * it before is gone (a worker that held its lease, an earlier run). Undefined: not known.
+   */
+  soleWriterSince?: (projectId: string) => number | undefined;
+  /**
    * A cluster node: resolves once a quorum of the project's copies holds `main` and the notes as
    * they are now (`previous`: the refs before the step), or throws; no-op where this node is not
    * the project's primary, except for a `write` (a batch mayWrite admitted): one whose node was
@@ -350,7 +355,7 @@ export class ProjectWriter {
     // Outside a cluster no await is added: the default path keeps its timing exactly.
     if (this.deps.mayWrite && !(await this.writable(jobs))) return;
     let pending = jobs;
-    const lock = new MainLockWait(this.repo, this.projectId, this.deps.logger);
+    const lock = new MainLockWait(this.repo, this.projectId, this.deps.logger, this.deps.soleWriterSince?.(this.projectId));
     let toLoad: Tree[] = [];
     while (pending.length > 0) {
       let outcome: BatchOutcome<Job>;
@@ -410,7 +415,7 @@ export class ProjectWriter {
    */
   private async runLarge(job: Job): Promise<void> {
     if (this.deps.mayWrite && !(await this.writable([job]))) return;
-    const lock = new MainLockWait(this.repo, this.projectId, this.deps.logger);
+    const lock = new MainLockWait(this.repo, this.projectId, this.deps.logger, this.deps.soleWriterSince?.(this.projectId));
     for (;;) {
       const slice = new TimeSlice();
       try {
