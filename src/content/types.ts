@@ -215,6 +215,12 @@ export interface ReconcileOptions {
    * (CommittedTip.followed): the primary announces them to the others once they are acknowledged.
    */
   followed?: boolean;
+  /**
+   * Indexing a push this node accepted as the project's writer: acknowledged like a write, so on a
+   * cluster node deposed since the push began (a partition, a pause) it throws DeposedError
+   * instead of passing for replicated (WriterDeps.replicate's `write`).
+   */
+  pushed?: boolean;
 }
 
 /** A push the git remote accepted (`ContentStore.expectPush`). */

@@ -141,7 +141,7 @@ async function serve(s: GitRemoteDeps, sessions: PushSessions, ctx: Context, r: 
  * so the next write or the start-up reconciler still attributes the commits to the pusher.
  */
 async function indexPush(s: GitRemoteDeps, session: PushSession, actor: Actor, receivedAt: string): Promise<void> {
-  await s.content.reconcile(session.projectId, { actor, receivedAt, keepCommitAuthor: true });
+  await s.content.reconcile(session.projectId, { actor, receivedAt, keepCommitAuthor: true, pushed: true });
   if (session.accepted) s.content.forgetPush(session.projectId, session.accepted.after);
 }
 

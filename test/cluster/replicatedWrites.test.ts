@@ -185,3 +185,28 @@ test('a write admitted while its node was the primary is not acknowledged once t
   // A replica indexing what it was shipped is not a write: nothing to refuse there.
   await t.notThrowsAsync(node.replicate(P, {} as never, {}));
 });
+
+test('a push indexed after its node was deposed is not acknowledged; the same commits indexed by a start-up repair are not refused', async (t) => {
+  const settings = { busUrls: [], nodeId: 'n1', nodeUrl: 'http://n1', replicas: 1, heartbeatMs: 100, downAfterMs: 2000, replicationTimeoutMs: 1000, replaceAfterMs: 300_000 };
+  const node = new ClusterNode({ settings, db: {} as MetadataDb, membership: {} as ClusterMembership, signingSecret: new Uint8Array(32), logger: createLogger('silent'), replicationTimeoutMs: 1000 });
+  let placement: Placement = { project: P, epoch: 1, primary: 'n1', state: 'ok', copies: ['n1'] };
+  node.placementOf = async () => placement;
+  const c = copy({ replicate: node.replicate, mayWrite: async () => {} });
+  t.teardown(() => c.close());
+  await c.store.write(P, alice, { path: 'a.md', type: 'markdown', content: 'a' });
+  // What git receive-pack leaves once the push's pre-receive check passed (while n1 was the
+  // primary): main moved to a commit the index has not seen. A failover happened meanwhile.
+  const gitdir = join(c.dir, `${P}.git`);
+  const env = { ...process.env, GIT_AUTHOR_NAME: 'p', GIT_AUTHOR_EMAIL: 'p@x', GIT_COMMITTER_NAME: 'p', GIT_COMMITTER_EMAIL: 'p@x' };
+  const head = execFileSync('git', [`--git-dir=${gitdir}`, 'rev-parse', 'refs/heads/main'], { encoding: 'utf8' }).trim();
+  const pushed = execFileSync('git', [`--git-dir=${gitdir}`, 'commit-tree', `${head}^{tree}`, '-p', head, '-m', 'pushed'], { encoding: 'utf8', env }).trim();
+  execFileSync('git', [`--git-dir=${gitdir}`, 'update-ref', 'refs/heads/main', pushed, head]);
+  placement = { ...placement, epoch: 2, primary: 'n2', copies: ['n1', 'n2'] };
+  const err = await c.store.reconcile(P, { actor: alice, keepCommitAuthor: true, pushed: true }).catch((e: unknown) => e);
+  t.true(err instanceof DeposedError, String(err));
+  t.is((err as { code?: string }).code, 'SERVICE_UNAVAILABLE', 'git reports the push as failed (gitRemote.ts)');
+  // The start-up reconciler indexing commits it finds is no acknowledgement: it is not refused.
+  execFileSync('git', [`--git-dir=${gitdir}`, 'update-ref', 'refs/heads/main', execFileSync('git', [`--git-dir=${gitdir}`, 'commit-tree', `${pushed}^{tree}`, '-p', pushed, '-m', 'found'], { encoding: 'utf8', env }).trim(), pushed]);
+  const report = await c.store.reconcile(P);
+  t.true(report.indexedCommits >= 1);
+});

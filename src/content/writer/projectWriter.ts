@@ -498,7 +498,7 @@ export class ProjectWriter {
     if (report.indexedCommits > 0) {
       this.work = null;
       // A push (or a repair) moved main: acknowledged like a write, once a quorum holds it.
-      const replication = this.deps.replicate ? await this.replicated(previous) : null;
+      const replication = this.deps.replicate ? await this.replicated(previous, options.pushed === true) : null;
       if (replication) throw replication;
       this.notify(options.followed === true);
     }
