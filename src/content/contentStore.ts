@@ -674,6 +674,8 @@ export class ContentStore extends ContentReads {
    */
   async dropCopy(projectId: string): Promise<void> {
     assertProjectId(projectId);
+    // A project deleted on its primary is marked gone here already (the bus's project-deleted): its repository still goes.
+    this.writers.revive(projectId);
     await this.writers.get(projectId).destroy();
     this.pushes.forgetProject(projectId);
     this.children.forgetProject(projectId);

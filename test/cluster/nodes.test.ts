@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultProject, createProject } from '../helpers/project.ts';
@@ -177,4 +177,34 @@ test.serial('every surface through a node that is not the primary: MCP, git clon
     return ['succeeded', 'failed', 'cancelled'].includes(r.body.data?.status) ? r.body.data : undefined;
   });
   t.is(task.status, 'succeeded', JSON.stringify(task));
+});
+
+test.serial('a deleted project leaves every node: the other copies go at once, and a node that was away drops its copy when it starts', async (t) => {
+  const c = await cluster();
+  const admin = await c.node('n1').login();
+  const { orgId } = await defaultProject(c.node('n1'), admin.token);
+  const atOnce = await createProject(c.node('n1'), admin.token, orgId, 'deleted at once');
+  const later = await createProject(c.node('n1'), admin.token, orgId, 'deleted while n3 is away');
+  for (const p of [atOnce, later]) {
+    const w = await c.node('n2').api('POST', `/content/${p}/write`, { token: admin.token, body: { path: 'a.md', content: 'a', node_type: 'markdown' } });
+    t.is(w.status, 201, JSON.stringify(w.body));
+  }
+  const ids = ['n1', 'n2', 'n3'];
+  await until('every node holds both projects', () => (ids.every((id) => mainOf(c, id, atOnce) && mainOf(c, id, later) === mainOf(c, 'n1', later)) ? true : undefined));
+  const repo = (dir: string, p: string) => join(dir, `${p}.git`);
+  const dirs = Object.fromEntries(ids.map((id) => [id, c.node(id).dataDir]));
+
+  // Through a node that is not the primary (n1): forwarded there, and every copy goes.
+  t.is((await c.node('n2').api('DELETE', `/projects/${atOnce}`, { token: admin.token })).status, 200);
+  await until('every copy of the deleted project removed', () => (ids.every((id) => !existsSync(repo(dirs[id]!, atOnce))) ? true : undefined)).catch((e) => { t.log(ids.map((id) => id + ':' + existsSync(repo(dirs[id]!, atOnce)))); throw e; });
+  t.is((await c.node('n3').api('GET', `/content/${atOnce}/tree`, { token: admin.token })).status, 404);
+
+  await c.stop('n3');
+  t.is((await c.node('n2').api('DELETE', `/projects/${later}`, { token: admin.token })).status, 200);
+  await until('the live copies removed', () => (['n1', 'n2'].every((id) => !existsSync(repo(dirs[id]!, later))) ? true : undefined));
+  t.true(existsSync(repo(dirs.n3!, later)), 'n3 was away: its copy is still on its disk');
+  await c.start('n3');
+  await until('n3 dropped its copy at its start', () => (!existsSync(repo(dirs.n3!, later)) ? true : undefined));
+  // Nothing placed it again.
+  t.is(await c.node('n3').services.node!.placements.get(later), null);
 });

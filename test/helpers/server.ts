@@ -44,7 +44,7 @@ export async function startTestServer(overrides: Partial<Settings> = {}, env: Re
   usesSandboxRoot(settings.sandboxDir);
   let running: RunningServer;
   try {
-    running = await startServer(settings, createLogger('silent'));
+    running = await startServer(settings, createLogger(process.env.CNS_TEST_LOG ?? 'silent'));
   } catch (e) {
     if (!overrides.dataDir) await releaseDatabaseOfDataDir(dataDir);
     throw e;

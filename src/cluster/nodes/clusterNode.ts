@@ -14,7 +14,7 @@ import { ReplicaService } from '../replication/replicaService.ts';
 import { DeposedError, Replicator } from '../replication/replicator.ts';
 import { clusterKey, signedHeaders } from './nodeSignature.ts';
 import { PlacementStore, type Placement } from './placementStore.ts';
-import { PROMOTE_PATH, ReplicaHttpClient, SEAL_PATH, callNode } from './replicaHttpClient.ts';
+import { DROP_COPY_PATH, PROMOTE_PATH, ReplicaHttpClient, SEAL_PATH, callNode } from './replicaHttpClient.ts';
 import { ProjectMoves } from './projectMove.ts';
 import { NodeDrains } from './nodeDrain.ts';
 
@@ -58,6 +58,8 @@ export class ClusterNode {
   private readonly cache = new Map<string, { p: Placement; at: number }>();
   /** Per project, bumped by forget(): a placement read that started before is not cached (it may predate a move). */
   private readonly generations = new Map<string, number>();
+  /** Projects being deleted here: the other nodes whose copies go once the project's row is gone. */
+  private readonly deleting = new Map<string, { epoch: number; others: string[] }>();
   /** Projects this node hands over to another primary right now: requests routed here wait for the new primary. */
   private readonly handoffs = new Map<string, Promise<void>>();
   private readonly elections = new Map<string, Promise<Placement | null>>();
@@ -193,6 +195,13 @@ export class ClusterNode {
         this.d.logger.info({ project }, 'cluster: a copy this node no longer holds was removed');
         continue;
       }
+      // The project was deleted while this node was away (or its drop did not reach it).
+      if (!placed && !(await this.placements.exists(project))) {
+        this.markDropped(project);
+        await this.content!.dropCopy(project);
+        this.d.logger.info({ project }, 'cluster: the copy of a deleted project was removed');
+        continue;
+      }
       if (!this.content!.head(project)) continue;
       if (placed) continue;
       const p = await this.placementOf(project, true);
@@ -272,8 +281,9 @@ export class ClusterNode {
 
   /**
    * Project lifecycle on a node: a new project is placed on the node creating it (its primary)
-   * before its repository exists. Deleting removes this node's copy; the other copies stay on disk
-   * until a later step deletes them as a command (their placement rows go with the project).
+   * before its repository exists. Deleting removes this node's copy, then, once the project's row
+   * (and its placement rows with it) is gone, every other copy (dropCopy: a node refuses to drop a
+   * copy its placement still lists). A node that was away drops its copy at its next start.
    */
   repositoriesOver(content: ProjectRepositories): ProjectRepositories {
     return {
@@ -284,8 +294,22 @@ export class ClusterNode {
         if (p?.primary === this.me) await this.promote(projectId, p.epoch);
       },
       deleteProject: async (projectId) => {
+        const p = await this.placements.get(projectId);
+        if (p) this.deleting.set(projectId, { epoch: p.epoch, others: p.copies.filter((n) => n !== this.me) });
         this.forget(projectId);
         await content.deleteProject(projectId);
+      },
+      deleted: async (projectId) => {
+        const d = this.deleting.get(projectId);
+        this.deleting.delete(projectId);
+        if (!d) return;
+        await Promise.all(
+          d.others.map((n) =>
+            this.call(n, DROP_COPY_PATH, { project: projectId, epoch: d.epoch }).catch((err: unknown) => {
+              this.d.logger.warn({ err: { message: (err as Error).message }, project: projectId, node: n }, 'cluster: a deleted project’s copy stays on a node until it starts again');
+            }),
+          ),
+        );
       },
     };
   }

@@ -29,9 +29,13 @@ export class PlacementStore {
    * primary among them) hold it. The first caller wins; every caller gets the stored placement.
    * Null when the project does not exist (deleted meanwhile).
    */
+  /** Whether the project exists (its row; the placement rows go with it). */
+  async exists(project: string): Promise<boolean> {
+    return (await this.db.selectFrom('projects').select('id').where('id', '=', project).executeTakeFirst()) !== undefined;
+  }
+
   async claim(project: string, primary: string, copies: readonly string[]): Promise<Placement | null> {
-    const exists = await this.db.selectFrom('projects').select('id').where('id', '=', project).executeTakeFirst();
-    if (!exists) return null;
+    if (!(await this.exists(project))) return null;
     await this.db.transaction().execute(async (trx) => {
       const placed = await trx.insertInto('project_placement').values({ project_id: project, epoch: 1, primary_node: primary, state: 'ok' }).onConflict((oc) => oc.column('project_id').doNothing()).executeTakeFirst();
       if (Number(placed.numInsertedOrUpdatedRows ?? 0) === 0) return;

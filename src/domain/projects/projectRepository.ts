@@ -6,4 +6,6 @@
 export interface ProjectRepositories {
   createProject(projectId: string): Promise<void>;
   deleteProject(projectId: string): Promise<void>;
+  /** After the project's row is gone (deleteProject ran first): a cluster node has the other copies removed. */
+  deleted?(projectId: string): Promise<void>;
 }

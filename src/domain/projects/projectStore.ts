@@ -111,5 +111,6 @@ export class ProjectStore {
   async delete(id: string): Promise<void> {
     await this.repositories.deleteProject(id);
     await this.metadata.db.deleteFrom('projects').where('id', '=', id).execute();
+    await this.repositories.deleted?.(id);
   }
 }
