@@ -24,16 +24,16 @@ export class PlacementStore {
     return { project, epoch: Number(row.epoch), primary: row.primary_node, state: row.state, copies: copies.map((c) => c.node_id) };
   }
 
-  /**
-   * Places a project that has no placement yet: `primary` writes it at epoch 1, `copies` (the
-   * primary among them) hold it. The first caller wins; every caller gets the stored placement.
-   * Null when the project does not exist (deleted meanwhile).
-   */
   /** Whether the project exists (its row; the placement rows go with it). */
   async exists(project: string): Promise<boolean> {
     return (await this.db.selectFrom('projects').select('id').where('id', '=', project).executeTakeFirst()) !== undefined;
   }
 
+  /**
+   * Places a project that has no placement yet: `primary` writes it at epoch 1, `copies` (the
+   * primary among them) hold it. The first caller wins; every caller gets the stored placement.
+   * Null when the project does not exist (deleted meanwhile).
+   */
   async claim(project: string, primary: string, copies: readonly string[]): Promise<Placement | null> {
     if (!(await this.exists(project))) return null;
     await this.db.transaction().execute(async (trx) => {
