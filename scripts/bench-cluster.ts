@@ -50,7 +50,8 @@
  *                                 writes are acknowledged again, or at --kill-after)
  *   --heartbeat-ms 200 --down-after-ms 1000          CNS_CLUSTER_HEARTBEAT_MS, CNS_CLUSTER_DOWN_AFTER_MS
  *   --quick                       1 round of 1 s, 40 requests, 30 feed commits: a smoke run
- * Exits 1 when a node (or anything else) fails. BENCH_SERVER_LOG=1 shows the servers' output.
+ * Exits 1 when a node (or anything else) fails. BENCH_SERVER_LOG=1 shows the servers' output;
+ * BENCH_NODE_ARGS adds node flags to every server (a CPU profile: `--cpu-prof --cpu-prof-dir=DIR`).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -115,7 +116,8 @@ const loopDir = join(work, 'loop');
 mkdirSync(loopDir);
 /** Preloaded into every server: its event-loop delay, sampled inside it (scripts/lib/loopDelayMonitor.mjs). */
 const MONITOR = pathToFileURL(join(import.meta.dirname, 'lib', 'loopDelayMonitor.mjs')).href;
-const SERVER_ARGS = [`--import=${MONITOR}`];
+/** BENCH_NODE_ARGS: more node flags for every server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (profiles written at a clean stop). */
+const SERVER_ARGS = [`--import=${MONITOR}`, ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
 const log = (line: string) => console.error(`[${new Date().toISOString().slice(11, 23)}] ${line}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
